@@ -1,0 +1,98 @@
+package router
+
+import (
+	"github.com/corekv/corekv/shardowner"
+)
+
+// Flag describes a command the way Redis's command table does; the names are
+// the ones COMMAND INFO reports.
+type Flag uint32
+
+// Command flags.
+const (
+	FlagWrite Flag = 1 << iota
+	FlagReadonly
+	FlagDenyOOM
+	FlagAdmin
+	FlagPubSub
+	FlagNoScript
+	FlagBlocking
+	FlagLoading
+	FlagStale
+	FlagSkipMonitor
+	FlagFast
+	FlagNoAuth
+	FlagAllowBusy
+)
+
+var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
+	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy"}
+
+// Route says where a command runs and, when its keys may live on several
+// shards, how the parts are combined into one reply.
+type Route uint8
+
+// Routes.
+const (
+	// RouteHome runs on the connection's own core without touching a keyspace
+	// (PING, SELECT, CLIENT, CONFIG, …); the reactor answers it.
+	RouteHome Route = iota
+	// RouteKey runs on the shard that owns the command's keys. A command with
+	// several keys on several shards is split by its Split rule.
+	RouteKey
+	// RouteAll runs on every shard and combines the replies by Combine.
+	RouteAll
+	// RouteCursor runs on the shard encoded in the SCAN cursor.
+	RouteCursor
+)
+
+// Split says how a multi-key command whose keys span shards is cut into
+// per-shard parts and how their replies are put back together.
+type Split uint8
+
+// Split rules.
+const (
+	SplitNone     Split = iota // single key, or cross-shard not allowed
+	SplitSumInt                // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
+	SplitPairsOK               // MSET: key/value pairs per shard, +OK
+	SplitPerKey                // MGET: one GET per key, replies concatenated under one array header
+	SplitMSETNX                // MSETNX: EXISTS on every part, then MSET if none existed
+	SplitMoveKey               // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
+)
+
+// Combine says how replies of a RouteAll command become one reply.
+type Combine uint8
+
+// Combine rules.
+const (
+	CombineSumInt      Combine = iota // DBSIZE
+	CombineOK                         // FLUSHDB, FLUSHALL
+	CombineConcatArray                // KEYS
+	CombineFirstNonNil                // RANDOMKEY
+)
+
+// Command is one row of the command table.
+type Command struct {
+	Name     string // lower case, as COMMAND reports it
+	Arity    int    // argc including the name; negative means at least -Arity
+	Flags    Flag
+	FirstKey int // position of the first key, 0 if none
+	LastKey  int // position of the last key; negative counts from the end
+	Step     int // distance between keys
+	Route    Route
+	Split    Split
+	Combine  Combine
+	Run      shardowner.Handler // nil for RouteHome commands
+	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
+	Group    string             // COMMAND DOCS group: string, generic, connection, server
+	Summary  string             // COMMAND DOCS summary
+	ID       int                // index in the table, set at init
+}
+
+// ArityOK reports whether argc arguments (name included) fit the arity.
+func (c *Command) ArityOK(argc int) bool {
+	if c.Arity >= 0 {
+		return argc == c.Arity
+	}
+	return argc >= -c.Arity
+}

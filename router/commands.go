@@ -1,0 +1,91 @@
+package router
+
+import (
+	so "github.com/corekv/corekv/shardowner"
+)
+
+const (
+	w  = FlagWrite
+	r  = FlagReadonly
+	dn = FlagDenyOOM
+	f  = FlagFast
+)
+
+// commands is the command table: every command corekv knows, in one place.
+// Lookup, arity checks, key extraction, routing and the COMMAND replies all
+// read it. Keep it sorted by group, then name.
+var commands = []Command{
+	// connection: answered on the client's home core by the reactor
+	{Name: "auth", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Authenticates the connection."},
+	{Name: "client", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Summary: "A container for client connection commands."},
+	{Name: "echo", Arity: 2, Flags: f, Group: "connection", Summary: "Returns the given string."},
+	{Name: "hello", Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Handshakes with the server: protocol version, authentication, client name."},
+	{Name: "ping", Arity: -1, Flags: f, Group: "connection", Summary: "Returns the server's liveliness response."},
+	{Name: "quit", Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Closes the connection."},
+	{Name: "reset", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Resets the connection."},
+	{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, Group: "connection", Summary: "Changes the selected database."},
+
+	// server
+	{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns detailed information about all commands."},
+	{Name: "config", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for server configuration commands."},
+	{Name: "dbsize", Arity: 1, Flags: r | f, Route: RouteAll, Combine: CombineSumInt, Run: so.DBSize, Group: "server", Summary: "Returns the number of keys in the database."},
+	{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for debugging commands."},
+	{Name: "flushall", Arity: -1, Flags: w, Route: RouteAll, Combine: CombineOK, Run: so.FlushAll, Group: "server", Summary: "Removes all keys from all databases."},
+	{Name: "flushdb", Arity: -1, Flags: w, Route: RouteAll, Combine: CombineOK, Run: so.FlushDB, Group: "server", Summary: "Removes all keys from the current database."},
+	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns information and statistics about the server."},
+	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the Unix timestamp of the last successful save to disk."},
+	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Stops the server."},
+	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
+
+	// generic (keys)
+	{Name: "copy", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.Copy, Group: "generic", Summary: "Copies the value of a key to a new key."},
+	{Name: "del", Arity: -2, Flags: w, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Del, Group: "generic", Summary: "Deletes one or more keys."},
+	{Name: "exists", Arity: -2, Flags: r | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Exists, Group: "generic", Summary: "Determines whether one or more keys exist."},
+	{Name: "expire", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Expire, Group: "generic", Summary: "Sets the expiration time of a key in seconds."},
+	{Name: "expireat", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ExpireAt, Group: "generic", Summary: "Sets the expiration time of a key to a Unix timestamp."},
+	{Name: "expiretime", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ExpireTime, Group: "generic", Summary: "Returns the expiration time of a key as a Unix timestamp."},
+	{Name: "keys", Arity: 2, Flags: r, Route: RouteAll, Combine: CombineConcatArray, Run: so.Keys, Group: "generic", Summary: "Returns all key names that match a pattern."},
+	{Name: "move", Arity: 3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Move, Group: "generic", Summary: "Moves a key to another database."},
+	{Name: "object", Arity: -2, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Object, Group: "generic", Summary: "A container for object introspection commands."},
+	{Name: "persist", Arity: 2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Persist, Group: "generic", Summary: "Removes the expiration time of a key."},
+	{Name: "pexpire", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PExpire, Group: "generic", Summary: "Sets the expiration time of a key in milliseconds."},
+	{Name: "pexpireat", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PExpireAt, Group: "generic", Summary: "Sets the expiration time of a key to a Unix milliseconds timestamp."},
+	{Name: "pexpiretime", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PExpireTime, Group: "generic", Summary: "Returns the expiration time of a key as a Unix milliseconds timestamp."},
+	{Name: "pttl", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PTTL, Group: "generic", Summary: "Returns the expiration time in milliseconds of a key."},
+	{Name: "randomkey", Arity: 1, Flags: r, Route: RouteAll, Combine: CombineFirstNonNil, Run: so.RandomKey, Group: "generic", Summary: "Returns a random key name from the database."},
+	{Name: "rename", Arity: 3, Flags: w, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.Rename, Group: "generic", Summary: "Renames a key and overwrites the destination."},
+	{Name: "renamenx", Arity: 3, Flags: w | f, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.RenameNX, Group: "generic", Summary: "Renames a key only when the target key name doesn't exist."},
+	{Name: "scan", Arity: -2, Flags: r, Route: RouteCursor, Run: so.Scan, Group: "generic", Summary: "Iterates over the key names in the database."},
+	{Name: "touch", Arity: -2, Flags: r | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Touch, Group: "generic", Summary: "Returns the number of existing keys out of those specified after updating the time they were last accessed."},
+	{Name: "ttl", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.TTL, Group: "generic", Summary: "Returns the expiration time in seconds of a key."},
+	{Name: "type", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Type, Group: "generic", Summary: "Determines the type of value stored at a key."},
+	{Name: "unlink", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Del, Group: "generic", Summary: "Asynchronously deletes one or more keys."},
+
+	// string
+	{Name: "append", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Append, Group: "string", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist."},
+	{Name: "decr", Arity: 2, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Decr, Group: "string", Summary: "Decrements the integer value of a key by one."},
+	{Name: "decrby", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.DecrBy, Group: "string", Summary: "Decrements a number from the integer value of a key."},
+	{Name: "get", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Get, Group: "string", Summary: "Returns the string value of a key."},
+	{Name: "getdel", Arity: 2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.GetDel, Group: "string", Summary: "Returns the string value of a key after deleting the key."},
+	{Name: "getex", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.GetEx, Group: "string", Summary: "Returns the string value of a key after setting its expiration time."},
+	{Name: "getrange", Arity: 4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.GetRange, Group: "string", Summary: "Returns a substring of the string stored at a key."},
+	{Name: "getset", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.GetSet, Group: "string", Summary: "Returns the previous string value of a key after setting it to a new value."},
+	{Name: "incr", Arity: 2, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Incr, Group: "string", Summary: "Increments the integer value of a key by one."},
+	{Name: "incrby", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.IncrBy, Group: "string", Summary: "Increments the integer value of a key by a number."},
+	{Name: "incrbyfloat", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.IncrByFloat, Group: "string", Summary: "Increment the floating point value of a key by a number."},
+	{Name: "mget", Arity: -2, Flags: r | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitPerKey, Run: so.MGet, Group: "string", Summary: "Atomically returns the string values of one or more keys."},
+	{Name: "mset", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 2, Route: RouteKey, Split: SplitPairsOK, Run: so.MSet, Group: "string", Summary: "Atomically creates or modifies the string values of one or more keys."},
+	{Name: "msetnx", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 2, Route: RouteKey, Split: SplitMSETNX, Run: so.MSetNX, Group: "string", Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist."},
+	{Name: "psetex", Arity: 4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PSetEX, Group: "string", Summary: "Sets both string value and expiration time in milliseconds of a key."},
+	{Name: "set", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Set, Group: "string", Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist."},
+	{Name: "setex", Arity: 4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SetEX, Group: "string", Summary: "Sets the string value and expiration time of a key."},
+	{Name: "setnx", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SetNX, Group: "string", Summary: "Set the string value of a key only when the key doesn't exist."},
+	{Name: "setrange", Arity: 4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SetRange, Group: "string", Summary: "Overwrites a part of a string value with another by an offset."},
+	{Name: "strlen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.StrLen, Group: "string", Summary: "Returns the length of a string value."},
+	{Name: "substr", Arity: 4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.GetRange, Group: "string", Summary: "Returns a substring from a string value."},
+
+	// shard to shard: the halves of a command whose keys live on two shards
+	{Name: "corekv.dump", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalDump, Internal: true},
+	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
+	{Name: "corekv.restore", Arity: 4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},
+}

@@ -1,0 +1,48 @@
+package shardowner
+
+import (
+	"github.com/corekv/corekv/resp"
+)
+
+// Clock is the shard's notion of now, in Unix milliseconds. The loop sets it
+// once per turn so that every command of a turn sees the same time and no
+// handler pays for a clock read.
+type Clock struct {
+	Ms int64
+}
+
+// Shard is one slice of the keyspace: a table per database, owned by one
+// thread.
+type Shard struct {
+	ID    int // index of this shard
+	Count int // number of shards in the process
+	DBs   []*Table
+	Clock Clock
+}
+
+// NewShard returns shard id of count, with the given number of databases.
+func NewShard(id, count, databases int) *Shard {
+	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases)}
+	for i := range s.DBs {
+		s.DBs[i] = NewTable(&s.Clock)
+	}
+	return s
+}
+
+// Ctx is what a handler runs with: the shard, the client's selected
+// database, and the writer its reply goes to.
+type Ctx struct {
+	Shard *Shard
+	DB    int
+	W     *resp.Writer
+	// Scratch is a buffer handlers may reuse for temporary bytes (APPEND,
+	// SETRANGE) so that the steady state allocates nothing.
+	Scratch []byte
+}
+
+// Table returns the table of the client's selected database.
+func (c *Ctx) Table() *Table { return c.Shard.DBs[c.DB] }
+
+// Handler executes one command on the shard that owns its keys. argv[0] is
+// the command name as the client sent it.
+type Handler func(c *Ctx, argv [][]byte)
