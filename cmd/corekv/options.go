@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/corekv/corekv/reactor"
+)
+
+const usage = `Usage: corekv [/path/to/corekv.conf] [--name value ...]
+
+Options (also accepted as "name value" lines in the config file):
+  --port N                       TCP port (default 6379; 0 picks a free one)
+  --bind ADDR [ADDR ...]         addresses to listen on (default 127.0.0.1 ::1)
+  --requirepass PASSWORD         require AUTH with this password
+  --maxclients N                 most connected clients (default 10000)
+  --databases N                  number of databases (default 16)
+  --shards N                     shard threads (default: CPUs in the affinity mask, capped by the CPU quota)
+  --loglevel LEVEL               debug, verbose, notice, warning or nothing (default notice)
+  --client-output-buffer-limit "normal HARD SOFT SECONDS"
+                                 close a client whose unread output passes HARD (0: no limit)
+  --output-safety-cap BYTES      hard cap on any client's unread output (default 1gb)
+  --hz N                         timer runs per second per shard (default 10)
+  --spin N                       empty loop turns a shard spins before sleeping (default 0)
+  --pprof ADDR                   serve net/http/pprof on ADDR (off by default)
+  --version, -v                  print the version
+  --help, -h                     print this help
+`
+
+type options struct {
+	cfg     reactor.Config
+	shards  int
+	pprof   string
+	help    bool
+	version bool
+}
+
+// parseArgs reads the command line the way Redis does: an optional config
+// file first, then "--name value..." groups that are applied after the
+// file's lines, so they win.
+func parseArgs(args []string) (options, error) {
+	o := options{cfg: reactor.Defaults()}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		o.help = true
+		return o, nil
+	}
+	if len(args) > 0 && (args[0] == "-v" || args[0] == "--version") {
+		o.version = true
+		return o, nil
+	}
+	var lines [][]string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "--") {
+		fileLines, err := readConfigFile(args[0])
+		if err != nil {
+			return o, err
+		}
+		lines = append(lines, fileLines...)
+		args = args[1:]
+	}
+	for i := 0; i < len(args); {
+		if !strings.HasPrefix(args[i], "--") {
+			return o, fmt.Errorf("unexpected argument %q", args[i])
+		}
+		line := []string{strings.TrimPrefix(args[i], "--")}
+		i++
+		for i < len(args) && !strings.HasPrefix(args[i], "--") {
+			line = append(line, args[i])
+			i++
+		}
+		lines = append(lines, line)
+	}
+	for _, l := range lines {
+		if err := o.apply(l[0], l[1:]); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func readConfigFile(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out [][]string
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields, err := splitConfigLine(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, fields)
+	}
+	return out, sc.Err()
+}
+
+// splitConfigLine splits a config line on spaces, honouring double and
+// single quotes as redis.conf does.
+func splitConfigLine(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	in := byte(0)
+	started := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case in != 0 && ch == in:
+			in = 0
+		case in != 0:
+			cur.WriteByte(ch)
+		case ch == '"' || ch == '\'':
+			in, started = ch, true
+		case ch == ' ' || ch == '\t':
+			if started {
+				out = append(out, cur.String())
+				cur.Reset()
+				started = false
+			}
+		default:
+			cur.WriteByte(ch)
+			started = true
+		}
+	}
+	if in != 0 {
+		return nil, fmt.Errorf("unbalanced quotes")
+	}
+	if started {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+func (o *options) apply(name string, vals []string) error {
+	name = strings.ToLower(name)
+	one := func() (string, error) {
+		if len(vals) != 1 {
+			return "", fmt.Errorf("%s takes one value", name)
+		}
+		return vals[0], nil
+	}
+	num := func() (int, error) {
+		v, err := one()
+		if err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a number", name, v)
+		}
+		return n, nil
+	}
+	var err error
+	switch name {
+	case "port":
+		o.cfg.Port, err = num()
+		if err == nil && (o.cfg.Port < 0 || o.cfg.Port > 65535) {
+			err = fmt.Errorf("port out of range: %d", o.cfg.Port)
+		}
+	case "bind":
+		if len(vals) == 0 {
+			return fmt.Errorf("bind needs an address")
+		}
+		o.cfg.Bind = nil
+		for _, v := range vals {
+			o.cfg.Bind = append(o.cfg.Bind, strings.Fields(v)...)
+		}
+	case "requirepass":
+		o.cfg.RequirePass, err = one()
+	case "maxclients":
+		o.cfg.MaxClients, err = num()
+	case "databases":
+		o.cfg.Databases, err = num()
+		if err == nil && (o.cfg.Databases < 1 || o.cfg.Databases > 256) {
+			err = fmt.Errorf("databases must be between 1 and 256")
+		}
+	case "shards":
+		o.shards, err = num()
+	case "loglevel":
+		o.cfg.LogLevel, err = one()
+	case "hz":
+		o.cfg.Hz, err = num()
+	case "spin":
+		o.cfg.SpinPasses, err = num()
+	case "pprof":
+		o.pprof, err = one()
+	case "output-safety-cap":
+		var v string
+		if v, err = one(); err == nil {
+			o.cfg.OutputSafetyCap, err = reactor.ParseMemory(v)
+		}
+	case "client-output-buffer-limit":
+		f := strings.Fields(strings.Join(vals, " "))
+		if len(f) != 4 || !strings.EqualFold(f[0], "normal") {
+			// Only the normal class applies; others are accepted and ignored.
+			if len(f) == 4 {
+				return nil
+			}
+			return fmt.Errorf("client-output-buffer-limit takes <class> <hard> <soft> <seconds>")
+		}
+		o.cfg.OutputHardLimit, err = reactor.ParseMemory(f[1])
+	case "save", "appendonly", "protected-mode", "daemonize", "dir", "dbfilename", "logfile", "timeout", "tcp-keepalive":
+		// Persistence and daemon settings of redis.conf that corekv does
+		// not have; accepted so an existing config file loads.
+	case "help", "h":
+		o.help = true
+	case "version", "v":
+		o.version = true
+	default:
+		return fmt.Errorf("unknown option %q", name)
+	}
+	return err
+}

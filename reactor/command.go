@@ -1,0 +1,177 @@
+package reactor
+
+import (
+	"strings"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+)
+
+// command answers COMMAND and its subcommands from the command table.
+func (c *Core) command(cn *Conn, argv [][]byte) {
+	if len(argv) == 1 {
+		w := cn.begin()
+		public := publicCommands()
+		w.Array(len(public))
+		for _, cmd := range public {
+			writeCommandInfo(w, cmd)
+		}
+		cn.end()
+		return
+	}
+	sub := argv[1]
+	switch {
+	case resp.EqualFold(sub, "count") && len(argv) == 2:
+		w := cn.begin()
+		w.Int(int64(len(publicCommands())))
+		cn.end()
+	case resp.EqualFold(sub, "list"):
+		w := cn.begin()
+		public := publicCommands()
+		w.Array(len(public))
+		for _, cmd := range public {
+			w.BulkString(cmd.Name)
+		}
+		cn.end()
+	case resp.EqualFold(sub, "info"):
+		w := cn.begin()
+		names := argv[2:]
+		if len(names) == 0 {
+			public := publicCommands()
+			w.Array(len(public))
+			for _, cmd := range public {
+				writeCommandInfo(w, cmd)
+			}
+		} else {
+			w.Array(len(names))
+			for _, name := range names {
+				if cmd := router.Lookup(name); cmd != nil && !cmd.Internal {
+					writeCommandInfo(w, cmd)
+				} else {
+					w.NullArray()
+				}
+			}
+		}
+		cn.end()
+	case resp.EqualFold(sub, "docs"):
+		var list []*router.Command
+		if len(argv) == 2 {
+			list = publicCommands()
+		} else {
+			for _, name := range argv[2:] {
+				if cmd := router.Lookup(name); cmd != nil && !cmd.Internal {
+					list = append(list, cmd)
+				}
+			}
+		}
+		w := cn.begin()
+		w.Map(len(list))
+		for _, cmd := range list {
+			w.BulkString(cmd.Name)
+			w.Map(3)
+			w.BulkString("summary")
+			w.BulkString(cmd.Summary)
+			w.BulkString("since")
+			w.BulkString("1.0.0")
+			w.BulkString("group")
+			w.BulkString(cmd.Group)
+		}
+		cn.end()
+	case resp.EqualFold(sub, "getkeys") && len(argv) >= 3:
+		cmd := router.Lookup(argv[2])
+		if cmd == nil || cmd.Internal {
+			cn.errorReply(resp.Error("ERR Invalid command specified"))
+			return
+		}
+		args := argv[2:]
+		if !cmd.ArityOK(len(args)) {
+			cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
+			return
+		}
+		idx := cmd.KeyIndexes(nil, len(args))
+		if len(idx) == 0 {
+			cn.errorReply(resp.Error("ERR The command has no key arguments"))
+			return
+		}
+		w := cn.begin()
+		w.Array(len(idx))
+		for _, i := range idx {
+			w.Bulk(args[i])
+		}
+		cn.end()
+	case resp.EqualFold(sub, "help"):
+		lines := []string{
+			"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"(no subcommand)",
+			"    Return details about all commands.",
+			"COUNT",
+			"    Return the total number of commands in this server.",
+			"LIST",
+			"    Return a list of all commands in this server.",
+			"INFO [<command-name> ...]",
+			"    Return details about multiple commands.",
+			"DOCS [<command-name> ...]",
+			"    Return documentation details about multiple commands.",
+			"GETKEYS <full-command>",
+			"    Return the keys from a full command.",
+			"HELP",
+			"    Print this help.",
+		}
+		w := cn.begin()
+		w.Array(len(lines))
+		for _, l := range lines {
+			w.Simple(l)
+		}
+		cn.end()
+	default:
+		cn.errorReply(errUnknownSub(sub, "command"))
+	}
+}
+
+// publicCommands is the command table without the shard-to-shard commands.
+func publicCommands() []*router.Command {
+	all := router.Commands()
+	out := make([]*router.Command, 0, len(all))
+	for i := range all {
+		if !all[i].Internal {
+			out = append(out, &all[i])
+		}
+	}
+	return out
+}
+
+// writeCommandInfo writes one COMMAND INFO entry in Redis 7's ten-field
+// shape: name, arity, flags, first key, last key, step, ACL categories,
+// tips, key specs, subcommands.
+func writeCommandInfo(w *resp.Writer, cmd *router.Command) {
+	w.Array(10)
+	w.BulkString(cmd.Name)
+	w.Int(int64(cmd.Arity))
+	flags := router.FlagNames(cmd.Flags)
+	w.Set(len(flags))
+	for _, f := range flags {
+		w.Simple(f)
+	}
+	w.Int(int64(cmd.FirstKey))
+	w.Int(int64(cmd.LastKey))
+	w.Int(int64(cmd.Step))
+	cats := []string{"@" + strings.ReplaceAll(cmd.Group, "generic", "keyspace")}
+	if cmd.Flags&router.FlagWrite != 0 {
+		cats = append(cats, "@write")
+	}
+	if cmd.Flags&router.FlagReadonly != 0 {
+		cats = append(cats, "@read")
+	}
+	if cmd.Flags&router.FlagFast != 0 {
+		cats = append(cats, "@fast")
+	} else {
+		cats = append(cats, "@slow")
+	}
+	w.Set(len(cats))
+	for _, c := range cats {
+		w.Simple(c)
+	}
+	w.Array(0)
+	w.Array(0)
+	w.Array(0)
+}

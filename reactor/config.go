@@ -1,0 +1,42 @@
+package reactor
+
+// Config is what a Server starts with. Fields that CONFIG SET may change at
+// run time are copied into the Server's atomics at start.
+type Config struct {
+	Port        int
+	Bind        []string
+	RequirePass string
+	MaxClients  int
+	Databases   int
+	Shards      int
+	// CPUs lists the CPUs the shards are pinned to, shard i on CPUs[i %
+	// len(CPUs)]; empty means no pinning.
+	CPUs     []int
+	LogLevel string
+	// OutputHardLimit closes a normal client whose pending output exceeds it
+	// (client-output-buffer-limit normal hard limit); 0 means no limit, as in
+	// Redis, and OutputSafetyCap still applies.
+	OutputHardLimit int64
+	// OutputSafetyCap bounds every client's pending output whatever the
+	// configured limits, so a client that stops reading cannot exhaust memory.
+	OutputSafetyCap int64
+	// SpinPasses is how many empty loop turns a core spins with a zero
+	// timeout before it sleeps in epoll_wait; 0 sleeps at once.
+	SpinPasses int
+	// Hz is how many times a second each core runs its timers (active expiry).
+	Hz int
+}
+
+// Defaults returns the configuration corekv starts with when nothing is
+// given.
+func Defaults() Config {
+	return Config{
+		Port:            6379,
+		Bind:            []string{"127.0.0.1", "::1"},
+		MaxClients:      10000,
+		Databases:       16,
+		LogLevel:        "notice",
+		OutputSafetyCap: 1 << 30,
+		Hz:              10,
+	}
+}

@@ -1,0 +1,222 @@
+package reactor
+
+import (
+	"sync/atomic"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// inInitial is a new connection's input buffer; it grows only for frames
+	// that do not fit, up to resp.MaxQueryBuffer.
+	inInitial = 16 << 10
+	// outSoftLimit stops parsing a connection's further requests while this
+	// much output waits for the client to read it; the connection resumes
+	// when its output drains. This is what keeps a client that pipelines
+	// without reading from growing the server's memory.
+	outSoftLimit = 1 << 20
+	// slotLimit bounds the replies one connection may have in flight.
+	slotLimit = 16 << 10
+	// outKeep is the output buffer a drained connection keeps; a larger one
+	// is dropped so a single big reply does not pin memory.
+	outKeep = 256 << 10
+)
+
+// Reply modes set by CLIENT REPLY.
+const (
+	replyOn = iota
+	replyOff
+	replySkipNext
+	replySkipThis
+)
+
+// Conn is one client connection, owned by the core that accepted it.
+type Conn struct {
+	fd   int
+	id   int64
+	core *Core
+
+	in    []byte // len(in) is what has been read; cap is the buffer
+	out   []byte
+	outAt int // bytes of out already written
+
+	slots     []*router.Slot // replies not yet written, in request order
+	argv      [][]byte
+	w         resp.Writer
+	directing bool // w.B is c.out (no slot)
+	slot      *router.Slot
+
+	db        int
+	proto     int
+	authed    bool
+	replyMode int
+
+	readable bool // the socket may hold unread bytes
+	stalled  bool // parsing paused by back-pressure; bytes wait in in
+	writable bool // the last write did not hit EAGAIN
+	dirty    bool // in the core's flush list
+	waiting  bool // in the core's list of connections waiting for peers
+	hup      bool // epoll reported a hang-up: read until EOF
+	eof      bool // the peer closed its side
+	closing  bool // close once the pending replies are written
+	closed   bool
+
+	// Fields other cores read for CLIENT LIST / CLIENT KILL.
+	info clientInfo
+}
+
+// clientInfo is the part of a connection that CLIENT LIST, CLIENT INFO and
+// CLIENT KILL read from any core.
+type clientInfo struct {
+	id       int64
+	addr     string
+	laddr    string
+	created  int64 // Unix ms
+	lastCmd  atomic.Pointer[string]
+	lastMs   atomic.Int64
+	db       atomic.Int32
+	name     atomic.Pointer[string]
+	libName  atomic.Pointer[string]
+	libVer   atomic.Pointer[string]
+	killed   atomic.Bool
+	flagsNoE atomic.Bool
+	flagsNoT atomic.Bool
+	core     int
+}
+
+// pending is the number of reply slots waiting, filled or not.
+func (c *Conn) pending() int { return len(c.slots) }
+
+// begin returns the writer for the reply of the command being run. With no
+// slot pending the reply goes straight into the output buffer; otherwise it
+// goes into a new slot, filled at end, so it still leaves in order.
+func (c *Conn) begin() *resp.Writer {
+	c.w.Proto = c.proto
+	if len(c.slots) == 0 {
+		c.directing = true
+		c.w.B = c.out
+		return &c.w
+	}
+	c.directing = false
+	c.slot = c.core.NewSlot()
+	c.w.B = c.slot.Reply[:0]
+	return &c.w
+}
+
+// end commits the reply begun by begin.
+func (c *Conn) end() {
+	if c.directing {
+		if c.discardReply() {
+			c.w.B = c.w.B[:len(c.out)]
+		}
+		c.out = c.w.B
+		c.w.B = nil
+		c.core.markDirty(c)
+		return
+	}
+	s := c.slot
+	c.slot = nil
+	s.Reply = c.w.B
+	s.Filled = true
+	s.Discard = c.discardReply()
+	c.w.B = nil
+	c.slots = append(c.slots, s)
+	c.core.markDirty(c)
+}
+
+// discardReply applies CLIENT REPLY OFF/SKIP to the reply just produced.
+func (c *Conn) discardReply() bool {
+	switch c.replyMode {
+	case replyOff:
+		return true
+	case replySkipThis:
+		c.replyMode = replyOn
+		return true
+	case replySkipNext:
+		c.replyMode = replySkipThis
+	}
+	return false
+}
+
+// reserve appends an empty slot for a reply that another core (or a plan)
+// will produce.
+func (c *Conn) reserve() *router.Slot {
+	s := c.core.NewSlot()
+	s.Discard = c.discardReply()
+	c.slots = append(c.slots, s)
+	if !c.waiting {
+		c.waiting = true
+		c.core.waiting = append(c.core.waiting, c)
+	}
+	return s
+}
+
+// errorReply answers e for the current command.
+func (c *Conn) errorReply(e resp.Error) {
+	c.begin().Err(e)
+	c.end()
+}
+
+// collect moves the filled prefix of the slots into the output buffer.
+func (c *Conn) collect() {
+	n := 0
+	for _, s := range c.slots {
+		if !s.Filled {
+			break
+		}
+		if !s.Discard {
+			c.out = append(c.out, s.Reply...)
+		}
+		c.core.FreeSlot(s)
+		n++
+	}
+	if n > 0 {
+		m := copy(c.slots, c.slots[n:])
+		clear(c.slots[m:])
+		c.slots = c.slots[:m]
+	}
+}
+
+// outPending is the output not yet written to the socket.
+func (c *Conn) outPending() int { return len(c.out) - c.outAt }
+
+// flush writes pending output with one write. It reports false when the
+// connection failed and must be closed.
+func (c *Conn) flush() bool {
+	if c.outPending() == 0 || !c.writable {
+		return true
+	}
+	n, err := unix.Write(c.fd, c.out[c.outAt:])
+	if n > 0 {
+		c.outAt += n
+		c.core.stats.netOut += uint64(n)
+	}
+	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
+		return false
+	}
+	if c.outAt == len(c.out) {
+		c.outAt = 0
+		if cap(c.out) > outKeep {
+			c.out = nil
+		} else {
+			c.out = c.out[:0]
+		}
+	} else {
+		// Short write: wait for EPOLLOUT (edge-triggered, registered once).
+		c.writable = false
+		if c.outAt > len(c.out)/2 {
+			m := copy(c.out, c.out[c.outAt:])
+			c.out = c.out[:m]
+			c.outAt = 0
+		}
+	}
+	return true
+}
+
+// backlogged reports whether the connection should stop parsing requests
+// until its output drains.
+func (c *Conn) backlogged() bool {
+	return c.outPending() > outSoftLimit || len(c.slots) > slotLimit
+}

@@ -1,0 +1,554 @@
+package reactor
+
+import (
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
+	"golang.org/x/sys/unix"
+)
+
+// Core is one shard's thread: its keyspace, its epoll loop, its listeners,
+// its connections and its ends of the rings to every other core.
+type Core struct {
+	id     int
+	cpu    int // CPU the thread is pinned to, -1 for none
+	srv    *Server
+	shard  *shardowner.Shard
+	log    *slog.Logger
+	epfd   int
+	evfd   int
+	listen []int
+
+	conns    map[int32]*Conn
+	dirty    []*Conn // connections with output or slots to look at this turn
+	reading  []*Conn // connections with bytes to read or parse
+	waiting  []*Conn // connections with replies expected from peers
+	events   []unix.EpollEvent
+	argv     [][]byte
+	scratch  []byte
+	outBatch []*router.Batch   // batch being filled for each peer
+	overflow [][]*router.Batch // batches a full ring could not take, per peer
+	free     []*router.Batch
+	slots    []*router.Slot
+	ctx      shardowner.Ctx
+	w        resp.Writer
+
+	// sleeping is set while the core waits in epoll_wait with a timeout;
+	// a producer that finds it set clears it and writes the eventfd.
+	sleeping atomic.Int32
+	// kill is set when another core asked this one to close connections
+	// marked killed (CLIENT KILL).
+	kill atomic.Bool
+
+	stats     coreStats
+	pub       publishedStats
+	nextTimer int64 // Unix ms of the next timer run
+	idleTurns int
+	stopped   bool // stopped reading; draining
+}
+
+// coreStats are counted by the core alone, without atomics.
+type coreStats struct {
+	commands     uint64
+	calls        []uint64 // per command ID
+	netIn        uint64
+	netOut       uint64
+	ringSent     uint64 // batches sent to peers
+	ringRecv     uint64 // batches executed for peers
+	ringCmds     uint64 // commands executed for peers
+	expired      uint64
+	conns        uint64 // accepted
+	rejected     uint64
+	keyHits      uint64
+	keyMisses    uint64
+	drainCounted bool
+}
+
+// publishedStats are the core's counters as other goroutines (INFO) read
+// them, refreshed every timer tick.
+type publishedStats struct {
+	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
+	calls                                                                           []atomic.Uint64
+	keys, expires                                                                   []atomic.Int64
+	connected                                                                       atomic.Int64
+}
+
+func newCore(srv *Server, id, cpu int) (*Core, error) {
+	c := &Core{
+		id:       id,
+		cpu:      cpu,
+		srv:      srv,
+		shard:    shardowner.NewShard(id, srv.cfg.Shards, srv.cfg.Databases),
+		log:      srv.log.With("core", id),
+		conns:    make(map[int32]*Conn),
+		events:   make([]unix.EpollEvent, 256),
+		outBatch: make([]*router.Batch, srv.cfg.Shards),
+		overflow: make([][]*router.Batch, srv.cfg.Shards),
+	}
+	c.stats.calls = make([]uint64, len(router.Commands()))
+	c.pub.calls = make([]atomic.Uint64, len(router.Commands()))
+	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
+	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
+	var err error
+	if c.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return nil, err
+	}
+	if c.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return nil, err
+	}
+	if err := c.watch(c.evfd, unix.EPOLLIN); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Core) watch(fd int, events uint32) error {
+	return unix.EpollCtl(c.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: int32(fd)})
+}
+
+// addListener registers a listening socket with this core's loop.
+func (c *Core) addListener(fd int) error {
+	c.listen = append(c.listen, fd)
+	return c.watch(fd, unix.EPOLLIN)
+}
+
+// wake makes the core leave epoll_wait if it sleeps there.
+func (c *Core) wake() {
+	if c.sleeping.Load() == 1 && c.sleeping.CompareAndSwap(1, 0) {
+		c.forceWake()
+	}
+}
+
+func (c *Core) forceWake() {
+	one := [8]byte{1}
+	unix.Write(c.evfd, one[:])
+}
+
+// run is the core's thread: pin, then loop until the server stops and every
+// core has drained.
+func (c *Core) run() {
+	runtime.LockOSThread()
+	defer c.srv.wg.Done()
+	if c.cpu >= 0 {
+		var set unix.CPUSet
+		set.Set(c.cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			c.log.Warn("cannot pin core", "cpu", c.cpu, "err", err)
+		}
+	}
+	for {
+		if c.srv.stopping.Load() && !c.stopped {
+			c.stopAccepting()
+		}
+		if c.stopped && c.drained() {
+			if !c.srv.coreDrained(c) {
+				c.turn(10)
+				continue
+			}
+			break
+		}
+		c.turn(-1)
+	}
+	c.closeAll()
+}
+
+// turn is one pass of the loop; maxWait caps the epoll timeout in ms (-1:
+// until the next timer).
+func (c *Core) turn(maxWait int) {
+	timeout := c.timeout()
+	if maxWait >= 0 && (timeout < 0 || timeout > maxWait) {
+		timeout = maxWait
+	}
+	if timeout != 0 {
+		if c.idleTurns < c.srv.cfg.SpinPasses {
+			c.idleTurns++
+			timeout = 0
+		} else {
+			c.sleeping.Store(1)
+			if !c.inboundEmpty() || c.kill.Load() || c.srv.stopping.Load() != c.stopped {
+				c.sleeping.Store(0)
+				timeout = 0
+			}
+		}
+	}
+	n, err := unix.EpollWait(c.epfd, c.events, timeout)
+	c.sleeping.Store(0)
+	if err != nil && err != unix.EINTR {
+		c.log.Error("epoll_wait", "err", err)
+	}
+	now := time.Now().UnixMilli()
+	c.shard.Clock.Ms = now
+	busy := n > 0
+	for i := 0; i < n; i++ {
+		c.event(&c.events[i])
+	}
+	if c.kill.Load() {
+		c.kill.Store(false)
+		c.killMarked()
+	}
+	if len(c.reading) > 0 {
+		busy = true
+		c.readAll()
+	}
+	if c.drainInbound() {
+		busy = true
+	}
+	c.publish()
+	c.flushAll()
+	if now >= c.nextTimer {
+		c.timers(now)
+	}
+	if busy {
+		c.idleTurns = 0
+	}
+}
+
+// timeout is how long epoll_wait may sleep: 0 while work waits.
+func (c *Core) timeout() int {
+	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() {
+		return 0
+	}
+	d := c.nextTimer - time.Now().UnixMilli()
+	if d < 0 {
+		return 0
+	}
+	return int(d)
+}
+
+func (c *Core) event(ev *unix.EpollEvent) {
+	fd := ev.Fd
+	if int(fd) == c.evfd {
+		var buf [8]byte
+		unix.Read(c.evfd, buf[:])
+		return
+	}
+	cn := c.conns[fd]
+	if cn == nil {
+		c.accept(int(fd))
+		return
+	}
+	if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		cn.hup = true
+	}
+	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !cn.readable {
+		cn.readable = true
+		c.reading = append(c.reading, cn)
+	}
+	if ev.Events&unix.EPOLLOUT != 0 && !cn.writable {
+		cn.writable = true
+		c.markDirty(cn)
+	}
+}
+
+// accept takes every pending connection of a listener.
+func (c *Core) accept(lfd int) {
+	for {
+		fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		if err != nil {
+			if err != unix.EAGAIN && err != unix.EINTR && err != unix.ECONNABORTED {
+				c.log.Warn("accept", "err", err)
+			}
+			return
+		}
+		if c.stopped {
+			unix.Close(fd)
+			continue
+		}
+		if !c.srv.admit() {
+			c.stats.rejected++
+			msg := "-" + string(resp.ErrMaxClients) + "\r\n"
+			unix.Write(fd, []byte(msg))
+			unix.Close(fd)
+			continue
+		}
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		cn := &Conn{fd: fd, core: c, in: make([]byte, 0, inInitial), writable: true}
+		cn.id = c.srv.nextID.Add(1)
+		cn.authed = c.srv.requirePass() == ""
+		cn.proto = 2
+		cn.info.id = cn.id
+		cn.info.core = c.id
+		cn.info.addr = sockaddrString(sa)
+		if la, err := unix.Getsockname(fd); err == nil {
+			cn.info.laddr = sockaddrString(la)
+		}
+		now := c.shard.Clock.Ms
+		cn.info.created = now
+		cn.info.lastMs.Store(now)
+		if err := c.watch(fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET); err != nil {
+			c.srv.release()
+			unix.Close(fd)
+			continue
+		}
+		c.conns[int32(fd)] = cn
+		c.srv.register(cn)
+		c.stats.conns++
+		c.pub.connected.Add(1)
+	}
+}
+
+// readAll reads and runs the requests of every connection that has bytes
+// waiting, then keeps in the list those that may have more.
+func (c *Core) readAll() {
+	list := c.reading
+	c.reading = c.reading[len(list):]
+	for _, cn := range list {
+		cn.readable = false
+		if cn.closed {
+			continue
+		}
+		c.read(cn)
+	}
+	// Reuse the array: connections re-added during this turn are at the
+	// front of what remains.
+	if len(c.reading) == 0 {
+		c.reading = list[:0]
+	}
+}
+
+// read does one read on cn and runs every complete request in its buffer.
+func (c *Core) read(cn *Conn) {
+	if cn.closing || c.stopped {
+		return
+	}
+	if cn.stalled {
+		// Back-pressure paused this connection with requests still
+		// buffered: run those before reading more.
+		cn.stalled = false
+		c.parse(cn)
+		if cn.stalled || cn.closed {
+			return
+		}
+	}
+	if cn.backlogged() {
+		cn.stalled = true
+		return
+	}
+	if len(cn.in) == cap(cn.in) {
+		if cap(cn.in) >= resp.MaxQueryBuffer {
+			c.log.Warn("closing client that reached max query buffer length", "id", cn.id)
+			c.close(cn)
+			return
+		}
+		grown := make([]byte, len(cn.in), 2*cap(cn.in))
+		copy(grown, cn.in)
+		cn.in = grown
+	}
+	free := cn.in[len(cn.in):cap(cn.in)]
+	n, err := unix.Read(cn.fd, free)
+	switch {
+	case n > 0:
+		cn.in = cn.in[:len(cn.in)+n]
+		c.stats.netIn += uint64(n)
+		// A short read drained the socket, and edge-triggered epoll reports
+		// the next bytes; a full one may have left some. After a hang-up the
+		// next read is the one that returns 0.
+		if n == len(free) || cn.hup {
+			c.again(cn)
+		}
+	case n == 0:
+		cn.eof = true
+	case err == unix.EAGAIN || err == unix.EINTR:
+	default:
+		c.close(cn)
+		return
+	}
+	c.parse(cn)
+	if cn.eof && !cn.closed {
+		cn.closing = true
+		c.markDirty(cn)
+	}
+}
+
+// again keeps cn in the reading list for the next turn.
+func (c *Core) again(cn *Conn) {
+	if !cn.readable {
+		cn.readable = true
+		c.reading = append(c.reading, cn)
+	}
+}
+
+// parse runs every complete request in cn's input buffer.
+func (c *Core) parse(cn *Conn) {
+	pos := 0
+	for pos < len(cn.in) && !cn.closing && !cn.closed {
+		if cn.backlogged() {
+			cn.stalled = true
+			break
+		}
+		args, n, err := resp.ParseCommand(cn.in[pos:], cn.argv)
+		if err != nil {
+			cn.errorReply(resp.Error("ERR " + err.Error()))
+			cn.closing = true
+			break
+		}
+		if n == 0 {
+			break
+		}
+		pos += n
+		cn.argv = args
+		if len(args) == 0 {
+			continue
+		}
+		c.dispatch(cn, args)
+	}
+	if cn.closed {
+		return
+	}
+	rest := copy(cn.in, cn.in[pos:])
+	cn.in = cn.in[:rest]
+	if rest == 0 && cap(cn.in) > inInitial {
+		cn.in = make([]byte, 0, inInitial)
+	}
+}
+
+func (c *Core) markDirty(cn *Conn) {
+	if !cn.dirty {
+		cn.dirty = true
+		c.dirty = append(c.dirty, cn)
+	}
+}
+
+// flushAll writes the ready replies of every dirty connection, one write
+// each.
+func (c *Core) flushAll() {
+	list := c.dirty
+	c.dirty = nil
+	for _, cn := range list {
+		cn.dirty = false
+		if cn.closed {
+			continue
+		}
+		cn.collect()
+		if !cn.flush() {
+			c.close(cn)
+			continue
+		}
+		pending := int64(cn.outPending())
+		if cap := c.srv.outputLimit(); cap > 0 && pending > cap {
+			c.log.Warn("closing client that exceeded its output buffer limit", "id", cn.id, "bytes", pending)
+			c.close(cn)
+			continue
+		}
+		switch {
+		case cn.closing && len(cn.slots) == 0 && cn.outPending() == 0:
+			c.close(cn)
+		case cn.stalled && !cn.backlogged():
+			c.again(cn)
+		}
+		if !cn.closed && cn.outPending() > 0 && cn.writable {
+			c.markDirty(cn)
+		}
+	}
+	if len(c.dirty) == 0 {
+		c.dirty = list[:0]
+	}
+}
+
+// close drops a connection at once.
+func (c *Core) close(cn *Conn) {
+	if cn.closed {
+		return
+	}
+	cn.closed = true
+	delete(c.conns, int32(cn.fd))
+	unix.Close(cn.fd)
+	for _, s := range cn.slots {
+		if s.Filled {
+			c.FreeSlot(s)
+		} else {
+			s.Orphan = true
+		}
+	}
+	cn.slots = nil
+	c.srv.unregister(cn)
+	c.srv.release()
+	c.pub.connected.Add(-1)
+}
+
+// killMarked closes the connections another core marked with CLIENT KILL.
+func (c *Core) killMarked() {
+	for _, cn := range c.conns {
+		if cn.info.killed.Load() {
+			cn.closing = true
+			c.markDirty(cn)
+		}
+	}
+}
+
+func (c *Core) stopAccepting() {
+	c.stopped = true
+	for _, fd := range c.listen {
+		unix.Close(fd)
+	}
+	c.listen = nil
+}
+
+// drained reports whether every reply this core owes its clients is written
+// (or cannot be) and no batch of its own is still out.
+func (c *Core) drained() bool {
+	for _, cn := range c.conns {
+		if len(cn.slots) > 0 || (cn.outPending() > 0 && cn.writable) {
+			return false
+		}
+	}
+	for _, b := range c.outBatch {
+		if b != nil && b.Len() > 0 {
+			return false
+		}
+	}
+	return !c.overflowing()
+}
+
+func (c *Core) closeAll() {
+	for _, cn := range c.conns {
+		c.close(cn)
+	}
+	unix.Close(c.evfd)
+	unix.Close(c.epfd)
+}
+
+// timers runs the periodic work: active expiry and published statistics.
+func (c *Core) timers(now int64) {
+	hz := c.srv.cfg.Hz
+	if hz <= 0 {
+		hz = 10
+	}
+	c.nextTimer = now + int64(1000/hz)
+	if c.srv.activeExpire.Load() {
+		budget := int64(25*time.Millisecond) * 10 / int64(hz) / int64(len(c.shard.DBs))
+		for _, t := range c.shard.DBs {
+			if t.ExpiresLen() > 0 {
+				c.stats.expired += uint64(t.ActiveExpire(budget))
+			}
+		}
+	}
+	c.publishStats()
+}
+
+func (c *Core) publishStats() {
+	p := &c.pub
+	p.commands.Store(c.stats.commands)
+	p.netIn.Store(c.stats.netIn)
+	p.netOut.Store(c.stats.netOut)
+	p.ringSent.Store(c.stats.ringSent)
+	p.ringRecv.Store(c.stats.ringRecv)
+	p.ringCmds.Store(c.stats.ringCmds)
+	p.expired.Store(c.stats.expired)
+	p.conns.Store(c.stats.conns)
+	p.rejected.Store(c.stats.rejected)
+	for i, n := range c.stats.calls {
+		if n != 0 {
+			p.calls[i].Store(n)
+		}
+	}
+	for i, t := range c.shard.DBs {
+		p.keys[i].Store(int64(t.Len()))
+		p.expires[i].Store(int64(t.ExpiresLen()))
+	}
+}

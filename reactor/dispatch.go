@@ -1,0 +1,290 @@
+package reactor
+
+import (
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+)
+
+// batchFlushBytes sends a peer's batch before the end of the turn once its
+// arguments reach this size, so one huge pipeline does not build one huge
+// message.
+const batchFlushBytes = 1 << 20
+
+// dispatch runs one request of cn: it checks the command, then answers it
+// here, runs it on this core's shard, or sends it to the shard that owns its
+// keys.
+func (c *Core) dispatch(cn *Conn, argv [][]byte) {
+	cmd := router.Lookup(argv[0])
+	if cmd == nil || cmd.Internal {
+		cn.errorReply(resp.ErrUnknownCommand(argv))
+		return
+	}
+	if !cmd.ArityOK(len(argv)) {
+		cn.errorReply(resp.ErrWrongArgs(cmd.Name))
+		return
+	}
+	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {
+		cn.errorReply(resp.ErrNoAuth)
+		return
+	}
+	c.stats.commands++
+	c.stats.calls[cmd.ID]++
+	cn.info.lastCmd.Store(&cmd.Name)
+
+	n := c.srv.cfg.Shards
+	switch cmd.Route {
+	case router.RouteHome:
+		c.home(cn, cmd, argv)
+		return
+	case router.RouteCursor:
+		shard := c.id
+		if cur, ok := parseCursor(argv[1]); ok {
+			shard = int(cur % uint64(n))
+		}
+		c.runOn(cn, cmd, shard, argv)
+		return
+	case router.RouteAll:
+		if n == 1 {
+			c.runOn(cn, cmd, c.id, argv)
+			return
+		}
+		router.StartSplit(c, cn.reserve(), cmd, cn.db, cn.proto, argv)
+		c.markDirty(cn)
+		return
+	}
+	if !cmd.HasKeys(len(argv)) {
+		c.runOn(cn, cmd, c.id, argv)
+		return
+	}
+	shard := router.ShardOf(argv[cmd.FirstKey], n)
+	if n > 1 && cmd.LastKey != cmd.FirstKey {
+		last := cmd.LastKeyIndex(len(argv))
+		for i := cmd.FirstKey + cmd.Step; i <= last; i += cmd.Step {
+			if router.ShardOf(argv[i], n) != shard {
+				if cmd.Split == router.SplitNone {
+					break
+				}
+				router.StartSplit(c, cn.reserve(), cmd, cn.db, cn.proto, argv)
+				c.markDirty(cn)
+				return
+			}
+		}
+	}
+	c.runOn(cn, cmd, shard, argv)
+}
+
+// parseCursor reads a SCAN cursor; a bad one is left to the handler, which
+// answers Redis's error.
+func parseCursor(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var n uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		d := uint64(ch - '0')
+		if n > (^uint64(0)-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// runOn runs a single-shard command. The direct path, a local key and no
+// reply pending before it, writes the reply straight into the output buffer.
+func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
+	if shard == c.id {
+		w := cn.begin()
+		c.ctx.Shard = c.shard
+		c.ctx.DB = cn.db
+		c.ctx.W = w
+		c.ctx.Scratch = c.scratch
+		cmd.Run(&c.ctx, argv)
+		c.scratch = c.ctx.Scratch
+		c.ctx.W = nil
+		cn.end()
+		return
+	}
+	c.Submit(shard, cmd, cn.db, cn.proto, argv, cn.reserve())
+	c.markDirty(cn)
+}
+
+// Submit runs cmd on shard for dest: at once when the shard is this core's,
+// else by adding it to the batch for that core (router.Exec).
+func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]byte, dest *router.Slot) {
+	if shard == c.id {
+		c.w.B = dest.Reply[:0]
+		c.w.Proto = proto
+		c.ctx.Shard = c.shard
+		c.ctx.DB = db
+		c.ctx.W = &c.w
+		c.ctx.Scratch = c.scratch
+		cmd.Run(&c.ctx, argv)
+		c.scratch = c.ctx.Scratch
+		c.ctx.W = nil
+		reply := c.w.B
+		c.w.B = nil
+		dest.Reply = reply
+		router.Fill(c, dest, reply)
+		return
+	}
+	b := c.outBatch[shard]
+	if b == nil {
+		b = c.newBatch()
+		c.outBatch[shard] = b
+	}
+	b.Add(cmd, db, proto, argv, dest)
+	if b.Bytes() >= batchFlushBytes {
+		c.send(shard, b)
+		c.outBatch[shard] = nil
+	}
+}
+
+// NewSlot returns an empty reply slot (router.Exec).
+func (c *Core) NewSlot() *router.Slot {
+	if n := len(c.slots); n > 0 {
+		s := c.slots[n-1]
+		c.slots = c.slots[:n-1]
+		return s
+	}
+	return new(router.Slot)
+}
+
+// FreeSlot recycles a slot (router.Exec).
+func (c *Core) FreeSlot(s *router.Slot) {
+	s.Reset()
+	if cap(s.Reply) > outKeep {
+		s.Reply = nil
+	}
+	c.slots = append(c.slots, s)
+}
+
+// Orphaned recycles a slot whose connection closed before its reply came
+// (router.Exec).
+func (c *Core) Orphaned(s *router.Slot) { c.FreeSlot(s) }
+
+// Shards is the number of shards (router.Exec).
+func (c *Core) Shards() int { return c.srv.cfg.Shards }
+
+// Databases is the number of databases (router.Exec).
+func (c *Core) Databases() int { return c.srv.cfg.Databases }
+
+func (c *Core) newBatch() *router.Batch {
+	if n := len(c.free); n > 0 {
+		b := c.free[n-1]
+		c.free = c.free[:n-1]
+		return b
+	}
+	return &router.Batch{From: c.id}
+}
+
+// send pushes b to peer's ring, or queues it when the ring is full, and
+// wakes the peer if it sleeps.
+func (c *Core) send(peer int, b *router.Batch) {
+	if len(c.overflow[peer]) == 0 && c.srv.mesh.To(c.id, peer).Push(b) {
+		if !b.Done {
+			c.stats.ringSent++
+		}
+		c.srv.cores[peer].wake()
+		return
+	}
+	c.overflow[peer] = append(c.overflow[peer], b)
+}
+
+// publish sends every batch filled this turn, and retries queued ones.
+func (c *Core) publish() {
+	for peer, q := range c.overflow {
+		if len(q) == 0 {
+			continue
+		}
+		ring := c.srv.mesh.To(c.id, peer)
+		i := 0
+		for i < len(q) && ring.Push(q[i]) {
+			i++
+		}
+		if i > 0 {
+			c.srv.cores[peer].wake()
+		}
+		m := copy(q, q[i:])
+		clear(q[m:])
+		c.overflow[peer] = q[:m]
+	}
+	for peer, b := range c.outBatch {
+		if b != nil && b.Len() > 0 {
+			c.outBatch[peer] = nil
+			c.send(peer, b)
+		}
+	}
+}
+
+func (c *Core) overflowing() bool {
+	for _, q := range c.overflow {
+		if len(q) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// inboundEmpty reports whether no peer has published anything for this core.
+func (c *Core) inboundEmpty() bool {
+	for peer := range c.srv.cores {
+		if peer != c.id && !c.srv.mesh.To(peer, c.id).Empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// drainInbound executes the requests peers sent and delivers the replies
+// that came back to this core's own requests. It reports whether there was
+// anything.
+func (c *Core) drainInbound() bool {
+	any := false
+	for peer := range c.srv.cores {
+		if peer == c.id {
+			continue
+		}
+		ring := c.srv.mesh.To(peer, c.id)
+		for b := ring.Pop(); b != nil; b = ring.Pop() {
+			any = true
+			if b.Done {
+				// Our own batch, back with its replies.
+				b.Deliver(c)
+				b.Reset()
+				c.free = append(c.free, b)
+				continue
+			}
+			c.stats.ringRecv++
+			c.stats.ringCmds += uint64(b.Len())
+			b.Execute(c.shard, &c.scratch)
+			c.send(peer, b)
+		}
+	}
+	if any {
+		// Replies filled slots of connections that may now flush.
+		c.markWaiting()
+	}
+	return any
+}
+
+// markWaiting marks dirty every waiting connection whose first slot is
+// filled, and forgets those that wait no more.
+func (c *Core) markWaiting() {
+	keep := c.waiting[:0]
+	for _, cn := range c.waiting {
+		if cn.closed || len(cn.slots) == 0 {
+			cn.waiting = false
+			continue
+		}
+		if cn.slots[0].Filled {
+			c.markDirty(cn)
+		}
+		keep = append(keep, cn)
+	}
+	clear(c.waiting[len(keep):])
+	c.waiting = keep
+}

@@ -1,0 +1,19 @@
+// Package reactor owns the cores: one goroutine per shard, locked to its OS
+// thread and pinned to one CPU, running an epoll loop over its own
+// SO_REUSEPORT listener, its connections and an eventfd for wakeups.
+//
+// A core reads requests into each connection's input buffer, parses them in
+// place, runs commands whose keys it owns, sends the others over the router's
+// rings to the owning core, answers peers' requests on its own shard, and
+// writes every connection's ready replies with one write per loop turn.
+//
+// Invariants that are easy to break:
+//   - Only the core that accepted a connection touches it (its buffers, its
+//     reply slots). Other goroutines reach it through flags and the eventfd.
+//   - A reply is appended to a connection's output only when every earlier
+//     reply slot is filled; the direct path (no slot pending, key local)
+//     writes straight into the output buffer.
+//   - Before sleeping, a core sets its sleeping flag and then looks at its
+//     inbound rings once more; a producer that sees the flag clears it and
+//     writes the eventfd. Skipping the second look loses wakeups.
+package reactor

@@ -1,0 +1,302 @@
+package reactor
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+)
+
+// Connection command errors, with Redis 7's wording.
+const (
+	errNoProto        resp.Error = "NOPROTO unsupported protocol version"
+	errProtoNotInt    resp.Error = "ERR Protocol version is not an integer or out of range"
+	errClientName     resp.Error = "ERR Client names cannot contain spaces, newlines or special characters."
+	errNoSuchClient   resp.Error = "ERR No such client"
+	errHelloNoAuth    resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errTimeoutNotNum  resp.Error = "ERR timeout is not a float or out of range"
+	errShutdownNoSave resp.Error = "ERR Errors trying to SHUTDOWN. Check logs."
+)
+
+func errUnknownSub(sub []byte, cmd string) resp.Error {
+	return resp.Error("ERR unknown subcommand '" + string(sub) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
+}
+
+// home answers the commands that run on the client's own core: connection
+// state and server-wide commands that touch no keyspace.
+func (c *Core) home(cn *Conn, cmd *router.Command, argv [][]byte) {
+	switch cmd.Name {
+	case "ping":
+		c.ping(cn, argv)
+	case "echo":
+		w := cn.begin()
+		w.Bulk(argv[1])
+		cn.end()
+	case "quit":
+		w := cn.begin()
+		w.OK()
+		cn.end()
+		cn.closing = true
+	case "reset":
+		cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
+		cn.info.db.Store(0)
+		cn.info.name.Store(nil)
+		cn.authed = c.srv.requirePass() == ""
+		w := cn.begin()
+		w.Simple("RESET")
+		cn.end()
+	case "select":
+		c.selectDB(cn, argv)
+	case "auth":
+		c.auth(cn, argv)
+	case "hello":
+		c.hello(cn, argv)
+	case "client":
+		c.client(cn, argv)
+	case "command":
+		c.command(cn, argv)
+	case "config":
+		c.config(cn, argv)
+	case "info":
+		c.info(cn, argv)
+	case "time":
+		now := time.Now()
+		w := cn.begin()
+		w.Array(2)
+		w.BulkString(strconv.FormatInt(now.Unix(), 10))
+		w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+		cn.end()
+	case "lastsave":
+		w := cn.begin()
+		w.Int(c.srv.start.Unix())
+		cn.end()
+	case "debug":
+		c.debug(cn, argv)
+	case "shutdown":
+		c.shutdown(cn, argv)
+	default:
+		cn.errorReply(resp.ErrUnknownCommand(argv))
+	}
+}
+
+func (c *Core) ping(cn *Conn, argv [][]byte) {
+	if len(argv) > 2 {
+		cn.errorReply(resp.ErrWrongArgs("ping"))
+		return
+	}
+	w := cn.begin()
+	if len(argv) == 2 {
+		w.Bulk(argv[1])
+	} else {
+		w.Simple("PONG")
+	}
+	cn.end()
+}
+
+func (c *Core) selectDB(cn *Conn, argv [][]byte) {
+	n, ok := resp.ParseInt(argv[1])
+	if !ok {
+		cn.errorReply(resp.ErrNotInteger)
+		return
+	}
+	if n < 0 || n >= int64(c.srv.cfg.Databases) {
+		cn.errorReply(resp.ErrDBIndex)
+		return
+	}
+	cn.db = int(n)
+	cn.info.db.Store(int32(n))
+	w := cn.begin()
+	w.OK()
+	cn.end()
+}
+
+// checkPass answers whether user/pass authenticate the default user, and
+// the error to send when they do not.
+func (c *Core) checkPass(user, pass []byte) resp.Error {
+	want := c.srv.requirePass()
+	if user != nil && string(user) != "default" {
+		return resp.ErrWrongPass
+	}
+	if want == "" {
+		if user == nil {
+			return resp.ErrAuthNoPass
+		}
+		return ""
+	}
+	if string(pass) != want {
+		return resp.ErrWrongPass
+	}
+	return ""
+}
+
+func (c *Core) auth(cn *Conn, argv [][]byte) {
+	var user, pass []byte
+	switch len(argv) {
+	case 2:
+		pass = argv[1]
+	case 3:
+		user, pass = argv[1], argv[2]
+	default:
+		cn.errorReply(resp.ErrSyntax)
+		return
+	}
+	if e := c.checkPass(user, pass); e != "" {
+		cn.errorReply(e)
+		return
+	}
+	cn.authed = true
+	w := cn.begin()
+	w.OK()
+	cn.end()
+}
+
+func (c *Core) hello(cn *Conn, argv [][]byte) {
+	proto := cn.proto
+	if len(argv) >= 2 {
+		v, ok := resp.ParseInt(argv[1])
+		if !ok {
+			cn.errorReply(errProtoNotInt)
+			return
+		}
+		if v != 2 && v != 3 {
+			cn.errorReply(errNoProto)
+			return
+		}
+		proto = int(v)
+	}
+	var name []byte
+	authed := cn.authed
+	for i := 2; i < len(argv); i++ {
+		more := len(argv) - i - 1
+		switch {
+		case resp.EqualFold(argv[i], "auth") && more >= 2:
+			if e := c.checkPass(argv[i+1], argv[i+2]); e != "" {
+				cn.errorReply(e)
+				return
+			}
+			authed = true
+			i += 2
+		case resp.EqualFold(argv[i], "setname") && more >= 1:
+			if !validClientName(argv[i+1]) {
+				cn.errorReply(errClientName)
+				return
+			}
+			name = argv[i+1]
+			i++
+		default:
+			cn.errorReply(resp.Error("ERR Syntax error in HELLO option '" + string(argv[i]) + "'"))
+			return
+		}
+	}
+	if !authed {
+		cn.errorReply(errHelloNoAuth)
+		return
+	}
+	cn.authed = true
+	cn.proto = proto
+	if name != nil {
+		setName(cn, name)
+	}
+	w := cn.begin()
+	w.Map(7)
+	w.BulkString("server")
+	w.BulkString("redis")
+	w.BulkString("version")
+	w.BulkString(RedisVersion)
+	w.BulkString("proto")
+	w.Int(int64(proto))
+	w.BulkString("id")
+	w.Int(cn.id)
+	w.BulkString("mode")
+	w.BulkString("standalone")
+	w.BulkString("role")
+	w.BulkString("master")
+	w.BulkString("modules")
+	w.Array(0)
+	cn.end()
+}
+
+// validClientName follows Redis: printable ASCII without spaces.
+func validClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func setName(cn *Conn, name []byte) {
+	if len(name) == 0 {
+		cn.info.name.Store(nil)
+		return
+	}
+	s := string(name)
+	cn.info.name.Store(&s)
+}
+
+func (c *Core) debug(cn *Conn, argv [][]byte) {
+	sub := argv[1]
+	switch {
+	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
+		secs, ok := resp.ParseFloat(argv[2])
+		if !ok {
+			cn.errorReply(resp.ErrNotFloat)
+			return
+		}
+		// Like Redis, this blocks the thread: every client of this core
+		// waits, which is what tests of timeouts rely on.
+		time.Sleep(time.Duration(secs * float64(time.Second)))
+		w := cn.begin()
+		w.OK()
+		cn.end()
+	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
+		n, ok := resp.ParseInt(argv[2])
+		if !ok {
+			cn.errorReply(resp.ErrNotInteger)
+			return
+		}
+		c.srv.activeExpire.Store(n != 0)
+		w := cn.begin()
+		w.OK()
+		cn.end()
+	case resp.EqualFold(sub, "help"):
+		w := cn.begin()
+		lines := []string{
+			"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"SLEEP <seconds>",
+			"    Stop the server for <seconds>. Decimals allowed.",
+			"SET-ACTIVE-EXPIRE <0|1>",
+			"    Turn the active expiry cycle off or on.",
+			"HELP",
+			"    Print this help.",
+		}
+		w.Array(len(lines))
+		for _, l := range lines {
+			w.Simple(l)
+		}
+		cn.end()
+	default:
+		cn.errorReply(errUnknownSub(sub, "debug"))
+	}
+}
+
+func (c *Core) shutdown(cn *Conn, argv [][]byte) {
+	for _, a := range argv[1:] {
+		switch {
+		case resp.EqualFold(a, "nosave"), resp.EqualFold(a, "save"), resp.EqualFold(a, "now"), resp.EqualFold(a, "force"):
+		case resp.EqualFold(a, "abort"):
+			cn.errorReply(resp.Error("ERR No shutdown in progress."))
+			return
+		default:
+			cn.errorReply(resp.ErrSyntax)
+			return
+		}
+	}
+	c.log.Warn("user requested shutdown")
+	c.srv.requestShutdown()
+	// Like Redis, a successful SHUTDOWN sends no reply: the connection
+	// closes when the server stops.
+}

@@ -1,0 +1,234 @@
+package reactor
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/corekv/corekv/router"
+)
+
+// statTotals are the server-wide counters INFO reports, summed over cores.
+type statTotals struct {
+	commands, netIn, netOut, expired, conns, rejected uint64
+	calls                                             []uint64
+}
+
+func (s *Server) totals() statTotals {
+	t := statTotals{calls: make([]uint64, len(router.Commands()))}
+	for _, c := range s.cores {
+		p := &c.pub
+		t.commands += p.commands.Load()
+		t.netIn += p.netIn.Load()
+		t.netOut += p.netOut.Load()
+		t.expired += p.expired.Load()
+		t.conns += p.conns.Load()
+		t.rejected += p.rejected.Load()
+		for i := range t.calls {
+			t.calls[i] += p.calls[i].Load()
+		}
+	}
+	s.mu.Lock()
+	b := s.baseline
+	s.mu.Unlock()
+	t.commands -= b.commands
+	t.netIn -= b.netIn
+	t.netOut -= b.netOut
+	t.expired -= b.expired
+	t.conns -= b.conns
+	t.rejected -= b.rejected
+	for i := range b.calls {
+		t.calls[i] -= b.calls[i]
+	}
+	return t
+}
+
+// resetStats is CONFIG RESETSTAT: later INFO figures count from now.
+func (s *Server) resetStats() {
+	s.mu.Lock()
+	s.baseline = statTotals{}
+	s.mu.Unlock()
+	t := s.totals()
+	s.mu.Lock()
+	s.baseline = t
+	s.mu.Unlock()
+}
+
+var infoDefault = []string{"server", "clients", "memory", "stats", "cpu", "keyspace", "corekv"}
+
+func (c *Core) info(cn *Conn, argv [][]byte) {
+	want := map[string]bool{}
+	if len(argv) == 1 {
+		for _, s := range infoDefault {
+			want[s] = true
+		}
+	}
+	for _, a := range argv[1:] {
+		s := strings.ToLower(string(a))
+		switch s {
+		case "all", "everything":
+			for _, d := range infoDefault {
+				want[d] = true
+			}
+			want["commandstats"] = true
+		case "default":
+			for _, d := range infoDefault {
+				want[d] = true
+			}
+		default:
+			want[s] = true
+		}
+	}
+	text := c.srv.infoText(want)
+	w := cn.begin()
+	w.Verbatim("txt", []byte(text))
+	cn.end()
+}
+
+// infoText builds the INFO reply for the wanted sections, in Redis's order.
+func (s *Server) infoText(want map[string]bool) string {
+	var b strings.Builder
+	section := func(name string) bool {
+		if !want[name] {
+			return false
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("# " + strings.ToUpper(name[:1]) + name[1:] + "\r\n")
+		return true
+	}
+	kv := func(k string, v any) { fmt.Fprintf(&b, "%s:%v\r\n", k, v) }
+	t := s.totals()
+	uptime := time.Since(s.start)
+	if section("server") {
+		kv("redis_version", RedisVersion)
+		kv("corekv_version", Version)
+		kv("redis_mode", "standalone")
+		kv("os", runtime.GOOS+" "+runtime.GOARCH)
+		kv("arch_bits", 64)
+		kv("multiplexing_api", "epoll")
+		kv("go_version", runtime.Version())
+		kv("process_id", os.Getpid())
+		kv("tcp_port", s.port)
+		kv("server_time_usec", time.Now().UnixMicro())
+		kv("uptime_in_seconds", int64(uptime.Seconds()))
+		kv("uptime_in_days", int64(uptime.Hours()/24))
+		kv("hz", s.cfg.Hz)
+		kv("shards", s.cfg.Shards)
+		kv("executable", os.Args[0])
+	}
+	if section("clients") {
+		kv("connected_clients", s.clients.Load())
+		kv("maxclients", s.maxClients.Load())
+		kv("blocked_clients", 0)
+	}
+	if section("memory") {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		rss := readRSS()
+		kv("used_memory", ms.HeapInuse+ms.StackInuse)
+		kv("used_memory_human", humanBytes(ms.HeapInuse+ms.StackInuse))
+		kv("used_memory_rss", rss)
+		kv("used_memory_rss_human", humanBytes(rss))
+		kv("used_memory_peak", ms.Sys)
+		kv("total_system_memory", totalMemory())
+		kv("maxmemory", 0)
+		kv("maxmemory_policy", "noeviction")
+		ratio := 0.0
+		if used := ms.HeapInuse + ms.StackInuse; used > 0 {
+			ratio = float64(rss) / float64(used)
+		}
+		kv("mem_fragmentation_ratio", strconv.FormatFloat(ratio, 'f', 2, 64))
+		kv("mem_allocator", "go")
+		kv("gc_cycles", ms.NumGC)
+	}
+	if section("stats") {
+		kv("total_connections_received", t.conns)
+		kv("total_commands_processed", t.commands)
+		kv("instantaneous_ops_per_sec", 0)
+		kv("total_net_input_bytes", t.netIn)
+		kv("total_net_output_bytes", t.netOut)
+		kv("rejected_connections", t.rejected)
+		kv("expired_keys", t.expired)
+		kv("evicted_keys", 0)
+		kv("keyspace_hits", 0)
+		kv("keyspace_misses", 0)
+	}
+	if section("cpu") {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		kv("used_cpu_sys", fmt.Sprintf("%d.%06d", ru.Stime.Sec, ru.Stime.Usec))
+		kv("used_cpu_user", fmt.Sprintf("%d.%06d", ru.Utime.Sec, ru.Utime.Usec))
+	}
+	if section("commandstats") {
+		all := router.Commands()
+		for i, n := range t.calls {
+			if n > 0 {
+				fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n", all[i].Name, n)
+			}
+		}
+	}
+	if section("keyspace") {
+		for db := 0; db < s.cfg.Databases; db++ {
+			var keys, expires int64
+			for _, c := range s.cores {
+				keys += c.pub.keys[db].Load()
+				expires += c.pub.expires[db].Load()
+			}
+			if keys > 0 {
+				fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", db, keys, expires)
+			}
+		}
+	}
+	if section("corekv") {
+		for _, c := range s.cores {
+			var keys int64
+			for db := range c.pub.keys {
+				keys += c.pub.keys[db].Load()
+			}
+			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,ops=%d,connected_clients=%d,ring_batches_sent=%d,ring_batches_received=%d,ring_commands_received=%d\r\n",
+				c.id, c.cpu, keys, c.pub.commands.Load(), c.pub.connected.Load(),
+				c.pub.ringSent.Load(), c.pub.ringRecv.Load(), c.pub.ringCmds.Load())
+		}
+	}
+	return b.String()
+}
+
+// readRSS returns the resident set size in bytes from /proc.
+func readRSS() uint64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+func totalMemory() uint64 {
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0
+	}
+	return si.Totalram * uint64(si.Unit)
+}
+
+func humanBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 2, 64) + "G"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 2, 64) + "M"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 2, 64) + "K"
+	}
+	return strconv.FormatUint(n, 10) + "B"
+}

@@ -1,0 +1,74 @@
+package reactor
+
+import (
+	"fmt"
+	"net/netip"
+
+	"golang.org/x/sys/unix"
+)
+
+// listen opens a non-blocking listening socket on addr:port with
+// SO_REUSEPORT, so that every core can open its own on the same address and
+// the kernel spreads incoming connections over them.
+func listen(addr string, port int) (fd int, boundPort int, err error) {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return -1, 0, fmt.Errorf("bind address %q: %w", addr, err)
+	}
+	family := unix.AF_INET
+	if ip.Is6() && !ip.Is4In6() {
+		family = unix.AF_INET6
+	}
+	fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, 0, err
+	}
+	fail := func(e error) (int, int, error) {
+		unix.Close(fd)
+		return -1, 0, fmt.Errorf("listen on %s port %d: %w", addr, port, e)
+	}
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err != nil {
+		return fail(err)
+	}
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1); err != nil {
+		return fail(err)
+	}
+	var sa unix.Sockaddr
+	if family == unix.AF_INET6 {
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1); err != nil {
+			return fail(err)
+		}
+		sa = &unix.SockaddrInet6{Port: port, Addr: ip.As16()}
+	} else {
+		sa = &unix.SockaddrInet4{Port: port, Addr: ip.Unmap().As4()}
+	}
+	if err := unix.Bind(fd, sa); err != nil {
+		return fail(err)
+	}
+	if err := unix.Listen(fd, 511); err != nil {
+		return fail(err)
+	}
+	got, err := unix.Getsockname(fd)
+	if err != nil {
+		return fail(err)
+	}
+	switch a := got.(type) {
+	case *unix.SockaddrInet4:
+		boundPort = a.Port
+	case *unix.SockaddrInet6:
+		boundPort = a.Port
+	}
+	return fd, boundPort, nil
+}
+
+// sockaddrString formats a socket address as Redis prints it in CLIENT LIST:
+// ip:port, with IPv6 addresses unbracketed.
+func sockaddrString(sa unix.Sockaddr) string {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)).String()
+	case *unix.SockaddrInet6:
+		return netip.AddrFrom16(a.Addr).String() + ":" + fmt.Sprint(a.Port)
+	}
+	return "?"
+}

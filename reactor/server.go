@@ -1,0 +1,227 @@
+package reactor
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corekv/corekv/router"
+)
+
+// Version is corekv's version; RedisVersion is the Redis version whose
+// behaviour it follows, reported where clients look for Redis's.
+const (
+	Version      = "0.1.0"
+	RedisVersion = "7.0.15"
+)
+
+// ringSize is the capacity of each ring, in batches. A core sends at most one
+// batch per peer per turn, plus the replies to what it received, so the rings
+// rarely hold more than a few.
+const ringSize = 1024
+
+// Server is the whole process: the cores, the rings between them, and the
+// few settings and counters every core reads.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	cores []*Core
+	mesh  *router.Mesh
+	wg    sync.WaitGroup
+	start time.Time
+	port  int
+
+	stopping     atomic.Bool
+	drainedCores atomic.Int32
+	stopOnce     sync.Once
+	done         chan struct{}
+	// ShutdownRequested is closed when a client sends SHUTDOWN.
+	ShutdownRequested chan struct{}
+	shutdownOnce      sync.Once
+
+	nextID       atomic.Int64
+	clients      atomic.Int64
+	maxClients   atomic.Int64
+	pass         atomic.Pointer[string]
+	outHard      atomic.Int64
+	activeExpire atomic.Bool
+
+	// LevelVar, when set, is the log level that CONFIG SET loglevel changes.
+	LevelVar *slog.LevelVar
+	// baseline holds the counters at the last CONFIG RESETSTAT.
+	baseline statTotals
+
+	mu       sync.Mutex // guards registry, baseline and config values without atomics
+	registry map[int64]*Conn
+	loglevel string
+}
+
+// New prepares a server: it opens every core's listeners (so that a bad
+// address fails here, before any thread starts) but runs nothing.
+func New(cfg Config, log *slog.Logger) (*Server, error) {
+	if cfg.Shards < 1 {
+		return nil, fmt.Errorf("shards must be at least 1")
+	}
+	if cfg.Databases < 1 {
+		return nil, fmt.Errorf("databases must be at least 1")
+	}
+	s := &Server{
+		cfg:               cfg,
+		log:               log,
+		start:             time.Now(),
+		done:              make(chan struct{}),
+		ShutdownRequested: make(chan struct{}),
+		registry:          make(map[int64]*Conn),
+		loglevel:          cfg.LogLevel,
+	}
+	s.maxClients.Store(int64(cfg.MaxClients))
+	pass := cfg.RequirePass
+	s.pass.Store(&pass)
+	s.outHard.Store(cfg.OutputHardLimit)
+	s.activeExpire.Store(true)
+	s.mesh = router.NewMesh(cfg.Shards, ringSize)
+	port := cfg.Port
+	for i := 0; i < cfg.Shards; i++ {
+		cpu := -1
+		if len(cfg.CPUs) > 0 {
+			cpu = cfg.CPUs[i%len(cfg.CPUs)]
+		}
+		c, err := newCore(s, i, cpu)
+		if err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+		s.cores = append(s.cores, c)
+		opened := 0
+		var lastErr error
+		for _, addr := range cfg.Bind {
+			fd, bound, err := listen(addr, port)
+			if err != nil {
+				lastErr = err
+				if i == 0 {
+					log.Warn("cannot listen", "addr", addr, "err", err)
+				}
+				continue
+			}
+			// Port 0 asks the kernel for a free port; every other
+			// listener then shares the one it picked.
+			port = bound
+			if err := c.addListener(fd); err != nil {
+				s.closeListeners()
+				return nil, err
+			}
+			opened++
+		}
+		if opened == 0 {
+			s.closeListeners()
+			return nil, fmt.Errorf("no address to listen on: %v", lastErr)
+		}
+	}
+	s.port = port
+	return s, nil
+}
+
+func (s *Server) closeListeners() {
+	for _, c := range s.cores {
+		c.stopAccepting()
+	}
+}
+
+// Port is the TCP port the server listens on.
+func (s *Server) Port() int { return s.port }
+
+// Start runs every core on its own locked, pinned thread.
+func (s *Server) Start() {
+	for _, c := range s.cores {
+		s.wg.Add(1)
+		go c.run()
+	}
+	go func() {
+		s.wg.Wait()
+		close(s.done)
+	}()
+}
+
+// Stop stops accepting and reading, lets every core finish the replies in
+// flight, and returns when all cores have closed their connections or the
+// timeout has passed.
+func (s *Server) Stop(timeout time.Duration) {
+	s.stopOnce.Do(func() {
+		s.stopping.Store(true)
+		for _, c := range s.cores {
+			c.forceWake()
+		}
+	})
+	select {
+	case <-s.done:
+	case <-time.After(timeout):
+		s.log.Warn("shutdown timed out with replies still in flight")
+	}
+}
+
+// coreDrained records that c has nothing left in flight and reports whether
+// every core has; a drained core keeps serving its rings until then, since
+// its peers may still send it requests of their clients.
+func (s *Server) coreDrained(c *Core) bool {
+	if !c.stats.drainCounted {
+		c.stats.drainCounted = true
+		s.drainedCores.Add(1)
+	}
+	return int(s.drainedCores.Load()) == len(s.cores)
+}
+
+// requestShutdown is SHUTDOWN's effect: the process's main goroutine stops
+// the server.
+func (s *Server) requestShutdown() {
+	s.shutdownOnce.Do(func() { close(s.ShutdownRequested) })
+}
+
+// admit counts a new client, refusing it beyond maxclients.
+func (s *Server) admit() bool {
+	if s.clients.Add(1) > s.maxClients.Load() {
+		s.clients.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (s *Server) release() { s.clients.Add(-1) }
+
+func (s *Server) requirePass() string { return *s.pass.Load() }
+
+// outputLimit is the most output a client may have waiting before it is
+// closed.
+func (s *Server) outputLimit() int64 {
+	limit := s.outHard.Load()
+	if safety := s.cfg.OutputSafetyCap; safety > 0 && (limit == 0 || limit > safety) {
+		limit = safety
+	}
+	return limit
+}
+
+func (s *Server) register(cn *Conn) {
+	s.mu.Lock()
+	s.registry[cn.id] = cn
+	s.mu.Unlock()
+}
+
+func (s *Server) unregister(cn *Conn) {
+	s.mu.Lock()
+	delete(s.registry, cn.id)
+	s.mu.Unlock()
+}
+
+// SlogLevel maps Redis's log levels onto slog's.
+func SlogLevel(level string) slog.Level {
+	switch level {
+	case "debug", "verbose":
+		return slog.LevelDebug
+	case "warning":
+		return slog.LevelWarn
+	case "nothing":
+		return slog.LevelError + 4
+	}
+	return slog.LevelInfo
+}

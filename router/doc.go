@@ -1,0 +1,14 @@
+// Package router decides where a command runs and carries it there.
+//
+// It owns the command table (name, arity, flags, key positions, handler) that
+// drives lookup, routing and the COMMAND replies; the key → shard function;
+// the single-producer single-consumer rings between every ordered pair of
+// cores; the batches that travel on them; and the reply slots with the rules
+// that combine the per-shard parts of a multi-shard command into one reply.
+//
+// Invariants that are easy to break:
+//   - A Batch is written only by the core that holds it: the sender fills it,
+//     publishes it on a ring and does not touch it again until it comes back.
+//   - A Slot belongs to the core of the connection that waits for it. Another
+//     core may carry a *Slot in a batch but never reads or writes through it.
+package router

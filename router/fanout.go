@@ -1,0 +1,452 @@
+package router
+
+import (
+	"strconv"
+
+	"github.com/corekv/corekv/resp"
+)
+
+// Commands that plans send to shards, resolved once.
+var (
+	cmdDel     = LookupString("del")
+	cmdExists  = LookupString("exists")
+	cmdMSet    = LookupString("mset")
+	cmdDump    = LookupString("corekv.dump")
+	cmdTake    = LookupString("corekv.take")
+	cmdRestore = LookupString("corekv.restore")
+)
+
+var (
+	wordReplace = []byte("replace")
+	wordNX      = []byte("nx")
+)
+
+// plan is the state of one command split over shards: its own copy of the
+// client's arguments, the shard of every key, the parts in flight, and the
+// phase it is in. Commands that need two rounds (MSETNX, RENAME, COPY) move to
+// the next phase when every part of the current one has replied.
+type plan struct {
+	cmd      *Command
+	db       int
+	proto    int
+	args     []byte
+	argEnd   []int
+	argv     [][]byte
+	keyPos   []int // positions of the keys in argv
+	keyShard []int // shard of each key, same order as keyPos
+	parts    []*Slot
+	pending  int
+	phase    int
+	copyDB   int  // COPY: destination database
+	replace  bool // COPY: REPLACE given
+	sub      [][]byte
+}
+
+// StartSplit runs cmd, whose keys live on more than one shard (or, for
+// RouteAll commands, on every shard), as a plan whose combined reply fills s.
+func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
+	p := &s.mem
+	s.plan = p
+	p.cmd, p.db, p.proto, p.phase = cmd, db, proto, 0
+	p.args, p.argEnd = p.args[:0], p.argEnd[:0]
+	for _, a := range argv {
+		p.args = append(p.args, a...)
+		p.argEnd = append(p.argEnd, len(p.args))
+	}
+	p.argv = p.argv[:0]
+	start := 0
+	for _, end := range p.argEnd {
+		p.argv = append(p.argv, p.args[start:end])
+		start = end
+	}
+	n := ex.Shards()
+	p.keyPos = cmd.KeyIndexes(p.keyPos[:0], len(argv))
+	p.keyShard = p.keyShard[:0]
+	for _, k := range p.keyPos {
+		p.keyShard = append(p.keyShard, ShardOf(p.argv[k], n))
+	}
+	if cap(p.parts) < n {
+		p.parts = make([]*Slot, n)
+	}
+	p.parts = p.parts[:n]
+	clear(p.parts)
+
+	switch {
+	case cmd.Route == RouteAll:
+		p.begin()
+		for sh := 0; sh < n; sh++ {
+			p.send(ex, s, sh, cmd, p.db, p.argv)
+		}
+		p.partDone(ex, s)
+	case cmd.Split == SplitMoveKey:
+		if cmd.Name == "copy" && !p.copyOptions(ex, s) {
+			return
+		}
+		p.moveStep(ex, s, nil)
+	case cmd.Split == SplitMSETNX:
+		p.perShard(ex, s, cmdExists, false)
+	default:
+		p.perShard(ex, s, cmd, cmd.Split == SplitPairsOK)
+	}
+}
+
+// begin opens a round; the extra pending count keeps a part that completes
+// synchronously (a local shard) from finishing the round before every part is
+// sent.
+func (p *plan) begin() { p.pending = 1 }
+
+func (p *plan) send(ex Exec, s *Slot, shard int, cmd *Command, db int, argv [][]byte) {
+	child := ex.NewSlot()
+	child.parent = s
+	p.parts[shard] = child
+	p.pending++
+	ex.Submit(shard, cmd, db, p.proto, argv, child)
+}
+
+// perShard sends cmd to every shard that owns some of the keys, with those
+// keys (and their values when pairs is set) in their original order.
+func (p *plan) perShard(ex Exec, s *Slot, cmd *Command, pairs bool) {
+	p.begin()
+	name := []byte(cmd.Name)
+	for sh := range p.parts {
+		p.parts[sh] = nil
+		p.sub = append(p.sub[:0], name)
+		for i, k := range p.keyPos {
+			if p.keyShard[i] != sh {
+				continue
+			}
+			p.sub = append(p.sub, p.argv[k])
+			if pairs {
+				p.sub = append(p.sub, p.argv[k+1])
+			}
+		}
+		if len(p.sub) > 1 {
+			p.send(ex, s, sh, cmd, p.db, p.sub)
+		}
+	}
+	p.partDone(ex, s)
+}
+
+// partDone counts a finished part and, after the last one, combines.
+func (p *plan) partDone(ex Exec, s *Slot) {
+	p.pending--
+	if p.pending > 0 {
+		return
+	}
+	if p.cmd.Split == SplitMoveKey {
+		var r []byte
+		for _, c := range p.parts {
+			if c != nil {
+				r = c.Reply
+			}
+		}
+		p.moveStep(ex, s, r)
+		return
+	}
+	if p.cmd.Split == SplitMSETNX && p.phase == 0 {
+		if e := p.firstError(); e != nil {
+			p.done(ex, s, e)
+			return
+		}
+		if p.sumInts() > 0 {
+			p.done(ex, s, []byte(":0\r\n"))
+			return
+		}
+		p.release(ex)
+		p.phase = 1
+		p.perShard(ex, s, cmdMSet, true)
+		return
+	}
+	p.combine(ex, s)
+}
+
+// combine builds the client's reply from the parts of the last round.
+func (p *plan) combine(ex Exec, s *Slot) {
+	out := s.Reply[:0]
+	if e := p.firstError(); e != nil {
+		p.done(ex, s, e)
+		return
+	}
+	rule := p.cmd.Combine
+	if p.cmd.Route == RouteKey {
+		switch p.cmd.Split {
+		case SplitSumInt:
+			rule = CombineSumInt
+		case SplitPairsOK:
+			rule = CombineOK
+		case SplitPerKey:
+			out = p.interleave(out)
+			s.Reply = out
+			p.release(ex)
+			finish(ex, s)
+			return
+		case SplitMSETNX:
+			p.done(ex, s, []byte(":1\r\n"))
+			return
+		}
+	}
+	switch rule {
+	case CombineSumInt:
+		out = append(out, ':')
+		out = strconv.AppendInt(out, p.sumInts(), 10)
+		out = append(out, '\r', '\n')
+	case CombineOK:
+		out = append(out, "+OK\r\n"...)
+	case CombineConcatArray:
+		total := 0
+		for _, c := range p.parts {
+			if c != nil {
+				n, _ := arrayHeader(c.Reply)
+				total += n
+			}
+		}
+		w := resp.Writer{B: out, Proto: p.proto}
+		w.Array(total)
+		out = w.B
+		for _, c := range p.parts {
+			if c != nil {
+				_, h := arrayHeader(c.Reply)
+				out = append(out, c.Reply[h:]...)
+			}
+		}
+	case CombineFirstNonNil:
+		var pick []byte
+		for _, c := range p.parts {
+			if c != nil && !isNull(c.Reply) {
+				pick = c.Reply
+				break
+			}
+		}
+		if pick == nil {
+			w := resp.Writer{B: out, Proto: p.proto}
+			w.Null()
+			out = w.B
+		} else {
+			out = append(out, pick...)
+		}
+	}
+	s.Reply = out
+	p.release(ex)
+	finish(ex, s)
+}
+
+// interleave puts MGET's per-shard replies back into the order of the keys.
+func (p *plan) interleave(out []byte) []byte {
+	w := resp.Writer{B: out, Proto: p.proto}
+	w.Array(len(p.keyPos))
+	out = w.B
+	var offs [64]int
+	off := offs[:0]
+	for _, c := range p.parts {
+		n := 0
+		if c != nil {
+			_, n = arrayHeader(c.Reply)
+		}
+		off = append(off, n)
+	}
+	for _, sh := range p.keyShard {
+		r := p.parts[sh].Reply
+		n := elemLen(r[off[sh]:])
+		out = append(out, r[off[sh]:off[sh]+n]...)
+		off[sh] += n
+	}
+	return out
+}
+
+// moveStep advances RENAME, RENAMENX and COPY between two shards. last is the
+// reply of the previous step (nil before the first).
+func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
+	src, dst := p.argv[1], p.argv[2]
+	srcShard, dstShard := p.keyShard[0], p.keyShard[1]
+	name := p.cmd.Name
+	step := p.phase
+	p.phase++
+	switch step {
+	case 0: // read (RENAME: and remove) the source
+		cmd := cmdDump
+		if name == "rename" {
+			cmd = cmdTake
+		}
+		p.begin()
+		p.sub = append(p.sub[:0], []byte(cmd.Name), src)
+		p.send(ex, s, srcShard, cmd, p.db, p.sub)
+		p.partDone(ex, s)
+	case 1: // write the destination
+		if isErr(last) {
+			p.done(ex, s, last)
+			return
+		}
+		if isNull(last) {
+			if name == "copy" {
+				p.done(ex, s, []byte(":0\r\n"))
+			} else {
+				p.done(ex, s, errReply(resp.ErrNoSuchKey))
+			}
+			return
+		}
+		blob := bulkBody(last)
+		mode, db := wordReplace, p.db
+		if name == "renamenx" || (name == "copy" && !p.replace) {
+			mode = wordNX
+		}
+		if name == "copy" {
+			db = p.copyDB
+		}
+		// blob lives in a part's slot, which is kept until send reuses
+		// p.parts; copy it into sub's backing via args first.
+		p.args = append(p.args, blob...)
+		blob = p.args[len(p.args)-len(blob):]
+		p.release(ex)
+		p.begin()
+		p.sub = append(p.sub[:0], []byte(cmdRestore.Name), dst, blob, mode)
+		p.send(ex, s, dstShard, cmdRestore, db, p.sub)
+		p.partDone(ex, s)
+	case 2: // RENAMENX wrote the destination: remove the source
+		if isErr(last) {
+			p.done(ex, s, last)
+			return
+		}
+		switch name {
+		case "rename":
+			p.done(ex, s, []byte("+OK\r\n"))
+		case "copy":
+			p.done(ex, s, last)
+		default:
+			if string(last) == ":0\r\n" {
+				p.done(ex, s, last)
+				return
+			}
+			p.release(ex)
+			p.begin()
+			p.sub = append(p.sub[:0], []byte(cmdDel.Name), src)
+			p.send(ex, s, srcShard, cmdDel, p.db, p.sub)
+			p.partDone(ex, s)
+		}
+	default:
+		p.done(ex, s, []byte(":1\r\n"))
+	}
+}
+
+// copyOptions parses COPY's DB and REPLACE options; on a bad option it
+// answers the error and reports false.
+func (p *plan) copyOptions(ex Exec, s *Slot) bool {
+	p.copyDB, p.replace = p.db, false
+	for i := 3; i < len(p.argv); i++ {
+		a := p.argv[i]
+		switch {
+		case resp.EqualFold(a, "replace"):
+			p.replace = true
+		case resp.EqualFold(a, "db") && i+1 < len(p.argv):
+			n, ok := resp.ParseInt(p.argv[i+1])
+			if !ok {
+				p.done(ex, s, errReply(resp.ErrNotInteger))
+				return false
+			}
+			if n < 0 || n >= int64(ex.Databases()) {
+				p.done(ex, s, errReply(resp.ErrDBIndex))
+				return false
+			}
+			p.copyDB = int(n)
+			i++
+		default:
+			p.done(ex, s, errReply(resp.ErrSyntax))
+			return false
+		}
+	}
+	return true
+}
+
+// done answers reply (copied) and ends the plan.
+func (p *plan) done(ex Exec, s *Slot, reply []byte) {
+	s.Reply = append(s.Reply[:0], reply...)
+	p.release(ex)
+	finish(ex, s)
+}
+
+// release recycles the part slots of the last round.
+func (p *plan) release(ex Exec) {
+	for i, c := range p.parts {
+		if c != nil {
+			ex.FreeSlot(c)
+			p.parts[i] = nil
+		}
+	}
+}
+
+func (p *plan) firstError() []byte {
+	for _, c := range p.parts {
+		if c != nil && isErr(c.Reply) {
+			return c.Reply
+		}
+	}
+	return nil
+}
+
+func (p *plan) sumInts() int64 {
+	var sum int64
+	for _, c := range p.parts {
+		if c != nil && len(c.Reply) > 3 && c.Reply[0] == ':' {
+			n, _ := resp.ParseInt(c.Reply[1 : len(c.Reply)-2])
+			sum += n
+		}
+	}
+	return sum
+}
+
+func errReply(e resp.Error) []byte {
+	return []byte("-" + string(e) + "\r\n")
+}
+
+func isErr(r []byte) bool { return len(r) > 0 && r[0] == '-' }
+
+func isNull(r []byte) bool {
+	return string(r) == "$-1\r\n" || string(r) == "_\r\n" || string(r) == "*-1\r\n"
+}
+
+// arrayHeader returns the element count of an array reply and the length of
+// its header line.
+func arrayHeader(r []byte) (n, hdr int) {
+	if len(r) == 0 || (r[0] != '*' && r[0] != '~') {
+		return 0, 0
+	}
+	i := 1
+	for i < len(r) && r[i] != '\r' {
+		n = n*10 + int(r[i]-'0')
+		i++
+	}
+	return n, i + 2
+}
+
+// bulkBody returns the payload of a bulk string reply.
+func bulkBody(r []byte) []byte {
+	i := 1
+	n := 0
+	for i < len(r) && r[i] != '\r' {
+		n = n*10 + int(r[i]-'0')
+		i++
+	}
+	return r[i+2 : i+2+n]
+}
+
+// elemLen returns the length of the first element of r, which is a bulk
+// string or a null (the elements of MGET's reply).
+func elemLen(r []byte) int {
+	if r[0] == '_' {
+		return 3
+	}
+	i := 1
+	n := 0
+	neg := false
+	for i < len(r) && r[i] != '\r' {
+		if r[i] == '-' {
+			neg = true
+		} else {
+			n = n*10 + int(r[i]-'0')
+		}
+		i++
+	}
+	if neg {
+		return i + 2
+	}
+	return i + 2 + n + 2
+}

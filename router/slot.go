@@ -1,0 +1,68 @@
+package router
+
+// Slot is a place for one reply that is not ready yet. A connection keeps its
+// slots in request order and writes a reply only when every earlier slot is
+// filled, so pipelined replies leave in order even when later commands finish
+// first. A command split over several shards has one slot for the client and
+// one child slot per part; the parent is filled when its plan has combined
+// every part.
+type Slot struct {
+	Reply  []byte
+	Filled bool
+	// Orphan is set when the connection that waits for the slot has gone;
+	// the slot is recycled when its reply arrives instead of being written.
+	Orphan bool
+	// Discard drops the reply instead of writing it (CLIENT REPLY OFF/SKIP).
+	Discard bool
+
+	parent *Slot
+	plan   *plan // the plan this slot is the result of, while it runs
+	mem    plan  // storage for plan, kept with the slot so plans are reused too
+}
+
+// Reset clears s for reuse, keeping its reply buffer.
+func (s *Slot) Reset() {
+	s.Reply = s.Reply[:0]
+	s.Filled = false
+	s.Orphan = false
+	s.Discard = false
+	s.parent = nil
+	s.plan = nil
+}
+
+// Exec is what the router needs from the core it runs on to carry out a
+// multi-shard plan: send a command to a shard (running it at once when the
+// shard is local) and manage slots.
+type Exec interface {
+	// Submit runs or sends cmd with argv on shard; its reply fills dest. A
+	// remote submission copies argv, so argv may be reused once Submit returns.
+	Submit(shard int, cmd *Command, db, proto int, argv [][]byte, dest *Slot)
+	NewSlot() *Slot
+	FreeSlot(s *Slot)
+	Shards() int
+	Databases() int
+	// Orphaned is called when a slot whose connection has gone is filled.
+	Orphaned(s *Slot)
+}
+
+// Fill stores reply in s and, when s is one part of a plan, moves the plan on.
+func Fill(ex Exec, s *Slot, reply []byte) {
+	s.Reply = append(s.Reply[:0], reply...)
+	s.Filled = true
+	if p := s.parent; p != nil {
+		p.plan.partDone(ex, p)
+		return
+	}
+	if s.Orphan {
+		ex.Orphaned(s)
+	}
+}
+
+// finish marks a plan's slot filled once its combined reply is in s.Reply.
+func finish(ex Exec, s *Slot) {
+	s.Filled = true
+	s.plan = nil
+	if s.Orphan {
+		ex.Orphaned(s)
+	}
+}
