@@ -122,8 +122,7 @@ func (w *Writer) Push(n int) {
 }
 
 // Double appends a floating point reply: ,f in RESP3, a bulk string in RESP2.
-// The text is the shortest that reads back to the same float, as Redis 7 prints
-// it, with inf/-inf/nan spelled the RESP3 way.
+// The text is AppendFloat's, which is also how RESP3 spells inf, -inf and nan.
 func (w *Writer) Double(f float64) {
 	var tmp [32]byte
 	b := AppendFloat(tmp[:0], f)
@@ -136,7 +135,15 @@ func (w *Writer) Double(f float64) {
 	w.Bulk(b)
 }
 
-// AppendFloat formats f as Redis does for doubles (INCRBYFLOAT, ZSCORE, …).
+// AppendFloat formats f as Redis 7 replies with a double (ZSCORE, ZINCRBY,
+// RESP3 doubles): the shortest digits that read back to f, written plainly
+// unless that would take more than 7 trailing zeros or, for a fraction, more
+// than 6 decimals with the leading digit 4 or more places from the point; then
+// in exponent form with an unpadded exponent ("1e+8", "1.5e-7"). Infinities
+// and NaN are "inf", "-inf" and "nan".
+//
+// INCRBYFLOAT stores its result in a different, never-exponent form; this is
+// not that.
 func AppendFloat(dst []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
@@ -146,7 +153,71 @@ func AppendFloat(dst []byte, f float64) []byte {
 	case math.IsNaN(f):
 		return append(dst, "nan"...)
 	}
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	if math.Signbit(f) {
+		dst = append(dst, '-')
+		f = -f
+	}
+	if f == 0 {
+		return append(dst, '0')
+	}
+	// strconv finds the shortest digits; only the layout is Redis's.
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // d[.ddd]e±XX
+	var digits [24]byte
+	nd := 0
+	i := 0
+	for ; e[i] != 'e'; i++ {
+		if e[i] != '.' {
+			digits[nd] = e[i]
+			nd++
+		}
+	}
+	neg := e[i+1] == '-'
+	exp := 0
+	for _, c := range e[i+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if neg {
+		exp = -exp
+	}
+	d := digits[:nd]
+	k := exp - (nd - 1) // power of ten of the last digit
+	absExp := exp
+	if absExp < 0 {
+		absExp = -absExp
+	}
+	switch {
+	case k >= 0 && exp < nd+7:
+		dst = append(dst, d...)
+		for ; k > 0; k-- {
+			dst = append(dst, '0')
+		}
+		return dst
+	case k < 0 && (k > -7 || absExp < 4):
+		point := nd + k
+		if point <= 0 {
+			dst = append(dst, '0', '.')
+			for ; point < 0; point++ {
+				dst = append(dst, '0')
+			}
+			return append(dst, d...)
+		}
+		dst = append(dst, d[:point]...)
+		dst = append(dst, '.')
+		return append(dst, d[point:]...)
+	}
+	dst = append(dst, d[0])
+	if nd > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, d[1:]...)
+	}
+	dst = append(dst, 'e')
+	if exp < 0 {
+		dst = append(dst, '-')
+	} else {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(absExp), 10)
 }
 
 // Bool appends a boolean: #t/#f in RESP3, :1/:0 in RESP2.

@@ -52,12 +52,12 @@ type Split uint8
 
 // Split rules.
 const (
-	SplitNone     Split = iota // single key, or cross-shard not allowed
-	SplitSumInt                // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
-	SplitPairsOK               // MSET: key/value pairs per shard, +OK
-	SplitPerKey                // MGET: one GET per key, replies concatenated under one array header
-	SplitMSETNX                // MSETNX: EXISTS on every part, then MSET if none existed
-	SplitMoveKey               // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
+	SplitNone    Split = iota // single key, or cross-shard not allowed
+	SplitSumInt               // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
+	SplitPairsOK              // MSET: key/value pairs per shard, +OK
+	SplitPerKey               // MGET: one GET per key, replies concatenated under one array header
+	SplitMSETNX               // MSETNX: EXISTS on every part, then MSET if none existed
+	SplitMoveKey              // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
 )
 
 // Combine says how replies of a RouteAll command become one reply.

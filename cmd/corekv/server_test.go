@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// corekvBinary builds the server once per test run.
+func corekvBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "corekv-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "corekv")
+		args := []string{"build", "-o", binPath}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		args = append(args, ".")
+		out, err := exec.Command("go", args...).CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// server is a running corekv process started by a test.
+type server struct {
+	cmd    *exec.Cmd
+	port   int
+	addr   string
+	shards int
+	log    *safeBuffer
+	done   chan error
+}
+
+type safeBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *safeBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	b.buf = append(b.buf, p...)
+	b.mu.Unlock()
+	return len(p), nil
+}
+
+func (b *safeBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+var readyLine = regexp.MustCompile(`corekv ready.* shards=(\d+) .*port=(\d+)`)
+
+// startServer runs corekv on a free loopback port with the given extra
+// arguments, waits until it is ready, and stops it when the test ends.
+func startServer(t testing.TB, wrapper []string, args ...string) *server {
+	t.Helper()
+	bin := corekvBinary(t)
+	full := append([]string{}, wrapper...)
+	full = append(full, bin, "--port", "0", "--bind", "127.0.0.1")
+	full = append(full, args...)
+	cmd := exec.Command(full[0], full[1:]...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, log: &safeBuffer{}, done: make(chan error, 1)}
+	ready := make(chan [2]int, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			s.log.Write([]byte(line + "\n"))
+			if m := readyLine.FindStringSubmatch(line); m != nil {
+				sh, _ := strconv.Atoi(m[1])
+				p, _ := strconv.Atoi(m[2])
+				ready <- [2]int{sh, p}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+		s.done <- cmd.Wait()
+	}()
+	select {
+	case r := <-ready:
+		s.shards, s.port = r[0], r[1]
+	case err := <-s.done:
+		t.Fatalf("corekv exited before ready: %v\n%s", err, s.log.String())
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("corekv not ready after 20s\n%s", s.log.String())
+	}
+	s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// stop sends SIGTERM and expects a clean exit.
+func (s *server) stop(t testing.TB) {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("corekv exited with %v\n%s", err, s.log.String())
+		}
+		s.done <- err
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		t.Errorf("corekv did not stop within 10s of SIGTERM\n%s", s.log.String())
+	}
+}
+
+// client returns a go-redis client for s speaking the given protocol.
+func (s *server) client(t testing.TB, proto int) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.addr, Protocol: proto, PoolSize: 64, DisableIdentity: false})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// raw opens a plain TCP connection to s.
+func (s *server) raw(t testing.TB) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", s.addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// mustServe checks that s still answers a fresh client.
+func (s *server) mustServe(t testing.TB) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Set(ctx, "alive-check", "yes", 0).Err(); err != nil {
+		t.Fatalf("server stopped serving: %v\n%s", err, s.log.String())
+	}
+	if v, err := c.Get(ctx, "alive-check").Result(); err != nil || v != "yes" {
+		t.Fatalf("server answers wrongly: %q %v", v, err)
+	}
+}
+
+// needTool skips when a command-line tool is missing, except under CI where
+// the tool is part of the contract and its absence is a failure.
+func needTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required under CI=true (install redis-tools)", name)
+		}
+		t.Skipf("%s not installed; install redis-tools to run this test", name)
+	}
+	return p
+}
+
+// shardCounts are the shard counts every integration test runs with.
+var shardCounts = []int{1, 2, 4}

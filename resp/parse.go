@@ -1,0 +1,468 @@
+package resp
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// Limits of the request protocol, with Redis's defaults.
+const (
+	// MaxBulkLen is the largest bulk argument a client may declare
+	// (proto-max-bulk-len).
+	MaxBulkLen = 512 << 20
+	// MaxMultibulkLen is the most arguments one request may declare. Redis 7
+	// accepts up to INT_MAX; we keep the older 1M bound so that a single
+	// request's argument vector stays small.
+	MaxMultibulkLen = 1 << 20
+	// MaxInlineLen bounds an inline request line and the count lines of a
+	// multibulk request (PROTO_INLINE_MAX_SIZE).
+	MaxInlineLen = 64 << 10
+	// MaxQueryBuffer is the most unparsed input a connection may hold
+	// (client-query-buffer-limit). The parser does not enforce it: the reader
+	// closes the connection, without a reply, when its buffer passes it.
+	MaxQueryBuffer = 1 << 30
+)
+
+// ProtocolError is a malformed request. Msg is Redis's text; the reply is
+// "-ERR " followed by it, after which the connection must be closed because
+// the position of the next request can no longer be trusted.
+type ProtocolError struct {
+	Msg string
+}
+
+func (e *ProtocolError) Error() string { return e.Msg }
+
+// Reply is the error reply to send before closing the connection.
+func (e *ProtocolError) Reply() Error { return Error("ERR " + e.Msg) }
+
+// Protocol errors with fixed text. They are shared values so that rejecting a
+// request costs no allocation; compare with errors.Is or ==.
+var (
+	ErrInvalidMultibulkLen = &ProtocolError{"Protocol error: invalid multibulk length"}
+	ErrInvalidBulkLen      = &ProtocolError{"Protocol error: invalid bulk length"}
+	ErrTooBigInline        = &ProtocolError{"Protocol error: too big inline request"}
+	ErrTooBigMbulkCount    = &ProtocolError{"Protocol error: too big mbulk count string"}
+	ErrTooBigBulkCount     = &ProtocolError{"Protocol error: too big bulk count string"}
+	ErrUnbalancedQuotes    = &ProtocolError{"Protocol error: unbalanced quotes in request"}
+)
+
+// expectedDollar is the error for a bulk header that does not start with '$'.
+// Redis prints the offending byte raw, so we do too.
+func expectedDollar(c byte) *ProtocolError {
+	return &ProtocolError{"Protocol error: expected '$', got '" + string([]byte{c}) + "'"}
+}
+
+// ParseCommand parses the request at the start of buf and appends its
+// arguments to argv[:0]. The arguments are slices of buf, capped at their own
+// length so that appending to one cannot overwrite the next; they are valid
+// only until buf is reused. n is the number of bytes the request took.
+//
+// If buf does not yet hold a whole request, n is 0 and err is nil: read more
+// and call again with the same start. A request with no arguments (an empty
+// inline line, "*0", a negative count) is consumed with n > 0 and len(args)
+// == 0, and the caller simply moves on. On error the connection is beyond
+// repair: reply with err's Reply and close.
+//
+// Inline requests are decoded in place, so ParseCommand may rewrite the bytes
+// of buf[:n]. The parser keeps no state between calls, so a request that
+// arrives in k pieces is scanned k times; that is cheap for the short requests
+// that dominate and bounded by the limits above for the rest.
+//
+// args has length 0 unless a request was parsed, but it is always argv grown
+// as needed, so that passing args[:0] to the next call keeps its capacity.
+func ParseCommand(buf []byte, argv [][]byte) (args [][]byte, n int, err error) {
+	args = argv[:0]
+	if len(buf) == 0 {
+		return args, 0, nil
+	}
+	if buf[0] == '*' {
+		return parseMultibulk(buf, args)
+	}
+	return parseInline(buf, args)
+}
+
+// Results of countLine that are not the index of a CR.
+const (
+	needMore = -1
+	tooLong  = -2
+)
+
+// countLine finds the CR that ends a "*<n>" or "$<n>" line starting at
+// buf[0]. It returns the CR's index, needMore, or tooLong when the line has
+// grown past where Redis stops waiting for its end. As in Redis the byte
+// after CR is skipped without being looked at, and the search gives up after
+// MaxInlineLen bytes so that junk without a CR is not rescanned in full on
+// every read.
+func countLine(buf []byte) int {
+	w := buf
+	if len(w) > MaxInlineLen+1 {
+		w = w[:MaxInlineLen+1]
+	}
+	cr := bytes.IndexByte(w, '\r')
+	if cr < 0 {
+		if len(buf) > MaxInlineLen {
+			return tooLong
+		}
+		return needMore
+	}
+	if cr+1 >= len(buf) {
+		return needMore
+	}
+	return cr
+}
+
+func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
+	cr := countLine(buf)
+	switch cr {
+	case needMore:
+		return args[:0], 0, nil
+	case tooLong:
+		return args[:0], 0, ErrTooBigMbulkCount
+	}
+	count, ok := ParseInt(buf[1:cr])
+	// The count is checked here, before anything is sized by it; argv then
+	// grows only with arguments that have actually arrived.
+	if !ok || count > MaxMultibulkLen {
+		return args[:0], 0, ErrInvalidMultibulkLen
+	}
+	pos := cr + 2
+	if count <= 0 {
+		return args, pos, nil
+	}
+	for ; count > 0; count-- {
+		rest := buf[pos:]
+		if len(rest) == 0 {
+			return args[:0], 0, nil
+		}
+		cr := countLine(rest)
+		switch cr {
+		case needMore:
+			return args[:0], 0, nil
+		case tooLong:
+			return args[:0], 0, ErrTooBigBulkCount
+		}
+		if rest[0] != '$' {
+			return args[:0], 0, expectedDollar(rest[0])
+		}
+		size, ok := ParseInt(rest[1:cr])
+		if !ok || size < 0 || size > MaxBulkLen {
+			return args[:0], 0, ErrInvalidBulkLen
+		}
+		start := pos + cr + 2
+		end := start + int(size)
+		// Like Redis, the two bytes after the data are taken to be CRLF
+		// without checking.
+		if len(buf)-start < int(size)+2 {
+			return args[:0], 0, nil
+		}
+		args = append(args, buf[start:end:end])
+		pos = end + 2
+	}
+	return args, pos, nil
+}
+
+func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
+	w := buf
+	if len(w) > MaxInlineLen+1 {
+		w = w[:MaxInlineLen+1]
+	}
+	// A line is too long when its LF lies past MaxInlineLen, however the
+	// bytes arrived; Redis only notices between reads, so this is what it
+	// does when the line trickles in. Unlike Redis, which searches with
+	// strchr and so stops at a NUL, the line is found and split byte-exactly.
+	lf := bytes.IndexByte(w, '\n')
+	if lf < 0 {
+		if len(buf) > MaxInlineLen {
+			return args, 0, ErrTooBigInline
+		}
+		return args, 0, nil
+	}
+	end := lf
+	if end > 0 && buf[end-1] == '\r' {
+		end--
+	}
+	args, ok := splitArgs(buf[:end], args)
+	if !ok {
+		return args[:0], 0, ErrUnbalancedQuotes
+	}
+	return args, lf + 1, nil
+}
+
+// isSpace is C's isspace in the C locale, which Redis uses to skip blanks
+// between inline arguments and to check what follows a closing quote.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// splitArgs splits an inline line the way Redis's sdssplitargs does and
+// appends the arguments. Quoted text is decoded in place: every escape or
+// quote is longer than what it stands for, so the write index w never passes
+// the read index i and each argument is still a slice of line.
+func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
+	i := 0
+	for {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			return args, true
+		}
+		start, w := i, i
+		inDouble, inSingle := false, false
+	token:
+		for {
+			if i == len(line) {
+				if inDouble || inSingle {
+					return args, false
+				}
+				break
+			}
+			c := line[i]
+			switch {
+			case inDouble:
+				switch {
+				case c == '\\' && i+3 < len(line) && line[i+1] == 'x':
+					hi, ok1 := unhex(line[i+2])
+					lo, ok2 := unhex(line[i+3])
+					if ok1 && ok2 {
+						line[w] = hi<<4 | lo
+						w++
+						i += 4
+						continue
+					}
+					line[w] = 'x'
+					w++
+					i += 2
+				case c == '\\' && i+1 < len(line):
+					switch e := line[i+1]; e {
+					case 'n':
+						line[w] = '\n'
+					case 'r':
+						line[w] = '\r'
+					case 't':
+						line[w] = '\t'
+					case 'b':
+						line[w] = '\b'
+					case 'a':
+						line[w] = '\a'
+					default:
+						line[w] = e
+					}
+					w++
+					i += 2
+				case c == '"':
+					// A closing quote must end the argument.
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return args, false
+					}
+					i++
+					break token
+				default:
+					line[w] = c
+					w++
+					i++
+				}
+			case inSingle:
+				switch {
+				case c == '\\' && i+1 < len(line) && line[i+1] == '\'':
+					line[w] = '\''
+					w++
+					i += 2
+				case c == '\'':
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return args, false
+					}
+					i++
+					break token
+				default:
+					line[w] = c
+					w++
+					i++
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t':
+					i++
+					break token
+				case '"':
+					inDouble = true
+				case '\'':
+					inSingle = true
+				default:
+					line[w] = c
+					w++
+				}
+				i++
+			}
+		}
+		args = append(args, line[start:w:w])
+	}
+}
+
+// EqualFold reports whether b equals lower, ignoring ASCII case in b. lower
+// must already be lower case; it is how option names ("ex", "nx") are
+// matched without converting the client's bytes to a string.
+func EqualFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseInt parses b as a signed decimal int64 with Redis's string2ll rules:
+// an optional '-', then digits with no leading zero (except "0" itself), no
+// '+', no spaces, no "-0", and no overflow. Being this strict is what makes
+// "007" and "1 " strings rather than integers, as they are in Redis.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := false
+	if b[0] == '-' {
+		neg = true
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	if b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// ParseFloat parses b as a float64 with the rules Redis applies to scores and
+// increments (strtod, with the whole input consumed): an optional sign,
+// decimal digits with an optional point and exponent ("1e3", ".5", "1."),
+// "inf" or "infinity" in any case, or a hexadecimal float ("0x1p-2", "0x1A").
+// Leading or trailing bytes, "nan", and values that overflow or underflow to
+// zero are rejected. It allocates only when rejecting a value out of range.
+func ParseFloat(b []byte) (float64, bool) {
+	hex, nonzero, ok := scanFloat(b)
+	if !ok {
+		return 0, false
+	}
+	var s string
+	if hex {
+		// Go insists on a 'p' exponent after a hexadecimal mantissa; strtod
+		// does not, so supply "p0" when it is missing.
+		var tmp [64]byte
+		t := append(tmp[:0], b...)
+		if bytes.IndexAny(t, "pP") < 0 {
+			t = append(t, 'p', '0')
+		}
+		s = unsafe.String(unsafe.SliceData(t), len(t))
+	} else {
+		s = unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || (f == 0 && nonzero) {
+		return 0, false
+	}
+	return f, true
+}
+
+func isMantissaDigit(c byte, hex bool) bool {
+	if hex {
+		_, ok := unhex(c)
+		return ok
+	}
+	return '0' <= c && c <= '9'
+}
+
+// scanFloat checks b against strtod's grammar, so that strconv sees only text
+// both agree on, and reports whether it is hexadecimal and whether its
+// mantissa has a nonzero digit (to tell underflow from a real zero).
+func scanFloat(b []byte) (hex, nonzero, ok bool) {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	rest := b[i:]
+	if EqualFold(rest, "inf") || EqualFold(rest, "infinity") {
+		return false, true, true
+	}
+	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
+		hex = true
+		i += 2
+	}
+	mant := 0
+	for ; i < len(b) && isMantissaDigit(b[i], hex); i++ {
+		mant++
+		nonzero = nonzero || b[i] != '0'
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for ; i < len(b) && isMantissaDigit(b[i], hex); i++ {
+			mant++
+			nonzero = nonzero || b[i] != '0'
+		}
+	}
+	if mant == 0 {
+		return false, false, false
+	}
+	expChar := byte('e')
+	if hex {
+		expChar = 'p'
+	}
+	if i < len(b) && b[i]|0x20 == expChar {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		digits := 0
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+			digits++
+		}
+		if digits == 0 {
+			return false, false, false
+		}
+	}
+	return hex, nonzero, i == len(b)
+}

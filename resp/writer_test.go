@@ -1,0 +1,159 @@
+package resp
+
+import (
+	"math"
+	"strconv"
+	"testing"
+)
+
+func TestWriter(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(w *Writer)
+		resp2 string
+		resp3 string // same as resp2 when empty
+	}{
+		{"OK", func(w *Writer) { w.OK() }, "+OK\r\n", ""},
+		{"Simple", func(w *Writer) { w.Simple("PONG") }, "+PONG\r\n", ""},
+		{"Simple empty", func(w *Writer) { w.Simple("") }, "+\r\n", ""},
+		{"Err", func(w *Writer) { w.Err(ErrSyntax) }, "-ERR syntax error\r\n", ""},
+		{"Err wrong type", func(w *Writer) { w.Err(ErrWrongType) },
+			"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", ""},
+		{"Err protocol", func(w *Writer) { w.Err(ErrInvalidBulkLen.Reply()) },
+			"-ERR Protocol error: invalid bulk length\r\n", ""},
+		{"Int", func(w *Writer) { w.Int(42) }, ":42\r\n", ""},
+		{"Int zero", func(w *Writer) { w.Int(0) }, ":0\r\n", ""},
+		{"Int min", func(w *Writer) { w.Int(math.MinInt64) }, ":-9223372036854775808\r\n", ""},
+		{"Bulk", func(w *Writer) { w.Bulk([]byte("hello")) }, "$5\r\nhello\r\n", ""},
+		{"Bulk binary", func(w *Writer) { w.Bulk([]byte("a\r\n\x00")) }, "$4\r\na\r\n\x00\r\n", ""},
+		{"Bulk empty", func(w *Writer) { w.Bulk(nil) }, "$0\r\n\r\n", ""},
+		{"BulkString", func(w *Writer) { w.BulkString("hi") }, "$2\r\nhi\r\n", ""},
+		{"BulkString empty", func(w *Writer) { w.BulkString("") }, "$0\r\n\r\n", ""},
+		{"BulkInt", func(w *Writer) { w.BulkInt(-123) }, "$4\r\n-123\r\n", ""},
+		{"BulkInt max", func(w *Writer) { w.BulkInt(math.MaxInt64) }, "$19\r\n9223372036854775807\r\n", ""},
+		{"Null", func(w *Writer) { w.Null() }, "$-1\r\n", "_\r\n"},
+		{"NullArray", func(w *Writer) { w.NullArray() }, "*-1\r\n", "_\r\n"},
+		{"Array", func(w *Writer) { w.Array(2); w.Int(1); w.BulkString("a") }, "*2\r\n:1\r\n$1\r\na\r\n", ""},
+		{"Array empty", func(w *Writer) { w.Array(0) }, "*0\r\n", ""},
+		{"Map", func(w *Writer) { w.Map(1); w.BulkString("k"); w.Int(1) },
+			"*2\r\n$1\r\nk\r\n:1\r\n", "%1\r\n$1\r\nk\r\n:1\r\n"},
+		{"Map empty", func(w *Writer) { w.Map(0) }, "*0\r\n", "%0\r\n"},
+		{"Set", func(w *Writer) { w.Set(2) }, "*2\r\n", "~2\r\n"},
+		{"Push", func(w *Writer) { w.Push(3) }, "*3\r\n", ">3\r\n"},
+		{"Double", func(w *Writer) { w.Double(1.5) }, "$3\r\n1.5\r\n", ",1.5\r\n"},
+		{"Double integral", func(w *Writer) { w.Double(10) }, "$2\r\n10\r\n", ",10\r\n"},
+		{"Double inf", func(w *Writer) { w.Double(math.Inf(1)) }, "$3\r\ninf\r\n", ",inf\r\n"},
+		{"Double -inf", func(w *Writer) { w.Double(math.Inf(-1)) }, "$4\r\n-inf\r\n", ",-inf\r\n"},
+		{"Double nan", func(w *Writer) { w.Double(math.NaN()) }, "$3\r\nnan\r\n", ",nan\r\n"},
+		{"Bool true", func(w *Writer) { w.Bool(true) }, ":1\r\n", "#t\r\n"},
+		{"Bool false", func(w *Writer) { w.Bool(false) }, ":0\r\n", "#f\r\n"},
+		{"BigNumber", func(w *Writer) { w.BigNumber([]byte("12345678901234567890")) },
+			"$20\r\n12345678901234567890\r\n", "(12345678901234567890\r\n"},
+		{"Verbatim", func(w *Writer) { w.Verbatim("txt", []byte("hi\nthere")) },
+			"$8\r\nhi\nthere\r\n", "=12\r\ntxt:hi\nthere\r\n"},
+		{"Verbatim empty", func(w *Writer) { w.Verbatim("mkd", nil) }, "$0\r\n\r\n", "=4\r\nmkd:\r\n"},
+	}
+	for _, tt := range tests {
+		for _, proto := range []int{0, 2, 3} {
+			t.Run(tt.name+"/"+strconv.Itoa(proto), func(t *testing.T) {
+				want := tt.resp2
+				if proto == 3 && tt.resp3 != "" {
+					want = tt.resp3
+				}
+				w := Writer{B: []byte("prefix"), Proto: proto}
+				tt.write(&w)
+				if got := string(w.B); got != "prefix"+want {
+					t.Fatalf("got %q, want %q", got, "prefix"+want)
+				}
+			})
+		}
+	}
+}
+
+func TestWriterRESP3(t *testing.T) {
+	for proto, want := range map[int]bool{0: false, 2: false, 3: true} {
+		if got := (&Writer{Proto: proto}).RESP3(); got != want {
+			t.Errorf("Proto %d: RESP3() = %v", proto, got)
+		}
+	}
+}
+
+// The expected strings are what Redis 7.2+ prints for these doubles.
+func TestAppendFloat(t *testing.T) {
+	tests := []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"},
+		{math.Copysign(0, -1), "-0"},
+		{1, "1"},
+		{-1.5, "-1.5"},
+		{0.1, "0.1"},
+		{1.1, "1.1"},
+		{3.14159, "3.14159"},
+		{1e6, "1000000"},
+		{1e7, "10000000"},
+		{1e8, "1e+8"},
+		{1.5e8, "150000000"},
+		{1.5e9, "1.5e+9"},
+		{123456789, "123456789"},
+		{-123456789, "-123456789"},
+		{1e21, "1e+21"},
+		{1e100, "1e+100"},
+		{math.MaxFloat64, "1.7976931348623157e+308"},
+		{0.0001, "0.0001"},
+		{1e-5, "0.00001"},
+		{1e-6, "0.000001"},
+		{1e-7, "1e-7"},
+		{1.5e-7, "1.5e-7"},
+		{0.0012345678, "0.0012345678"},
+		{0.00012345678, "1.2345678e-4"},
+		{1234.5678901, "1234.5678901"},
+		{12345.678901234, "1.2345678901234e+4"},
+		{5e-324, "5e-324"},
+		{math.Inf(1), "inf"},
+		{math.Inf(-1), "-inf"},
+		{math.NaN(), "nan"},
+	}
+	for _, tt := range tests {
+		got := string(AppendFloat([]byte("x"), tt.f))
+		if got != "x"+tt.want {
+			t.Errorf("AppendFloat(%v) = %q, want %q", tt.f, got[1:], tt.want)
+		}
+		if !math.IsNaN(tt.f) {
+			back, ok := ParseFloat([]byte(got[1:]))
+			if !ok || back != tt.f {
+				t.Errorf("%q reads back as %v, %v", got[1:], back, ok)
+			}
+		}
+	}
+}
+
+func TestWriterNoAlloc(t *testing.T) {
+	w := Writer{B: make([]byte, 0, 4096), Proto: 3}
+	val := []byte("0123456789abcdef")
+	allocs := testing.AllocsPerRun(100, func() {
+		w.B = w.B[:0]
+		w.OK()
+		w.Simple("PONG")
+		w.Err(ErrSyntax)
+		w.Int(-12345)
+		w.Bulk(val)
+		w.BulkString("hello")
+		w.BulkInt(987654321)
+		w.Null()
+		w.NullArray()
+		w.Array(3)
+		w.Map(2)
+		w.Set(1)
+		w.Push(1)
+		w.Double(3.25)
+		w.Double(1e300)
+		w.Bool(true)
+		w.BigNumber(val)
+		w.Verbatim("txt", val)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocs per run", allocs)
+	}
+}

@@ -1,0 +1,105 @@
+package shardowner
+
+import (
+	"testing"
+
+	"github.com/corekv/corekv/resp"
+)
+
+func benchCtx() *Ctx {
+	s := NewShard(0, 1, 16)
+	s.Clock.Ms = testNow
+	return &Ctx{Shard: s, W: &resp.Writer{B: make([]byte, 0, 4096)}}
+}
+
+func args(a ...string) [][]byte {
+	argv := make([][]byte, len(a))
+	for i, s := range a {
+		argv[i] = []byte(s)
+	}
+	return argv
+}
+
+func BenchmarkGetHit(b *testing.B) {
+	c := benchCtx()
+	Set(c, args("set", "key:000001", "some value of 32 bytes..........."))
+	argv := args("get", "key:000001")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		Get(c, argv)
+	}
+}
+
+func BenchmarkSetOverwrite(b *testing.B) {
+	c := benchCtx()
+	argv := args("set", "key:000001", "some value of 32 bytes...........")
+	Set(c, argv)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		Set(c, argv)
+	}
+}
+
+func BenchmarkSetOverwriteEX(b *testing.B) {
+	c := benchCtx()
+	argv := args("set", "key:000001", "some value of 32 bytes...........", "EX", "100")
+	Set(c, argv)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		Set(c, argv)
+	}
+}
+
+func BenchmarkIncr(b *testing.B) {
+	c := benchCtx()
+	argv := args("incr", "counter")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		Incr(c, argv)
+	}
+}
+
+func BenchmarkMGet4(b *testing.B) {
+	c := benchCtx()
+	MSet(c, args("mset", "a", "1", "b", "two", "c", "3", "d", "four"))
+	argv := args("mget", "a", "b", "c", "d")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		MGet(c, argv)
+	}
+}
+
+// Handlers on their hot paths must not allocate (the table's own allocations
+// aside, which the benchmarks above show).
+func TestHotPathAllocs(t *testing.T) {
+	c := benchCtx()
+	Set(c, args("set", "k", "value"))
+	Set(c, args("set", "n", "1"))
+	for _, tc := range []struct {
+		name string
+		h    Handler
+		argv [][]byte
+	}{
+		{"get", Get, args("get", "k")},
+		{"get miss", Get, args("get", "nope")},
+		{"incr", Incr, args("incr", "n")},
+		{"incrby", IncrBy, args("incrby", "n", "5")},
+		{"exists", Exists, args("exists", "k", "n")},
+		{"ttl", TTL, args("ttl", "k")},
+		{"strlen", StrLen, args("strlen", "k")},
+		{"mget", MGet, args("mget", "k", "n", "x")},
+	} {
+		n := testing.AllocsPerRun(100, func() {
+			c.W.B = c.W.B[:0]
+			tc.h(c, tc.argv)
+		})
+		if n != 0 {
+			t.Errorf("%s allocates %v times per call", tc.name, n)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package shardowner
+
+import (
+	"encoding/binary"
+
+	"github.com/corekv/corekv/resp"
+)
+
+// The handlers in this file are the shard-side halves of commands whose keys
+// live on two shards (RENAME, RENAMENX, COPY, MOVE of a key to another shard's
+// database…). The router sends them between shards; clients never call them.
+//
+//	corekv.dump key                      bulk value blob, or nil when missing
+//	corekv.take key                      the same, and deletes the key
+//	corekv.restore key blob replace|nx|any
+//	                                     :1 when written, :0 when not
+//
+// Restore modes: "replace" and "any" write whether or not the key exists (the
+// router uses "replace" for RENAME and COPY … REPLACE, "any" where the
+// destination is known to be free); "nx" writes only when the key is missing.
+
+// Errors of the internal commands.
+const (
+	errBadBlob resp.Error = "ERR corrupt value blob"
+)
+
+// Layout of a value blob:
+//
+//	byte 0      Kind
+//	byte 1      flags: bit 0 set when the string is integer-encoded
+//	bytes 2-9   ExpireAt, little endian (0: no TTL)
+//	bytes 10-   the int64 (little endian) or the string bytes
+const (
+	blobHeader = 10
+	blobIsInt  = 1
+)
+
+// EncodeValue appends the blob of v to dst.
+func EncodeValue(dst []byte, v Value) []byte {
+	var flags byte
+	if v.IsInt {
+		flags |= blobIsInt
+	}
+	dst = append(dst, byte(v.Kind), flags)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.ExpireAt))
+	if v.IsInt {
+		return binary.LittleEndian.AppendUint64(dst, uint64(v.Int))
+	}
+	return append(dst, v.Str...)
+}
+
+// DecodeValue reads a blob made by EncodeValue. The Str of the result aliases
+// b.
+func DecodeValue(b []byte) (Value, bool) {
+	if len(b) < blobHeader || Kind(b[0]) != KindString || b[1]&^blobIsInt != 0 {
+		return Value{}, false
+	}
+	v := Value{Kind: Kind(b[0]), ExpireAt: int64(binary.LittleEndian.Uint64(b[2:]))}
+	if v.ExpireAt < 0 {
+		return Value{}, false
+	}
+	if b[1]&blobIsInt != 0 {
+		if len(b) != blobHeader+8 {
+			return Value{}, false
+		}
+		v.IsInt = true
+		v.Int = int64(binary.LittleEndian.Uint64(b[blobHeader:]))
+		return v, true
+	}
+	v.Str = b[blobHeader:]
+	return v, true
+}
+
+// InternalDump: corekv.dump key.
+func InternalDump(c *Ctx, argv [][]byte) {
+	v, found := c.Table().Get(argv[1])
+	if !found {
+		c.W.Null()
+		return
+	}
+	c.Scratch = EncodeValue(c.Scratch[:0], v)
+	c.W.Bulk(c.Scratch)
+}
+
+// InternalTake: corekv.take key. Like corekv.dump, and deletes the key.
+func InternalTake(c *Ctx, argv [][]byte) {
+	InternalDump(c, argv)
+	c.Table().Delete(argv[1])
+}
+
+// InternalRestore: corekv.restore key blob mode. The blob's expiry is kept;
+// a blob whose expiry has passed by now counts as written but leaves the key
+// absent (an existing key is deleted under "replace" and "any").
+func InternalRestore(c *Ctx, argv [][]byte) {
+	key, mode := argv[1], argv[3]
+	nx := false
+	switch {
+	case resp.EqualFold(mode, "nx"):
+		nx = true
+	case resp.EqualFold(mode, "replace"), resp.EqualFold(mode, "any"):
+	default:
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	v, ok := DecodeValue(argv[2])
+	if !ok {
+		c.W.Err(errBadBlob)
+		return
+	}
+	t := c.Table()
+	if nx && t.Exists(key) {
+		c.W.Int(0)
+		return
+	}
+	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
+		t.Delete(key)
+	} else {
+		putValue(t, key, v)
+	}
+	c.W.Int(1)
+}

@@ -1,0 +1,296 @@
+package shardowner
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/corekv/corekv/resp"
+)
+
+// Errors of the generic key commands.
+const (
+	// errIntRange is Redis's reply to a database index that is an integer
+	// but does not fit in 32 bits.
+	errIntRange resp.Error = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errNoLFU    resp.Error = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. " +
+		"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+// sharedIntRefcount is what OBJECT REFCOUNT reports for the small integers
+// Redis keeps as shared objects (0 to 9999): INT_MAX.
+const sharedIntRefcount = math.MaxInt32
+
+// embstrLimit is the longest string Redis stores in the "embstr" encoding.
+const embstrLimit = 44
+
+// kindName is the name TYPE replies for a kind.
+func kindName(k Kind) string {
+	switch k {
+	case KindString:
+		return "string"
+	}
+	return "none"
+}
+
+// detach copies the string bytes of v into c.Scratch so that v stays valid
+// across writes to the table it came from.
+func detach(c *Ctx, v Value) Value {
+	if !v.IsInt {
+		c.Scratch = append(c.Scratch[:0], v.Str...)
+		v.Str = c.Scratch
+	}
+	return v
+}
+
+// putValue stores v, with its expiry, under key in t.
+func putValue(t *Table, key []byte, v Value) {
+	if v.IsInt {
+		t.SetInt(key, v.Int, v.ExpireAt)
+		return
+	}
+	t.SetString(key, v.Str, v.ExpireAt)
+}
+
+// Del: DEL key [key ...], and UNLINK. Replies the number of keys removed.
+func Del(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	var n int64
+	for _, k := range argv[1:] {
+		if t.Delete(k) {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+// Exists: EXISTS key [key ...]. A key named twice counts twice.
+func Exists(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	var n int64
+	for _, k := range argv[1:] {
+		if t.Exists(k) {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+// Touch: TOUCH key [key ...]. The table keeps no access time yet, so this
+// only counts the keys that exist, the way Redis replies.
+func Touch(c *Ctx, argv [][]byte) { Exists(c, argv) }
+
+// Type: TYPE key.
+func Type(c *Ctx, argv [][]byte) {
+	v, found := c.Table().Get(argv[1])
+	if !found {
+		c.W.Simple("none")
+		return
+	}
+	c.W.Simple(kindName(v.Kind))
+}
+
+// Rename: RENAME key newkey. Both keys are on this shard.
+func Rename(c *Ctx, argv [][]byte) { rename(c, argv[1], argv[2], false) }
+
+// RenameNX: RENAMENX key newkey.
+func RenameNX(c *Ctx, argv [][]byte) { rename(c, argv[1], argv[2], true) }
+
+// rename is RENAME (nx=false) and RENAMENX (nx=true). The value keeps its TTL.
+func rename(c *Ctx, src, dst []byte, nx bool) {
+	t := c.Table()
+	v, found := t.Get(src)
+	if !found {
+		c.W.Err(resp.ErrNoSuchKey)
+		return
+	}
+	if bytes.Equal(src, dst) {
+		if nx {
+			c.W.Int(0)
+		} else {
+			c.W.OK()
+		}
+		return
+	}
+	// Exists may reclaim an expired dst, a write: detach v first.
+	v = detach(c, v)
+	if nx && t.Exists(dst) {
+		c.W.Int(0)
+		return
+	}
+	t.Delete(src)
+	putValue(t, dst, v)
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+}
+
+// dbIndex reads a database number argument; on error it writes the reply.
+func dbIndex(c *Ctx, arg []byte) (int, bool) {
+	n, ok := resp.ParseInt(arg)
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return 0, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.W.Err(errIntRange)
+		return 0, false
+	}
+	if n < 0 || n >= int64(len(c.Shard.DBs)) {
+		c.W.Err(resp.ErrDBIndex)
+		return 0, false
+	}
+	return int(n), true
+}
+
+// Copy: COPY source destination [DB destination-db] [REPLACE]. Replies 1 when
+// the value was copied, 0 when the source is missing or the destination
+// exists without REPLACE.
+func Copy(c *Ctx, argv [][]byte) {
+	src, dst := argv[1], argv[2]
+	db := c.DB
+	replace := false
+	for j := 3; j < len(argv); j++ {
+		switch {
+		case resp.EqualFold(argv[j], "replace"):
+			replace = true
+		case resp.EqualFold(argv[j], "db") && j+1 < len(argv):
+			n, ok := dbIndex(c, argv[j+1])
+			if !ok {
+				return
+			}
+			db = n
+			j++
+		default:
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+	}
+	if db == c.DB && bytes.Equal(src, dst) {
+		c.W.Err(resp.ErrSameObject)
+		return
+	}
+	v, found := c.Table().Get(src)
+	if !found {
+		c.W.Int(0)
+		return
+	}
+	v = detach(c, v)
+	to := c.Shard.DBs[db]
+	if !replace && to.Exists(dst) {
+		c.W.Int(0)
+		return
+	}
+	putValue(to, dst, v)
+	c.W.Int(1)
+}
+
+// Move: MOVE key db. Moves the key to another database of this shard unless
+// the key exists there.
+func Move(c *Ctx, argv [][]byte) {
+	n, ok := dbIndex(c, argv[2])
+	if !ok {
+		return
+	}
+	if n == c.DB {
+		c.W.Err(resp.ErrSameObject)
+		return
+	}
+	t, to := c.Table(), c.Shard.DBs[n]
+	v, found := t.Get(argv[1])
+	if !found {
+		c.W.Int(0)
+		return
+	}
+	v = detach(c, v)
+	if to.Exists(argv[1]) {
+		c.W.Int(0)
+		return
+	}
+	putValue(to, argv[1], v)
+	t.Delete(argv[1])
+	c.W.Int(1)
+}
+
+var objectHelp = []string{
+	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ENCODING <key>",
+	"    Return the internal encoding of the value stored at <key>.",
+	"FREQ <key>",
+	"    Return the access frequency counter of <key> (LFU policies only).",
+	"HELP",
+	"    Print this help.",
+	"IDLETIME <key>",
+	"    Return the seconds since <key> was last accessed (not tracked: always 0).",
+	"REFCOUNT <key>",
+	"    Return the number of references to the value stored at <key>.",
+}
+
+// Object: OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP.
+func Object(c *Ctx, argv [][]byte) {
+	sub := argv[1]
+	if resp.EqualFold(sub, "help") {
+		if len(argv) != 2 {
+			c.W.Err(resp.ErrWrongArgs("object|help"))
+			return
+		}
+		c.W.Array(len(objectHelp))
+		for _, s := range objectHelp {
+			c.W.Simple(s)
+		}
+		return
+	}
+	var name string
+	switch {
+	case resp.EqualFold(sub, "encoding"):
+		name = "object|encoding"
+	case resp.EqualFold(sub, "freq"):
+		name = "object|freq"
+	case resp.EqualFold(sub, "idletime"):
+		name = "object|idletime"
+	case resp.EqualFold(sub, "refcount"):
+		name = "object|refcount"
+	default:
+		c.W.Err(resp.Error("ERR unknown subcommand '" + clipArg(sub) + "'. Try OBJECT HELP."))
+		return
+	}
+	if len(argv) != 3 {
+		c.W.Err(resp.ErrWrongArgs(name))
+		return
+	}
+	v, found := c.Table().Get(argv[2])
+	if !found {
+		c.W.Null()
+		return
+	}
+	switch name {
+	case "object|encoding":
+		switch {
+		case v.IsInt:
+			c.W.BulkString("int")
+		case len(v.Str) <= embstrLimit:
+			c.W.BulkString("embstr")
+		default:
+			c.W.BulkString("raw")
+		}
+	case "object|freq":
+		c.W.Err(errNoLFU)
+	case "object|idletime":
+		c.W.Int(0)
+	case "object|refcount":
+		if v.IsInt && v.Int >= 0 && v.Int < 10000 {
+			c.W.Int(sharedIntRefcount)
+		} else {
+			c.W.Int(1)
+		}
+	}
+}
+
+// clipArg is an argument quoted in an error, cut at 128 bytes as Redis does.
+func clipArg(b []byte) string {
+	if len(b) > 128 {
+		b = b[:128]
+	}
+	return string(b)
+}

@@ -1,0 +1,185 @@
+package shardowner
+
+import (
+	"strconv"
+
+	"github.com/corekv/corekv/resp"
+)
+
+// The whole-keyspace commands below run on every shard (SCAN: on the shard its
+// cursor names); the router combines the per-shard replies.
+
+// DBSize: DBSIZE. The number of keys of the selected database on this shard,
+// counting expired keys not yet reclaimed, as Redis does.
+func DBSize(c *Ctx, argv [][]byte) { c.W.Int(int64(c.Table().Len())) }
+
+// flushMode checks the optional ASYNC|SYNC argument of FLUSHDB and FLUSHALL.
+// Both modes free the memory at once here.
+func flushMode(c *Ctx, argv [][]byte) bool {
+	if len(argv) > 2 || (len(argv) == 2 && !resp.EqualFold(argv[1], "async") && !resp.EqualFold(argv[1], "sync")) {
+		c.W.Err(resp.ErrSyntax)
+		return false
+	}
+	return true
+}
+
+// FlushDB: FLUSHDB [ASYNC|SYNC].
+func FlushDB(c *Ctx, argv [][]byte) {
+	if !flushMode(c, argv) {
+		return
+	}
+	c.Table().Clear()
+	c.W.OK()
+}
+
+// FlushAll: FLUSHALL [ASYNC|SYNC]. Clears every database of this shard.
+func FlushAll(c *Ctx, argv [][]byte) {
+	if !flushMode(c, argv) {
+		return
+	}
+	for _, t := range c.Shard.DBs {
+		t.Clear()
+	}
+	c.W.OK()
+}
+
+// keyCollector gathers keys as RESP bulk strings in a buffer, so that the
+// array header, which needs the count, can be written first.
+type keyCollector struct {
+	buf     []byte
+	n       int
+	now     int64
+	pattern []byte // nil: every key
+	typ     []byte // nil: every type
+}
+
+func (k *keyCollector) add(key []byte, v Value) {
+	if v.ExpireAt != 0 && v.ExpireAt <= k.now {
+		return
+	}
+	if k.pattern != nil && !MatchGlob(k.pattern, key, false) {
+		return
+	}
+	if k.typ != nil && !eqFoldString(k.typ, kindName(v.Kind)) {
+		return
+	}
+	k.buf = append(k.buf, '$')
+	k.buf = strconv.AppendInt(k.buf, int64(len(key)), 10)
+	k.buf = append(k.buf, '\r', '\n')
+	k.buf = append(k.buf, key...)
+	k.buf = append(k.buf, '\r', '\n')
+	k.n++
+}
+
+// reply writes the collected keys as an array and gives the buffer back to
+// the Ctx for reuse.
+func (k *keyCollector) reply(c *Ctx) {
+	c.W.Array(k.n)
+	c.W.B = append(c.W.B, k.buf...)
+	c.Scratch = k.buf[:0]
+}
+
+// Keys: KEYS pattern. This shard's part of the reply.
+func Keys(c *Ctx, argv [][]byte) {
+	k := keyCollector{buf: c.Scratch[:0], now: c.Shard.Clock.Ms}
+	if !(len(argv[1]) == 1 && argv[1][0] == '*') {
+		k.pattern = argv[1]
+	}
+	t := c.Table()
+	for cur := t.Scan(0, 1024, k.add); cur != 0; {
+		cur = t.Scan(cur, 1024, k.add)
+	}
+	k.reply(c)
+}
+
+// RandomKey: RANDOMKEY. A random key of this shard, or nil.
+func RandomKey(c *Ctx, argv [][]byte) {
+	key, ok := c.Table().RandomKey(c.Scratch[:0])
+	c.Scratch = key[:0]
+	if !ok {
+		c.W.Null()
+		return
+	}
+	c.W.Bulk(key)
+}
+
+// Scan: SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
+//
+// The cursor is global: shard = cursor % Count and the table's own cursor is
+// cursor / Count. When this shard's table is done the reply names the next
+// shard's start (its ID as the cursor), and 0 after the last shard.
+func Scan(c *Ctx, argv [][]byte) {
+	cursor, ok := parseCursor(argv[1])
+	if !ok {
+		c.W.Err(resp.ErrCursor)
+		return
+	}
+	k := keyCollector{buf: c.Scratch[:0], now: c.Shard.Clock.Ms}
+	count := int64(10)
+	for j := 2; j < len(argv); j += 2 {
+		if j+1 >= len(argv) {
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+		a, val := argv[j], argv[j+1]
+		switch {
+		case resp.EqualFold(a, "count"):
+			if count, ok = resp.ParseInt(val); !ok {
+				c.W.Err(resp.ErrNotInteger)
+				return
+			}
+			if count < 1 {
+				c.W.Err(resp.ErrSyntax)
+				return
+			}
+		case resp.EqualFold(a, "match"):
+			k.pattern = val
+			if len(val) == 1 && val[0] == '*' {
+				k.pattern = nil
+			}
+		case resp.EqualFold(a, "type"):
+			k.typ = val
+		default:
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+	}
+	n := uint64(c.Shard.Count)
+	id := uint64(c.Shard.ID)
+	if count > 1<<30 {
+		count = 1 << 30
+	}
+	next := c.Table().Scan(cursor/n, int(count), k.add)
+	switch {
+	case next != 0:
+		next = next*n + id
+	case id+1 < n:
+		next = id + 1
+	}
+	c.W.Array(2)
+	var tmp [20]byte
+	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
+	k.reply(c)
+}
+
+// parseCursor reads a SCAN cursor: decimal digits that fit in 64 bits.
+func parseCursor(b []byte) (uint64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b), 10, 64)
+	return n, err == nil
+}
+
+// eqFoldString reports whether b equals s ignoring ASCII case.
+func eqFoldString(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if lower(b[i]) != lower(s[i]) {
+			return false
+		}
+	}
+	return true
+}

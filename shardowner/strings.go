@@ -1,0 +1,564 @@
+package shardowner
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/corekv/corekv/resp"
+)
+
+// String command errors that only this family sends.
+const (
+	errDecrOverflow resp.Error = "ERR decrement would overflow"
+)
+
+// maxStringLen is Redis's proto-max-bulk-len default: no string may grow
+// beyond it through APPEND or SETRANGE.
+const maxStringLen = 512 << 20
+
+// getString looks key up for a command that needs a string. It writes
+// WRONGTYPE and reports ok=false when the key holds another kind; found is
+// false when the key is missing.
+func getString(c *Ctx, key []byte) (v Value, found, ok bool) {
+	v, found = c.Table().Get(key)
+	if found && v.Kind != KindString {
+		c.W.Err(resp.ErrWrongType)
+		return v, found, false
+	}
+	return v, found, true
+}
+
+// replyValue writes a string value as a bulk reply.
+func replyValue(c *Ctx, v Value) {
+	if v.IsInt {
+		c.W.BulkInt(v.Int)
+		return
+	}
+	c.W.Bulk(v.Str)
+}
+
+// stringLen is the length of a string value as STRLEN counts it.
+func stringLen(v Value) int {
+	if v.IsInt {
+		return intLen(v.Int)
+	}
+	return len(v.Str)
+}
+
+func intLen(n int64) int {
+	var tmp [20]byte
+	return len(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+// appendValue appends the bytes of a string value to dst.
+func appendValue(dst []byte, v Value) []byte {
+	if v.IsInt {
+		return strconv.AppendInt(dst, v.Int, 10)
+	}
+	return append(dst, v.Str...)
+}
+
+// Get: GET key.
+func Get(c *Ctx, argv [][]byte) {
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Null()
+		return
+	}
+	replyValue(c, v)
+}
+
+// Flags of the options of SET and GETEX, as parseStringOpts reads them and
+// setGeneric (SET, SETEX, PSETEX) and GetEx act on them.
+const (
+	optNX = 1 << iota
+	optXX
+	optGet
+	optKeepTTL
+	optPersist
+	optEX
+	optPX
+	optEXAT
+	optPXAT
+
+	optExpireMask = optEX | optPX | optEXAT | optPXAT
+)
+
+// parseStringOpts reads the options of SET (set=true) or GETEX (set=false)
+// from args. It returns the flags and the argument holding the expire time.
+// Redis reports option conflicts as a syntax error before looking at any
+// expire value; so does this.
+func parseStringOpts(args [][]byte, set bool) (flags int, expire []byte, ok bool) {
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		hasNext := j+1 < len(args)
+		switch {
+		case set && resp.EqualFold(a, "nx") && flags&optXX == 0:
+			flags |= optNX
+		case set && resp.EqualFold(a, "xx") && flags&optNX == 0:
+			flags |= optXX
+		case set && resp.EqualFold(a, "get"):
+			flags |= optGet
+		case set && resp.EqualFold(a, "keepttl") && flags&optExpireMask == 0:
+			flags |= optKeepTTL
+		case !set && resp.EqualFold(a, "persist") && flags&optExpireMask == 0:
+			flags |= optPersist
+		case hasNext && flags&(optExpireMask|optKeepTTL|optPersist) == 0 && expireOpt(a) != 0:
+			flags |= expireOpt(a)
+			expire = args[j+1]
+			j++
+		default:
+			return 0, nil, false
+		}
+	}
+	return flags, expire, true
+}
+
+func expireOpt(a []byte) int {
+	switch {
+	case resp.EqualFold(a, "ex"):
+		return optEX
+	case resp.EqualFold(a, "px"):
+		return optPX
+	case resp.EqualFold(a, "exat"):
+		return optEXAT
+	case resp.EqualFold(a, "pxat"):
+		return optPXAT
+	}
+	return 0
+}
+
+// expireAtFrom turns the expire argument of SET/GETEX/SETEX/PSETEX into an
+// absolute time in ms. It writes the error reply and returns false when the
+// argument is not an integer, not positive, or overflows. name is the
+// command's name as Redis prints it in the error.
+func expireAtFrom(c *Ctx, arg []byte, flags int, name string) (int64, bool) {
+	n, ok := resp.ParseInt(arg)
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return 0, false
+	}
+	seconds := flags&(optEX|optEXAT) != 0
+	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
+		c.W.Err(resp.ErrInvalidExpire(name))
+		return 0, false
+	}
+	if seconds {
+		n *= 1000
+	}
+	if flags&(optEX|optPX) != 0 {
+		if n > math.MaxInt64-c.Shard.Clock.Ms {
+			c.W.Err(resp.ErrInvalidExpire(name))
+			return 0, false
+		}
+		n += c.Shard.Clock.Ms
+	}
+	return n, true
+}
+
+// storeString writes val under key expiring at expireAt; a time already past
+// deletes the key instead, as Redis does for EXAT/PXAT in the past.
+func storeString(c *Ctx, key, val []byte, expireAt int64) {
+	t := c.Table()
+	if expireAt != 0 && expireAt <= c.Shard.Clock.Ms {
+		t.Delete(key)
+		return
+	}
+	t.SetString(key, val, expireAt)
+}
+
+// Set: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ts-ms|KEEPTTL].
+func Set(c *Ctx, argv [][]byte) {
+	flags, expire, ok := parseStringOpts(argv[3:], true)
+	if !ok {
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	setGeneric(c, argv[1], argv[2], flags, expire, "set")
+}
+
+// SetNX: SETNX key value. Replies 1 when the key was set.
+func SetNX(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	if t.Exists(argv[1]) {
+		c.W.Int(0)
+		return
+	}
+	t.SetString(argv[1], argv[2], 0)
+	c.W.Int(1)
+}
+
+// SetEX: SETEX key seconds value.
+func SetEX(c *Ctx, argv [][]byte) {
+	setGeneric(c, argv[1], argv[3], optEX, argv[2], "setex")
+}
+
+// PSetEX: PSETEX key milliseconds value.
+func PSetEX(c *Ctx, argv [][]byte) {
+	setGeneric(c, argv[1], argv[3], optPX, argv[2], "psetex")
+}
+
+// setGeneric is the body of SET, SETEX and PSETEX once options are parsed.
+func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) {
+	var expireAt int64
+	if flags&optExpireMask != 0 {
+		var ok bool
+		if expireAt, ok = expireAtFrom(c, expire, flags, name); !ok {
+			return
+		}
+	}
+	t := c.Table()
+	var old Value
+	var found bool
+	if flags&optGet != 0 {
+		var ok bool
+		if old, found, ok = getString(c, key); !ok {
+			return
+		}
+		if found {
+			replyValue(c, old)
+		} else {
+			c.W.Null()
+		}
+	} else if flags&(optNX|optXX|optKeepTTL) != 0 {
+		old, found = t.Get(key)
+	}
+	if (flags&optNX != 0 && found) || (flags&optXX != 0 && !found) {
+		if flags&optGet == 0 {
+			c.W.Null()
+		}
+		return
+	}
+	if flags&optKeepTTL != 0 && found {
+		expireAt = old.ExpireAt
+	}
+	storeString(c, key, val, expireAt)
+	if flags&optGet == 0 {
+		c.W.OK()
+	}
+}
+
+// GetSet: GETSET key value. Sets the value, drops any TTL, replies the old
+// value.
+func GetSet(c *Ctx, argv [][]byte) {
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if found {
+		replyValue(c, v)
+	} else {
+		c.W.Null()
+	}
+	c.Table().SetString(argv[1], argv[2], 0)
+}
+
+// GetDel: GETDEL key.
+func GetDel(c *Ctx, argv [][]byte) {
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Null()
+		return
+	}
+	replyValue(c, v)
+	c.Table().Delete(argv[1])
+}
+
+// GetEx: GETEX key [EX s|PX ms|EXAT ts|PXAT ts-ms|PERSIST].
+func GetEx(c *Ctx, argv [][]byte) {
+	flags, expire, ok := parseStringOpts(argv[2:], false)
+	if !ok {
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Null()
+		return
+	}
+	var expireAt int64
+	if flags&optExpireMask != 0 {
+		if expireAt, ok = expireAtFrom(c, expire, flags, "getex"); !ok {
+			return
+		}
+	}
+	replyValue(c, v)
+	t := c.Table()
+	switch {
+	case flags&optExpireMask != 0 && expireAt <= c.Shard.Clock.Ms:
+		t.Delete(argv[1])
+	case flags&optExpireMask != 0:
+		t.SetExpire(argv[1], expireAt)
+	case flags&optPersist != 0 && v.ExpireAt != 0:
+		t.SetExpire(argv[1], 0)
+	}
+}
+
+// MGet: MGET key [key ...]. A key that is missing or not a string is nil.
+func MGet(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	c.W.Array(len(argv) - 1)
+	for _, k := range argv[1:] {
+		v, found := t.Get(k)
+		if !found || v.Kind != KindString {
+			c.W.Null()
+			continue
+		}
+		replyValue(c, v)
+	}
+}
+
+// MSet: MSET key value [key value ...].
+func MSet(c *Ctx, argv [][]byte) {
+	if len(argv)%2 == 0 {
+		c.W.Err(resp.ErrWrongArgs("mset"))
+		return
+	}
+	t := c.Table()
+	for i := 1; i < len(argv); i += 2 {
+		t.SetString(argv[i], argv[i+1], 0)
+	}
+	c.W.OK()
+}
+
+// MSetNX: MSETNX key value [key value ...]. Sets all the keys, or none when
+// any of them exists; all of them are on this shard, so this is atomic.
+func MSetNX(c *Ctx, argv [][]byte) {
+	if len(argv)%2 == 0 {
+		c.W.Err(resp.ErrWrongArgs("msetnx"))
+		return
+	}
+	t := c.Table()
+	for i := 1; i < len(argv); i += 2 {
+		if t.Exists(argv[i]) {
+			c.W.Int(0)
+			return
+		}
+	}
+	for i := 1; i < len(argv); i += 2 {
+		t.SetString(argv[i], argv[i+1], 0)
+	}
+	c.W.Int(1)
+}
+
+// Append: APPEND key value. Keeps the TTL; replies the new length.
+func Append(c *Ctx, argv [][]byte) {
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if !found {
+		c.Table().SetString(argv[1], argv[2], 0)
+		c.W.Int(int64(len(argv[2])))
+		return
+	}
+	if stringLen(v)+len(argv[2]) > maxStringLen {
+		c.W.Err(resp.ErrStringTooLong)
+		return
+	}
+	c.Scratch = appendValue(c.Scratch[:0], v)
+	c.Scratch = append(c.Scratch, argv[2]...)
+	c.Table().SetString(argv[1], c.Scratch, v.ExpireAt)
+	c.W.Int(int64(len(c.Scratch)))
+}
+
+// StrLen: STRLEN key.
+func StrLen(c *Ctx, argv [][]byte) {
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(stringLen(v)))
+}
+
+// Incr: INCR key.
+func Incr(c *Ctx, argv [][]byte) { incrBy(c, argv[1], 1) }
+
+// Decr: DECR key.
+func Decr(c *Ctx, argv [][]byte) { incrBy(c, argv[1], -1) }
+
+// IncrBy: INCRBY key increment.
+func IncrBy(c *Ctx, argv [][]byte) {
+	n, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return
+	}
+	incrBy(c, argv[1], n)
+}
+
+// DecrBy: DECRBY key decrement.
+func DecrBy(c *Ctx, argv [][]byte) {
+	n, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return
+	}
+	if n == math.MinInt64 {
+		c.W.Err(errDecrOverflow)
+		return
+	}
+	incrBy(c, argv[1], -n)
+}
+
+// incrBy is the body of INCR, DECR, INCRBY and DECRBY. The TTL is kept. An
+// integer-encoded value is read and written back without allocating.
+func incrBy(c *Ctx, key []byte, by int64) {
+	v, found, ok := getString(c, key)
+	if !ok {
+		return
+	}
+	var old int64
+	if found {
+		if v.IsInt {
+			old = v.Int
+		} else if old, ok = resp.ParseInt(v.Str); !ok {
+			c.W.Err(resp.ErrNotInteger)
+			return
+		}
+	}
+	if (by < 0 && old < 0 && by < math.MinInt64-old) || (by > 0 && old > 0 && by > math.MaxInt64-old) {
+		c.W.Err(resp.ErrOverflow)
+		return
+	}
+	n := old + by
+	c.Table().SetInt(key, n, v.ExpireAt)
+	c.W.Int(n)
+}
+
+// IncrByFloat: INCRBYFLOAT key increment. The result is stored as a string in
+// plain decimal notation and replied as a bulk string in both protocols.
+func IncrByFloat(c *Ctx, argv [][]byte) {
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	var old float64
+	if found {
+		if v.IsInt {
+			old = float64(v.Int)
+		} else if old, ok = resp.ParseFloat(v.Str); !ok {
+			c.W.Err(resp.ErrNotFloat)
+			return
+		}
+	}
+	by, ok := resp.ParseFloat(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotFloat)
+		return
+	}
+	n := old + by
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		c.W.Err(resp.ErrIncrNaN)
+		return
+	}
+	c.Scratch = strconv.AppendFloat(c.Scratch[:0], n, 'f', -1, 64)
+	c.Table().SetString(argv[1], c.Scratch, v.ExpireAt)
+	c.W.Bulk(c.Scratch)
+}
+
+// GetRange: GETRANGE key start end, and its old name SUBSTR. Negative
+// offsets count from the end; a missing key is the empty string.
+func GetRange(c *Ctx, argv [][]byte) {
+	start, ok1 := resp.ParseInt(argv[2])
+	end, ok2 := resp.ParseInt(argv[3])
+	if !ok1 || !ok2 {
+		c.W.Err(resp.ErrNotInteger)
+		return
+	}
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	var s []byte
+	if found {
+		if v.IsInt {
+			var tmp [20]byte
+			s = strconv.AppendInt(tmp[:0], v.Int, 10)
+		} else {
+			s = v.Str
+		}
+	}
+	n := int64(len(s))
+	if start < 0 && end < 0 && start > end {
+		c.W.Bulk(nil)
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	if start < 0 {
+		start = 0
+	}
+	if end < 0 {
+		end = 0
+	}
+	if end >= n {
+		end = n - 1
+	}
+	if n == 0 || start > end {
+		c.W.Bulk(nil)
+		return
+	}
+	c.W.Bulk(s[start : end+1])
+}
+
+// SetRange: SETRANGE key offset value. Pads with zero bytes; keeps the TTL;
+// replies the new length.
+func SetRange(c *Ctx, argv [][]byte) {
+	off, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return
+	}
+	if off < 0 {
+		c.W.Err(resp.ErrOffsetRange)
+		return
+	}
+	val := argv[3]
+	v, found, ok := getString(c, argv[1])
+	if !ok {
+		return
+	}
+	if !found {
+		if len(val) == 0 {
+			c.W.Int(0)
+			return
+		}
+	} else if len(val) == 0 {
+		c.W.Int(int64(stringLen(v)))
+		return
+	}
+	if off+int64(len(val)) > maxStringLen {
+		c.W.Err(resp.ErrStringTooLong)
+		return
+	}
+	buf := c.Scratch[:0]
+	if found {
+		buf = appendValue(buf, v)
+	}
+	end := int(off) + len(val)
+	if len(buf) < end {
+		buf = append(buf, make([]byte, end-len(buf))...)
+	}
+	copy(buf[off:], val)
+	c.Scratch = buf
+	c.Table().SetString(argv[1], buf, v.ExpireAt)
+	c.W.Int(int64(len(buf)))
+}
