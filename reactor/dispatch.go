@@ -184,8 +184,10 @@ func (c *Core) newBatch() *router.Batch {
 // send pushes b to peer's ring, or queues it when the ring is full, and
 // wakes the peer if it sleeps.
 func (c *Core) send(peer int, b *router.Batch) {
+	// Once pushed, b belongs to the peer: read nothing of it after Push.
+	request := !b.Done
 	if len(c.overflow[peer]) == 0 && c.srv.mesh.To(c.id, peer).Push(b) {
-		if !b.Done {
+		if request {
 			c.stats.ringSent++
 		}
 		c.srv.cores[peer].wake()

@@ -33,9 +33,20 @@ type Batch struct {
 // Len is the number of requests in the batch.
 func (b *Batch) Len() int { return len(b.reqs) }
 
-// Reset empties the batch for reuse, keeping its buffers.
+// batchKeep is the largest buffer a recycled batch keeps; a bigger one was
+// grown by an unusual request and is left to the collector.
+const batchKeep = 1 << 20
+
+// Reset empties the batch for reuse, keeping its buffers unless they grew
+// large.
 func (b *Batch) Reset() {
 	b.Done = false
+	if cap(b.args) > batchKeep {
+		b.args = nil
+	}
+	if cap(b.replies) > batchKeep {
+		b.replies = nil
+	}
 	b.reqs = b.reqs[:0]
 	b.args = b.args[:0]
 	b.argEnd = b.argEnd[:0]

@@ -85,9 +85,16 @@ var readyLine = regexp.MustCompile(`corekv ready.* shards=(\d+) .*port=(\d+)`)
 // arguments, waits until it is ready, and stops it when the test ends.
 func startServer(t testing.TB, wrapper []string, args ...string) *server {
 	t.Helper()
+	return startServerArgs(t, wrapper, append([]string{"--port", "0", "--bind", "127.0.0.1"}, args...))
+}
+
+// startServerArgs runs corekv with exactly args after the binary (and
+// wrapper, such as taskset, before it).
+func startServerArgs(t testing.TB, wrapper []string, args []string) *server {
+	t.Helper()
 	bin := corekvBinary(t)
 	full := append([]string{}, wrapper...)
-	full = append(full, bin, "--port", "0", "--bind", "127.0.0.1")
+	full = append(full, bin)
 	full = append(full, args...)
 	cmd := exec.Command(full[0], full[1:]...)
 	stderr, err := cmd.StderrPipe()

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRedisCLI drives the server with redis-cli: plain commands, inline
+// commands over a raw socket, and --pipe mass insertion of 100k keys.
+func TestRedisCLI(t *testing.T) {
+	cli := needTool(t, "redis-cli")
+	for _, n := range shardCounts {
+		t.Run(fmt.Sprintf("shards=%d", n), func(t *testing.T) {
+			srv := startServer(t, nil, "--shards", strconv.Itoa(n))
+			port := strconv.Itoa(srv.port)
+			run := func(args ...string) string {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				out, err := exec.CommandContext(ctx, cli, append([]string{"-p", port}, args...)...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+				}
+				return strings.TrimSpace(string(out))
+			}
+			if got := run("ping"); got != "PONG" {
+				t.Fatalf("PING = %q", got)
+			}
+			if got := run("set", "greeting", "hello world"); got != "OK" {
+				t.Fatalf("SET = %q", got)
+			}
+			if got := run("get", "greeting"); got != "hello world" {
+				t.Fatalf("GET = %q", got)
+			}
+
+			// Mass insertion in the RESP form redis-cli --pipe expects.
+			var buf bytes.Buffer
+			for i := 0; i < 100000; i++ {
+				k := "pipe:" + strconv.Itoa(i)
+				v := strconv.Itoa(i)
+				fmt.Fprintf(&buf, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", len(k), k, len(v), v)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, cli, "-p", port, "--pipe")
+			cmd.Stdin = &buf
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("redis-cli --pipe: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "errors: 0, replies: 100000") {
+				t.Fatalf("redis-cli --pipe output:\n%s", out)
+			}
+			if got := run("dbsize"); got != "100001" {
+				t.Fatalf("DBSIZE after --pipe = %q, want 100001", got)
+			}
+			if got := run("get", "pipe:99999"); got != "99999" {
+				t.Fatalf("GET pipe:99999 = %q", got)
+			}
+
+			// Inline commands, as telnet or nc send them.
+			conn := srv.raw(t)
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			conn.Write([]byte("SET inline \"two words\"\r\nGET inline\r\nPING\r\n"))
+			want := "+OK\r\n$9\r\ntwo words\r\n+PONG\r\n"
+			got := make([]byte, len(want))
+			if _, err := readFull(conn, got); err != nil || string(got) != want {
+				t.Fatalf("inline replies = %q, %v; want %q", got, err, want)
+			}
+		})
+	}
+}
+
+// TestRedisBenchmark runs redis-benchmark pipelined against every shard
+// count, then reads values back.
+func TestRedisBenchmark(t *testing.T) {
+	bench := needTool(t, "redis-benchmark")
+	for _, n := range shardCounts {
+		t.Run(fmt.Sprintf("shards=%d", n), func(t *testing.T) {
+			srv := startServer(t, nil, "--shards", strconv.Itoa(n))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, bench, "-p", strconv.Itoa(srv.port), "-t", "set,get,incr,mset",
+				"-P", "16", "-q", "-n", "20000", "-r", "1000", "-c", "10").CombinedOutput()
+			if err != nil {
+				t.Fatalf("redis-benchmark: %v\n%s", err, out)
+			}
+			text := strings.ReplaceAll(string(out), "\r", "\n")
+			for _, test := range []string{"SET", "GET", "INCR", "MSET (10 keys)"} {
+				if !strings.Contains(text, test+": ") {
+					t.Fatalf("redis-benchmark did not finish %s:\n%s", test, text)
+				}
+			}
+			if strings.Contains(strings.ToLower(text), "error") {
+				t.Fatalf("redis-benchmark reported errors:\n%s", text)
+			}
+			c := srv.client(t, 2)
+			keys, err := c.Keys(context.Background(), "key:*").Result()
+			if err != nil || len(keys) == 0 {
+				t.Fatalf("no benchmark keys readable: %v", err)
+			}
+			for _, k := range keys[:min(len(keys), 50)] {
+				if _, err := c.Get(context.Background(), k).Result(); err != nil {
+					t.Fatalf("GET %s after benchmark: %v", k, err)
+				}
+			}
+		})
+	}
+}
