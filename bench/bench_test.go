@@ -1,0 +1,343 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// testdata/redis-benchmark-get.txt is the raw output of redis-benchmark 7.0.15 -t get -n 20000 -P 4,
+// progress lines and carriage returns included.
+func TestParseTextGet(t *testing.T) {
+	outs, err := parseText(readTestdata(t, "redis-benchmark-get.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 {
+		t.Fatalf("got %d tests, want 1", len(outs))
+	}
+	want := benchOutput{Test: "GET", RPS: 72992.70, AvgMs: 1.650, MinMs: 0.272, P50Ms: 1.143, P95Ms: 4.519,
+		P99Ms: 7.039, MaxMs: 8.935,
+		// 99.9% of 20000 is 19980: the first row reaching it is "99.902% <= 8.871 milliseconds (… 19984)".
+		P999Ms: 8.871}
+	if outs[0] != want {
+		t.Errorf("got  %+v\nwant %+v", outs[0], want)
+	}
+}
+
+func TestParseTextSeveralTests(t *testing.T) {
+	outs, err := parseText(readTestdata(t, "redis-benchmark-set-mset.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 2 || outs[0].Test != "SET" || outs[1].Test != "MSET (10 keys)" {
+		t.Fatalf("got %+v", outs)
+	}
+	if !near(outs[0].RPS, 19305.02) || !near(outs[1].P99Ms, 3.799) || !near(outs[1].MaxMs, 18.735) {
+		t.Errorf("got %+v", outs)
+	}
+	for _, o := range outs {
+		if o.P999Ms < o.P99Ms || o.P999Ms > o.MaxMs {
+			t.Errorf("%s: p99.9 %v outside [p99 %v, max %v]", o.Test, o.P999Ms, o.P99Ms, o.MaxMs)
+		}
+	}
+}
+
+func TestParseTextErrors(t *testing.T) {
+	for name, out := range map[string]string{
+		"empty":             "",
+		"refused":           "Could not connect to Redis at 127.0.0.1:1: Connection refused\n",
+		"no summary":        "====== SET ======\n  100 requests completed in 0.01 seconds\n",
+		"bad latency":       "====== SET ======\nSummary:\n  throughput summary: 10 requests per second\n  latency summary (msec):\n avg min\n 1.0 x\n",
+		"short latency row": "====== SET ======\nSummary:\n  throughput summary: 10 requests per second\n  latency summary (msec):\n avg min\n 1.0\n",
+	} {
+		if outs, err := parseText(out); err == nil {
+			t.Errorf("%s: no error, got %+v", name, outs)
+		}
+	}
+}
+
+func TestPercentileFromTable(t *testing.T) {
+	table := []pctPoint{{0.1, 1}, {1.0, 500}, {2.0, 990}, {3.0, 998}, {4.0, 999}, {5.0, 1000}}
+	for _, c := range []struct {
+		pct, want float64
+	}{{50, 1.0}, {99, 2.0}, {99.8, 3.0}, {99.9, 4.0}, {100, 5.0}, {0, 0.1}} {
+		if got := percentileFromTable(table, c.pct); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.pct, got, c.want)
+		}
+	}
+	if got := percentileFromTable(nil, 99.9); got != 0 {
+		t.Errorf("empty table: %v, want 0", got)
+	}
+}
+
+func TestParsePctLine(t *testing.T) {
+	p, ok := parsePctLine("99.902% <= 8.871 milliseconds (cumulative count 19984)")
+	if !ok || p != (pctPoint{Ms: 8.871, Count: 19984}) {
+		t.Errorf("got %+v %v", p, ok)
+	}
+	for _, bad := range []string{"", "throughput summary: 1 requests per second",
+		"99% <= x milliseconds (cumulative count 1)", "99% <= 1 seconds (cumulative count 1)"} {
+		if _, ok := parsePctLine(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestParseCSV(t *testing.T) {
+	outs, err := parseCSV(readTestdata(t, "redis-benchmark.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range outs {
+		names = append(names, o.Test)
+	}
+	if want := []string{"SET", "GET", "INCR", "MSET (10 keys)"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("tests %q, want %q", names, want)
+	}
+	want := benchOutput{Test: "GET", RPS: 178857.14, AvgMs: 3.897, MinMs: 0.216, P50Ms: 4.423, P95Ms: 6.303,
+		P99Ms: 6.639, MaxMs: 6.855}
+	if outs[1] != want {
+		t.Errorf("got  %+v\nwant %+v", outs[1], want)
+	}
+	for _, bad := range []string{"", `"test","rps"` + "\n", "\"test\",\"rps\",\"p50_latency_ms\",\"p99_latency_ms\"\n\"SET\",\"x\",\"1\",\"2\"\n"} {
+		if _, err := parseCSV(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{5, 5}, 5}} {
+		in := append([]float64(nil), c.in...)
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+		if !reflect.DeepEqual(in, c.in) {
+			t.Errorf("median reordered its input: %v", c.in)
+		}
+	}
+}
+
+func TestRatio(t *testing.T) {
+	if got := ratio(300, 200); got != 1.5 {
+		t.Errorf("ratio(300, 200) = %v", got)
+	}
+	for _, c := range [][2]float64{{0, 1}, {1, 0}, {0, 0}, {-1, 2}} {
+		if got := ratio(c[0], c[1]); got != 0 {
+			t.Errorf("ratio(%v, %v) = %v, want 0", c[0], c[1], got)
+		}
+	}
+	if got := perCoreRate(1000, 0.5); got != 2000 {
+		t.Errorf("perCoreRate(1000, 0.5) = %v", got)
+	}
+	if got := perCoreRate(1000, 0.01); got != 0 {
+		t.Errorf("perCoreRate with a CPU share below a tick = %v, want 0", got)
+	}
+}
+
+func TestFinishAndCompare(t *testing.T) {
+	c := cell{Test: "set", Pipeline: 1, Clients: 50, Keyspace: 1000, Size: 16, Requests: 100}
+	redis := &result{Target: target{Server: "redis"}, Cell: c, Samples: []sample{
+		{RPS: 100, P99Ms: 2, ServerCPU: 1}, {RPS: 300, P99Ms: 4, ServerCPU: 1}, {RPS: 200, P99Ms: 3, ServerCPU: 1},
+	}}
+	ck := &result{Target: target{Server: "corekv", Shards: 2}, Cell: c, Samples: []sample{
+		{RPS: 400, P99Ms: 1, ServerCPU: 2}, {Error: "boom", RPS: 1e9}, {RPS: 600, P99Ms: 2, ServerCPU: 2},
+	}}
+	finish([]*result{redis, ck})
+	if redis.Median.RPS != 200 || redis.Median.P99Ms != 3 || redis.Median.RPSPerCore != 200 || redis.Median.Runs != 3 {
+		t.Errorf("redis median %+v", redis.Median)
+	}
+	if ck.Median.RPS != 500 || ck.Median.P99Ms != 1.5 || ck.Median.RPSPerCore != 250 || ck.Median.Runs != 2 {
+		t.Errorf("corekv median %+v (failed samples must not count)", ck.Median)
+	}
+	cmp := compare([]*result{redis, ck})
+	if len(cmp) != 1 {
+		t.Fatalf("got %d comparisons", len(cmp))
+	}
+	if got := cmp[0]; got.Shards != 2 || got.RPSRatio != 2.5 || got.P99Ratio != 0.5 {
+		t.Errorf("comparison %+v", got)
+	}
+}
+
+func TestRequestsFor(t *testing.T) {
+	for _, c := range []struct{ base, maxN, p, want int }{
+		{200000, 2000000, 1, 200000}, {200000, 2000000, 4, 200000}, {200000, 2000000, 16, 800000},
+		{200000, 2000000, 64, 2000000}, {200000, 500000, 16, 500000},
+	} {
+		if got := requestsFor(c.base, c.maxN, c.p); got != c.want {
+			t.Errorf("requestsFor(%d, %d, P=%d) = %d, want %d", c.base, c.maxN, c.p, got, c.want)
+		}
+	}
+}
+
+func TestCPUList(t *testing.T) {
+	for in, want := range map[string][]int{"0": {0}, "1-3": {1, 2, 3}, "0,2-3,7": {0, 2, 3, 7}, "3,1,1": {1, 3}} {
+		got, err := parseCPUList(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("parseCPUList(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "a", "3-1", "-1", "1-"} {
+		if got, err := parseCPUList(bad); err == nil {
+			t.Errorf("parseCPUList(%q) = %v, want an error", bad, got)
+		}
+	}
+	for want, in := range map[string][]int{"0": {0}, "0-3": {0, 1, 2, 3}, "0,2-3,7": {0, 2, 3, 7}, "": nil} {
+		if got := formatCPUList(in); got != want {
+			t.Errorf("formatCPUList(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := scalingShards(6); !reflect.DeepEqual(got, []int{1, 2, 4, 6}) {
+		t.Errorf("scalingShards(6) = %v", got)
+	}
+	if got := scalingShards(1); !reflect.DeepEqual(got, []int{1}) {
+		t.Errorf("scalingShards(1) = %v", got)
+	}
+}
+
+func TestProcParsers(t *testing.T) {
+	// The command name may hold spaces and parentheses.
+	stat := "4242 (corekv (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 5 0 100 0 0"
+	if got, err := parseStatCPU(stat); err != nil || !near(got, 3.25) {
+		t.Errorf("parseStatCPU = %v, %v; want 3.25", got, err)
+	}
+	if _, err := parseStatCPU("4242 (x) S 1"); err == nil {
+		t.Error("short stat parsed")
+	}
+	status := "Name:\tredis-server\nVmPeak:\t  9000 kB\nVmRSS:\t    7788 kB\nThreads:\t5\n"
+	if got, err := parseVmRSS(status); err != nil || got != 7788*1024 {
+		t.Errorf("parseVmRSS = %v, %v", got, err)
+	}
+	if _, err := parseVmRSS("Name:\tx\n"); err == nil {
+		t.Error("status without VmRSS parsed")
+	}
+	if got := cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 7B13\n"); got != "AMD EPYC 7B13" {
+		t.Errorf("cpuModel = %q", got)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"--quick", "--server-cpus", "2-5", "--client-cpus", "0-1", "--pipelines", "8"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Tests, []string{"set", "get"}) || !reflect.DeepEqual(cfg.Pipelines, []int{8}) ||
+		cfg.Repeat != 1 || !cfg.TempOut || cfg.Memory {
+		t.Errorf("--quick presets: %+v", cfg)
+	}
+	if !reflect.DeepEqual(cfg.Shards, []int{1, 4}) || cfg.ClientThreads != 2 || cfg.ServerCPUs != "2-5" {
+		t.Errorf("shards %v, client threads %d, server CPUs %q", cfg.Shards, cfg.ClientThreads, cfg.ServerCPUs)
+	}
+	cfg, err = parseFlags([]string{"--scaling", "--server-cpus", "1-6", "--out", "x"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Shards, []int{1, 2, 4, 6}) || cfg.TempOut {
+		t.Errorf("--scaling: shards %v, temp out %v", cfg.Shards, cfg.TempOut)
+	}
+	tg := targets(cfg)
+	if len(tg) != 5 || tg[0].CPUs != "1-6" || tg[2].CPUs != "1-2" || tg[4].CPUs != "1-6" {
+		t.Errorf("--scaling targets %+v", tg)
+	}
+	for _, bad := range [][]string{{"--quick", "--smoke"}, {"--pipelines", "0"}, {"--server-cpus", "x"}, {"extra"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestSmoke runs the harness in --smoke mode with redis-server on both sides, once through --only-redis and
+// once through the corekv command line (testdata/corekv-as-redis.sh takes corekv's flags).
+func TestSmoke(t *testing.T) {
+	for _, tool := range []string{"redis-server", "redis-benchmark", "taskset"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s not found, and CI=true requires it: install redis-server and redis-tools", tool)
+			}
+			t.Skipf("%s not found: install redis-server (and redis-tools) to run the harness smoke test", tool)
+		}
+	}
+	allowed, err := allowedCPUs()
+	if err != nil {
+		t.Skipf("no CPU affinity information: %v", err)
+	}
+	cpus := formatCPUList(allowed[:1])
+	for name, extra := range map[string][]string{
+		"only-redis": {"--only-redis"},
+		"wrapper":    {"--corekv-bin", filepath.Join("testdata", "corekv-as-redis.sh")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"--smoke", "--out", out, "--client-cpus", cpus}, extra...)
+			cfg, err := parseFlags(args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var log strings.Builder
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			rep, err := run(ctx, cfg, &log)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			if len(rep.Results) != 2 || len(rep.Comparisons) != 1 {
+				t.Fatalf("%d results, %d comparisons; want 2 and 1\n%s", len(rep.Results), len(rep.Comparisons), log.String())
+			}
+			for _, r := range rep.Results {
+				if r.Median.Runs != 1 || r.Median.RPS <= 0 || r.Median.P99Ms <= 0 || r.Median.P999Ms < r.Median.P99Ms {
+					t.Errorf("%s: %+v %+v", r.Target.label(), r.Median, r.Samples)
+				}
+			}
+			files, _ := filepath.Glob(filepath.Join(out, "*"))
+			var exts []string
+			for _, f := range files {
+				exts = append(exts, filepath.Ext(f))
+			}
+			sort.Strings(exts)
+			if strings.Join(exts, " ") != ".json .md .svg .svg" {
+				t.Errorf("files written: %v", files)
+			}
+			for _, f := range files {
+				if filepath.Ext(f) != ".json" {
+					continue
+				}
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back report
+				if err := json.Unmarshal(data, &back); err != nil || len(back.Results) != 2 {
+					t.Errorf("%s does not read back: %v", f, err)
+				}
+			}
+			if !strings.Contains(log.String(), "ratio") {
+				t.Errorf("no ratio table on stdout:\n%s", log.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,388 @@
+// Command bench runs redis-benchmark against corekv and redis-server side by side, on the same host and the
+// same CPUs, and writes a Markdown report, the raw numbers as JSON and SVG charts.
+//
+//	go run ./bench            # full matrix, report in bench/results/
+//	go run ./bench --quick    # small matrix, under two minutes
+//	go run ./bench --smoke    # one cell per server, a few seconds (CI)
+//
+// See bench/README.md for the flags and for what limits the numbers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// config is the parsed command line, after the --quick/--smoke presets were applied.
+type config struct {
+	ServerCPUs    string        `json:"server_cpus"`
+	ClientCPUs    string        `json:"client_cpus"`
+	Tests         []string      `json:"tests"`
+	Pipelines     []int         `json:"pipelines"`
+	Clients       int           `json:"clients"`
+	ClientThreads int           `json:"client_threads"`
+	Keyspaces     []int         `json:"keyspaces"`
+	Sizes         []int         `json:"sizes"`
+	Shards        []int         `json:"shards"`
+	Repeat        int           `json:"repeat"`
+	Requests      int           `json:"requests"`
+	MaxRequests   int           `json:"max_requests"`
+	Preload       bool          `json:"preload"`
+	CSV           bool          `json:"csv"`
+	Quick         bool          `json:"quick"`
+	Smoke         bool          `json:"smoke"`
+	Scaling       bool          `json:"scaling"`
+	Memory        bool          `json:"memory"`
+	MemoryOnly    bool          `json:"memory_only"`
+	MemoryKeys    int           `json:"memory_keys"`
+	MemorySizes   []int         `json:"memory_sizes"`
+	Out           string        `json:"-"`
+	TempOut       bool          `json:"-"`
+	Timeout       time.Duration `json:"timeout_ns"`
+	CellTimeout   time.Duration `json:"cell_timeout_ns"`
+	CorekvBin     string        `json:"corekv_bin,omitempty"`
+	OnlyRedis     bool          `json:"only_redis"`
+
+	serverCPUList []int
+	clientCPUList []int
+}
+
+// hiddenFlags are development aids left out of -h.
+var hiddenFlags = map[string]bool{"corekv-bin": true, "memory-keys": true, "max-requests": true, "csv": true}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := run(ctx, cfg, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// parseFlags reads args into a config. Presets of --quick and --smoke fill only the flags not given.
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		serverCPUs  = fs.String("server-cpus", "", "CPUs for the servers, e.g. 1 or 2-5 (default: the allowed CPUs minus the client's)")
+		clientCPUs  = fs.String("client-cpus", "", "CPUs for redis-benchmark (default: the first allowed CPU, 0 on most hosts)")
+		tests       = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated")
+		pipelines   = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
+		clients     = fs.Int("clients", 50, "parallel connections (-c)")
+		threads     = fs.Int("client-threads", 0, "redis-benchmark --threads (default: 1 per client CPU when more than one)")
+		keyspaces   = fs.String("keyspaces", "100000,1000000", "key space sizes (-r)")
+		sizes       = fs.String("sizes", "16,1024", "value sizes in bytes (-d)")
+		shards      = fs.String("shards", "", "corekv shard counts (default: 1 and the number of server CPUs)")
+		repeat      = fs.Int("repeat", 3, "runs per cell; the report keeps the median")
+		requests    = fs.Int("requests", 200000, "requests per cell at P=1 (-n); deeper pipelines get more, see README")
+		maxRequests = fs.Int("max-requests", 0, "cap on requests per cell (default 10 x --requests)")
+		preload     = fs.Bool("preload", true, "load every key of the key space before a get cell, so GETs hit")
+		csvMode     = fs.Bool("csv", false, "parse redis-benchmark --csv output (no p99.9)")
+		quick       = fs.Bool("quick", false, "small matrix, under 2 minutes: set,get; P 1,64; r 100000; d 16; 1 run")
+		smoke       = fs.Bool("smoke", false, "one short cell per server, a few seconds; for CI, no thresholds")
+		scaling     = fs.Bool("scaling", false, "corekv at 1,2,4,... shards up to the server CPUs (redis stays at 1)")
+		memory      = fs.Bool("memory", false, "only measure RSS per key after loading keys with -d 16 and -d 256 (the full run does it too)")
+		memoryKeys  = fs.Int("memory-keys", 1000000, "keys loaded by the memory measurement")
+		out         = fs.String("out", "", "report folder (default bench/results; a temp folder for --quick and --smoke)")
+		timeout     = fs.Duration("timeout", 0, "bound on the whole run (default 90m; --quick 5m; --smoke 1m)")
+		cellTimeout = fs.Duration("cell-timeout", 2*time.Minute, "bound on one redis-benchmark run")
+		corekvBin   = fs.String("corekv-bin", "", "use this binary as corekv instead of building ./cmd/corekv")
+		onlyRedis   = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
+		fs.VisitAll(func(f *flag.Flag) {
+			if hiddenFlags[f.Name] {
+				return
+			}
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(stderr, "  --%s\n    \t%s", strings.TrimSpace(f.Name+" "+name), usage)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+				fmt.Fprintf(stderr, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(stderr)
+		})
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	preset := func(name string, p *string, v string) {
+		if !set[name] {
+			*p = v
+		}
+	}
+	presetInt := func(name string, p *int, v int) {
+		if !set[name] {
+			*p = v
+		}
+	}
+	if *quick && *smoke {
+		return nil, errors.New("--quick and --smoke exclude each other")
+	}
+	switch {
+	case *smoke:
+		preset("tests", tests, "set")
+		preset("pipelines", pipelines, "16")
+		preset("keyspaces", keyspaces, "1000")
+		preset("sizes", sizes, "16")
+		presetInt("clients", clients, 10)
+		presetInt("repeat", repeat, 1)
+		presetInt("requests", requests, 20000)
+		presetInt("max-requests", maxRequests, 20000)
+		if !set["timeout"] {
+			*timeout = time.Minute
+		}
+		if !set["cell-timeout"] {
+			*cellTimeout = 20 * time.Second
+		}
+	case *quick:
+		preset("tests", tests, "set,get")
+		preset("pipelines", pipelines, "1,64")
+		preset("keyspaces", keyspaces, "100000")
+		preset("sizes", sizes, "16")
+		presetInt("repeat", repeat, 1)
+		presetInt("requests", requests, 50000)
+		if !set["timeout"] {
+			*timeout = 5 * time.Minute
+		}
+		if !set["cell-timeout"] {
+			*cellTimeout = 30 * time.Second
+		}
+	}
+	if *timeout == 0 {
+		*timeout = 90 * time.Minute
+	}
+	if *maxRequests == 0 {
+		*maxRequests = 10 * *requests
+	}
+
+	cfg := &config{
+		Clients: *clients, ClientThreads: *threads, Repeat: *repeat,
+		Requests: *requests, MaxRequests: *maxRequests, Preload: *preload, CSV: *csvMode,
+		Quick: *quick, Smoke: *smoke, Scaling: *scaling, MemoryOnly: *memory,
+		Memory:     *memory || !(*quick || *smoke || *scaling),
+		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
+		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, OnlyRedis: *onlyRedis,
+	}
+	var allowed []int
+	var err error
+	if *clientCPUs == "" || *serverCPUs == "" {
+		if allowed, err = allowedCPUs(); err != nil {
+			return nil, err
+		}
+	}
+	if *clientCPUs == "" {
+		cfg.clientCPUList = allowed[:1]
+	} else if cfg.clientCPUList, err = parseCPUList(*clientCPUs); err != nil {
+		return nil, fmt.Errorf("--client-cpus: %w", err)
+	}
+	cfg.ClientCPUs = formatCPUList(cfg.clientCPUList)
+	if *serverCPUs == "" {
+		cfg.serverCPUList = without(allowed, cfg.clientCPUList)
+		if len(cfg.serverCPUList) == 0 {
+			cfg.serverCPUList = allowed
+		}
+	} else if cfg.serverCPUList, err = parseCPUList(*serverCPUs); err != nil {
+		return nil, fmt.Errorf("--server-cpus: %w", err)
+	}
+	cfg.ServerCPUs = formatCPUList(cfg.serverCPUList)
+	if cfg.ClientThreads == 0 && len(cfg.clientCPUList) > 1 {
+		cfg.ClientThreads = len(cfg.clientCPUList)
+	}
+
+	cfg.Tests = splitList(*tests)
+	for _, t := range cfg.Tests {
+		if strings.ContainsAny(t, " \t") {
+			return nil, fmt.Errorf("--tests: bad test name %q", t)
+		}
+	}
+	if cfg.Pipelines, err = parseInts(*pipelines); err != nil {
+		return nil, fmt.Errorf("--pipelines: %w", err)
+	}
+	if cfg.Keyspaces, err = parseInts(*keyspaces); err != nil {
+		return nil, fmt.Errorf("--keyspaces: %w", err)
+	}
+	if cfg.Sizes, err = parseInts(*sizes); err != nil {
+		return nil, fmt.Errorf("--sizes: %w", err)
+	}
+	n := len(cfg.serverCPUList)
+	switch {
+	case cfg.OnlyRedis:
+		cfg.Shards = []int{1}
+	case *shards != "":
+		if cfg.Shards, err = parseInts(*shards); err != nil {
+			return nil, fmt.Errorf("--shards: %w", err)
+		}
+	case cfg.Scaling:
+		cfg.Shards = scalingShards(n)
+	case cfg.Smoke:
+		cfg.Shards = []int{n}
+	default:
+		cfg.Shards = dedupInts([]int{1, n})
+	}
+	if len(cfg.Tests) == 0 || len(cfg.Pipelines) == 0 || len(cfg.Keyspaces) == 0 || len(cfg.Sizes) == 0 {
+		return nil, errors.New("--tests, --pipelines, --keyspaces and --sizes need at least one value")
+	}
+	if cfg.Clients < 1 || cfg.Repeat < 1 || cfg.Requests < 1 || cfg.MemoryKeys < 1 {
+		return nil, errors.New("--clients, --repeat, --requests and --memory-keys must be positive")
+	}
+	if cfg.Out == "" && (cfg.Quick || cfg.Smoke) {
+		cfg.TempOut = true
+	}
+	return cfg, nil
+}
+
+// requestsFor is the -n of a cell: --requests at P=1, growing with the pipeline depth (deeper pipelines run
+// faster, so a cell lasts about as long), never above --max-requests.
+func requestsFor(base, maxN, pipeline int) int {
+	n := base
+	if pipeline > 4 {
+		n = base * pipeline / 4
+	}
+	return min(n, maxN)
+}
+
+// scalingShards is 1, 2, 4, … up to n, and n itself.
+func scalingShards(n int) []int {
+	var out []int
+	for k := 1; k < n; k *= 2 {
+		out = append(out, k)
+	}
+	return append(out, max(n, 1))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, strings.ToLower(f))
+		}
+	}
+	return out
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, v)
+	}
+	return dedupInts(out), nil
+}
+
+// dedupInts drops repeated values and keeps the first order.
+func dedupInts(in []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, v := range in {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// parseCPUList reads a Linux CPU list such as "0-3,6".
+func parseCPUList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(strings.TrimSpace(s), ",") {
+		if f == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("bad CPU list %q", s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("bad CPU list %q", s)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty CPU list %q", s)
+	}
+	out = dedupInts(out)
+	sort.Ints(out)
+	return out, nil
+}
+
+// formatCPUList writes sorted CPUs in the form taskset reads, folding runs into ranges.
+func formatCPUList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(cpus[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+func without(all, drop []int) []int {
+	skip := map[int]bool{}
+	for _, c := range drop {
+		skip[c] = true
+	}
+	var out []int
+	for _, c := range all {
+		if !skip[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// allowedCPUs is this process's affinity mask, from /proc/self/status.
+func allowedCPUs() ([]int, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return parseCPUList(v)
+		}
+	}
+	return nil, errors.New("no Cpus_allowed_list in /proc/self/status")
+}

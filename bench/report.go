@@ -1,0 +1,415 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is everything one run measured; it is also the JSON written beside the Markdown.
+type report struct {
+	Machine        machine      `json:"machine"`
+	Config         *config      `json:"config"`
+	Started        time.Time    `json:"started"`
+	Duration       string       `json:"duration"`
+	Incomplete     string       `json:"incomplete,omitempty"` // why the run stopped early
+	Targets        []target     `json:"targets"`
+	ServerCommands []string     `json:"server_commands"`
+	Results        []*result    `json:"results"`
+	Comparisons    []comparison `json:"comparisons"`
+	Memory         []memResult  `json:"memory,omitempty"`
+}
+
+type machine struct {
+	Host           string `json:"host"`
+	CPUModel       string `json:"cpu_model"`
+	OnlineCPUs     int    `json:"online_cpus"`
+	AllowedCPUs    string `json:"allowed_cpus"`
+	Kernel         string `json:"kernel"`
+	Go             string `json:"go"`
+	RedisServer    string `json:"redis_server"`
+	RedisBenchmark string `json:"redis_benchmark"`
+	Corekv         string `json:"corekv"`
+	LoadStart      string `json:"load_start"` // /proc/loadavg before the run
+	LoadEnd        string `json:"load_end"`   // and after it
+}
+
+func describeMachine(ctx context.Context, tl *tools, root string, cfg *config) machine {
+	m := machine{OnlineCPUs: runtime.NumCPU(), Go: runtime.Version()}
+	m.Host, _ = os.Hostname()
+	if cpus, err := allowedCPUs(); err == nil {
+		m.AllowedCPUs = formatCPUList(cpus)
+	}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		m.CPUModel = cpuModel(string(data))
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(data))
+	}
+	m.LoadStart = loadAvg()
+	m.RedisServer = firstOutputLine(ctx, tl.RedisServer, "--version")
+	m.RedisBenchmark = firstOutputLine(ctx, tl.RedisBenchmark, "--version")
+	commit := firstOutputLine(ctx, "git", "-C", root, "rev-parse", "--short", "HEAD")
+	switch {
+	case cfg.OnlyRedis:
+		m.Corekv = "none: redis-server runs in its place (--only-redis)"
+	case cfg.CorekvBin != "":
+		m.Corekv = "binary " + cfg.CorekvBin + " (--corekv-bin)"
+	default:
+		m.Corekv = "built from ./cmd/corekv at commit " + commit + " (uncommitted changes included)"
+	}
+	return m
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo.
+func cpuModel(cpuinfo string) string {
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// loadAvg is the 1, 5 and 15 minute load averages of /proc/loadavg.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// busyHost reports whether a load average line shows more runnable work than there are CPUs.
+func busyHost(load string, cpus int) bool {
+	f := strings.Fields(load)
+	if len(f) == 0 {
+		return false
+	}
+	one, err := strconv.ParseFloat(f[0], 64)
+	return err == nil && one > float64(cpus)
+}
+
+func firstOutputLine(ctx context.Context, name string, args ...string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(firstLine(string(out)))
+}
+
+// writeReport writes <date>-<host>.md, .json and the charts into dir and returns their paths.
+func writeReport(rep *report, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := rep.Started.Format("2006-01-02") + "-" + fileSafe(rep.Machine.Host)
+	var files []string
+
+	charts, chartErr := writeCharts(rep, dir, base)
+	files = append(files, charts...)
+
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return files, err
+	}
+	jsonPath := filepath.Join(dir, base+".json")
+	if err := os.WriteFile(jsonPath, append(js, '\n'), 0o644); err != nil {
+		return files, err
+	}
+	mdPath := filepath.Join(dir, base+".md")
+	var md strings.Builder
+	writeMarkdown(&md, rep, charts)
+	if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
+		return files, err
+	}
+	return append([]string{mdPath, jsonPath}, files...), chartErr
+}
+
+func fileSafe(s string) string {
+	if s == "" {
+		return "unknown-host"
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func writeMarkdown(w io.Writer, rep *report, charts []string) {
+	cfg, m := rep.Config, rep.Machine
+	fmt.Fprintf(w, "# corekv vs redis-server: %s on %s\n\n", rep.Started.Format("2006-01-02"), m.Host)
+	if rep.Incomplete != "" {
+		fmt.Fprintf(w, "> **Incomplete run**: %s\n\n", firstLine(rep.Incomplete))
+	}
+	if cfg.OnlyRedis {
+		fmt.Fprint(w, "> The corekv side of this run is redis-server itself (`--only-redis`): it tests the harness, "+
+			"and its ratios show the noise of this host, not corekv.\n\n")
+	}
+
+	fmt.Fprint(w, "## Machine\n\n| | |\n|---|---|\n")
+	fmt.Fprintf(w, "| CPU | %s |\n| CPUs | %d online, allowed %s |\n| Kernel | %s |\n| Go | %s |\n",
+		m.CPUModel, m.OnlineCPUs, m.AllowedCPUs, m.Kernel, m.Go)
+	fmt.Fprintf(w, "| redis-server | %s |\n| redis-benchmark | %s |\n| corekv | %s |\n",
+		m.RedisServer, m.RedisBenchmark, m.Corekv)
+	fmt.Fprintf(w, "| Date | %s |\n| Duration | %s |\n", rep.Started.Format(time.RFC3339), rep.Duration)
+	fmt.Fprintf(w, "| Load average (1, 5, 15 min) | %s at start, %s at end |\n\n", m.LoadStart, m.LoadEnd)
+	if busyHost(m.LoadStart, m.OnlineCPUs) || busyHost(m.LoadEnd, m.OnlineCPUs) {
+		fmt.Fprint(w, "> **Busy host**: other work was running (load average above the CPU count); every "+
+			"number below is lower and noisier than on a quiet machine.\n\n")
+	}
+
+	writeSetup(w, rep)
+
+	if len(rep.Comparisons) > 0 {
+		fmt.Fprint(w, "## corekv / redis\n\nAbove 1 corekv serves more requests per second; the p99 ratio is "+
+			"better below 1.\n\n")
+		fmt.Fprint(w, "| test | P | keys | value | shards | corekv req/s | redis req/s | ratio | corekv p99 ms | redis p99 ms | p99 ratio |\n")
+		fmt.Fprint(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, c := range rep.Comparisons {
+			fmt.Fprintf(w, "| %s | %d | %s | %d | %d | %s | %s | **%s** | %s | %s | %s |\n", c.Cell.Test,
+				c.Cell.Pipeline, shortCount(c.Cell.Keyspace), c.Cell.Size, c.Shards, groupDigits(c.CorekvRPS),
+				groupDigits(c.RedisRPS), fmtRatio(c.RPSRatio), fmtMs(c.CorekvP99), fmtMs(c.RedisP99),
+				fmtRatio(c.P99Ratio))
+		}
+		fmt.Fprintln(w)
+	}
+
+	if len(rep.Results) > 0 {
+		clientCap := 0.9 * float64(max(1, cfg.ClientThreads))
+		marked := false
+		fmt.Fprint(w, "## All cells\n\n")
+		fmt.Fprint(w, "| test | P | keys | value | server | req/s | p50 ms | p99 ms | p99.9 ms | server CPU | req/s per core | client CPU | runs |\n")
+		fmt.Fprint(w, "|---|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, r := range rep.Results {
+			md := r.Median
+			client := fmt.Sprintf("%.0f%%", 100*md.ClientCPU)
+			if md.ClientCPU >= clientCap {
+				client += " †"
+				marked = true
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %.0f%% | %s | %s | %d/%d |\n",
+				r.Cell.Test, r.Cell.Pipeline, shortCount(r.Cell.Keyspace), r.Cell.Size, r.Target.label(),
+				groupDigits(md.RPS), fmtMs(md.P50Ms), fmtMs(md.P99Ms), fmtMs(md.P999Ms), 100*md.ServerCPU,
+				groupDigits(md.RPSPerCore), client, md.Runs, len(r.Samples))
+		}
+		if marked {
+			fmt.Fprint(w, "\n† redis-benchmark kept its CPU busy: the client, not the server, may have set the pace "+
+				"of this cell.\n")
+		}
+		fmt.Fprintln(w)
+		writeFailures(w, rep.Results)
+	}
+
+	if cfg.Scaling && len(rep.Results) > 0 {
+		writeScaling(w, rep)
+	}
+
+	if len(rep.Memory) > 0 {
+		fmt.Fprintf(w, "## Memory\n\nEach server started afresh per value size; %d keys (`key:000000000000` …, "+
+			"16 bytes) loaded with pipelined SETs; "+
+			"bytes per key = (VmRSS after loading - VmRSS at start) / DBSIZE.\n\n", cfg.MemoryKeys)
+		fmt.Fprint(w, "| server | value bytes | keys | RSS at start MiB | RSS loaded MiB | bytes/key |\n")
+		fmt.Fprint(w, "|---|--:|--:|--:|--:|--:|\n")
+		for _, m := range rep.Memory {
+			if m.Error != "" {
+				fmt.Fprintf(w, "| %s | %d | failed: %s | | | |\n", m.Target.label(), m.Size, mdEscape(firstLine(m.Error)))
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %.1f |\n", m.Target.label(), m.Size, m.Keys,
+				float64(m.RSSStart)/(1<<20), float64(m.RSSLoaded)/(1<<20), m.BytesPerKey)
+		}
+		fmt.Fprintln(w)
+	}
+
+	if len(charts) > 0 {
+		fmt.Fprint(w, "## Charts\n\n")
+		for _, c := range charts {
+			name := filepath.Base(c)
+			fmt.Fprintf(w, "![%s](%s)\n\n", strings.TrimSuffix(name, ".svg"), name)
+		}
+	}
+
+	fmt.Fprint(w, "## Limits\n\nClient and servers share one host: redis-benchmark takes CPU the servers could use, "+
+		"and a busy client flattens every server to the same number. Runs on a shared or virtual machine drift; "+
+		"compare ratios from one report rather than absolute numbers across reports. See bench/README.md.\n")
+}
+
+// writeSetup says how the numbers were taken: pinning, runs, flushing, and the exact commands.
+func writeSetup(w io.Writer, rep *report) {
+	cfg := rep.Config
+	fmt.Fprint(w, "## Setup\n\n")
+	fmt.Fprintf(w, "- Servers pinned to CPUs `%s`, redis-benchmark to CPUs `%s` (taskset).\n",
+		cfg.ServerCPUs, formatCPUList(cfg.clientCPUList))
+	if cfg.MemoryOnly {
+		fmt.Fprint(w, "\nServers:\n\n```\n"+strings.Join(rep.ServerCommands, "\n")+"\n```\n\n")
+		return
+	}
+	fmt.Fprintf(w, "- %d clients; %d run(s) per cell, each figure is the median of the runs; every round "+
+		"starts each server afresh.\n", cfg.Clients, cfg.Repeat)
+	fmt.Fprintf(w, "- Requests per cell: %d at P=1, x P/4 for deeper pipelines, at most %d.\n",
+		cfg.Requests, cfg.MaxRequests)
+	fmt.Fprint(w, "- Before each cell: `FLUSHALL`.")
+	if cfg.Preload {
+		fmt.Fprint(w, " Before a `get` cell every key of the key space (`key:000000000000` …) is set to a value "+
+			"of the cell's size, so every GET hits.")
+	}
+	fmt.Fprint(w, "\n- Server CPU: utime+stime of the server process (all threads) from `/proc/<pid>/stat`, "+
+		"before and after redis-benchmark, over the time redis-benchmark measured (requests / req/s); 100% = one "+
+		"core busy. Client CPU is redis-benchmark's own, over the same time. \"req/s per core\" is req/s "+
+		"divided by the server CPU share.\n")
+	if cfg.CSV {
+		fmt.Fprint(w, "- Latencies from `redis-benchmark --csv`; p99.9 is not available in that output.\n")
+	} else {
+		fmt.Fprint(w, "- Latencies from redis-benchmark's summary (HDR histogram). p99.9 is read from its "+
+			"\"Latency by percentile distribution\" table: the first row whose cumulative count reaches 99.9% of "+
+			"the requests. That is an upper bound, at most one table row (about 0.1 percentile) above the true "+
+			"p99.9.\n")
+	}
+	fmt.Fprint(w, "\nServers:\n\n```\n")
+	for _, c := range rep.ServerCommands {
+		fmt.Fprintln(w, c)
+	}
+	fmt.Fprint(w, "```\n\nEach cell (the exact command of every run is in the JSON, `results[].samples[].command`):\n\n```\n")
+	threads := ""
+	if cfg.ClientThreads > 1 {
+		threads = " --threads " + strconv.Itoa(cfg.ClientThreads)
+	}
+	fmt.Fprintf(w, "taskset -c %s redis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d -r KEYS -d SIZE -n N%s\n```\n\n",
+		formatCPUList(cfg.clientCPUList), cfg.Clients, threads)
+}
+
+func writeFailures(w io.Writer, results []*result) {
+	header := false
+	for _, r := range results {
+		for i, s := range r.Samples {
+			if s.Error == "" {
+				continue
+			}
+			if !header {
+				fmt.Fprint(w, "Failed runs:\n\n")
+				header = true
+			}
+			fmt.Fprintf(w, "- %s %s run %d: %s\n", r.Target.label(), r.Cell, i+1, mdEscape(firstLine(s.Error)))
+		}
+	}
+	if header {
+		fmt.Fprintln(w)
+	}
+}
+
+// writeScaling tabulates req/s per cell against the shard count, with redis beside.
+func writeScaling(w io.Writer, rep *report) {
+	fmt.Fprint(w, "## Scaling\n\ncorekv with k shards runs on the first k server CPUs; redis on all of them.\n\n| cell | redis |")
+	var shards []int
+	for _, t := range rep.Targets {
+		if t.Server == "corekv" {
+			shards = append(shards, t.Shards)
+			fmt.Fprintf(w, " %d shard(s) |", t.Shards)
+		}
+	}
+	fmt.Fprint(w, "\n|---|--:|"+strings.Repeat("--:|", len(shards))+"\n")
+	byCell := map[cell]map[string]float64{}
+	var order []cell
+	for _, r := range rep.Results {
+		if byCell[r.Cell] == nil {
+			byCell[r.Cell] = map[string]float64{}
+			order = append(order, r.Cell)
+		}
+		byCell[r.Cell][r.Target.label()] = r.Median.RPS
+	}
+	for _, c := range order {
+		fmt.Fprintf(w, "| %s | %s |", c, groupDigits(byCell[c]["redis"]))
+		for _, k := range shards {
+			fmt.Fprintf(w, " %s |", groupDigits(byCell[c][target{Server: "corekv", Shards: k}.label()]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// printSummary writes the ratio table (or the memory table of a --memory run) to w.
+func printSummary(w io.Writer, rep *report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if len(rep.Comparisons) > 0 {
+		if rep.Config.OnlyRedis {
+			fmt.Fprintln(w, "(--only-redis: \"corekv\" below is redis-server)")
+		}
+		fmt.Fprintln(tw, "test\tP\tkeys\tvalue\tshards\tcorekv req/s\tredis req/s\tratio\tcorekv p99\tredis p99\tp99 ratio\t")
+		for _, c := range rep.Comparisons {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Cell.Test, c.Cell.Pipeline,
+				shortCount(c.Cell.Keyspace), c.Cell.Size, c.Shards, groupDigits(c.CorekvRPS), groupDigits(c.RedisRPS),
+				fmtRatio(c.RPSRatio), fmtMs(c.CorekvP99), fmtMs(c.RedisP99), fmtRatio(c.P99Ratio))
+		}
+		tw.Flush()
+	}
+	if len(rep.Memory) > 0 {
+		fmt.Fprintln(tw, "server\tvalue\tkeys\tbytes/key\t")
+		for _, m := range rep.Memory {
+			if m.Error != "" {
+				fmt.Fprintf(tw, "%s\t%d\tfailed\t\t\n", m.Target.label(), m.Size)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t\n", m.Target.label(), m.Size, m.Keys, m.BytesPerKey)
+		}
+		tw.Flush()
+	}
+	if busyHost(rep.Machine.LoadStart, rep.Machine.OnlineCPUs) || busyHost(rep.Machine.LoadEnd, rep.Machine.OnlineCPUs) {
+		fmt.Fprintf(w, "WARNING: busy host (load average %s at start, %s at end, %d CPUs): numbers are noisy\n",
+			rep.Machine.LoadStart, rep.Machine.LoadEnd, rep.Machine.OnlineCPUs)
+	}
+	if rep.Incomplete != "" {
+		fmt.Fprintln(w, "INCOMPLETE:", firstLine(rep.Incomplete))
+	}
+}
+
+func fmtRatio(r float64) string {
+	if r == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+func fmtMs(ms float64) string {
+	if ms == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", ms)
+}
+
+// groupDigits writes 1234567.8 as "1,234,568"; 0 as "-".
+func groupDigits(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

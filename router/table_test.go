@@ -1,0 +1,379 @@
+package router
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mixedCase alternates upper and lower case: "incrbyfloat" → "InCrByFlOaT".
+func mixedCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if i%2 == 0 && 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+func TestLookupEveryCommand(t *testing.T) {
+	for i := range Commands() {
+		c := &Commands()[i]
+		for _, name := range []string{c.Name, strings.ToUpper(c.Name), mixedCase(c.Name)} {
+			if got := Lookup([]byte(name)); got != c {
+				t.Errorf("Lookup(%q) = %v, want the %q row", name, got, c.Name)
+			}
+			if got := LookupString(name); got != c {
+				t.Errorf("LookupString(%q) = %v, want the %q row", name, got, c.Name)
+			}
+		}
+		if c.ID != i {
+			t.Errorf("%s: ID %d, want its index %d", c.Name, c.ID, i)
+		}
+	}
+}
+
+func TestLookupMisses(t *testing.T) {
+	tests := []string{
+		"",
+		"gett",
+		"ge",
+		"get ",
+		" get",
+		"getx",
+		"hgetall",               // not implemented yet
+		"g\x00t",                // not a letter
+		"GET\xff",               // high byte
+		strings.Repeat("a", 24), // fits the buffer, no such command
+		strings.Repeat("a", 25), // longer than any command
+		"incrbyfloat" + strings.Repeat("x", 100),
+		strings.Repeat("GET", 9), // 27 bytes, folds to "getgetget…"
+	}
+	for _, name := range tests {
+		if got := Lookup([]byte(name)); got != nil {
+			t.Errorf("Lookup(%q) = %q, want nil", name, got.Name)
+		}
+		if got := LookupString(name); got != nil {
+			t.Errorf("LookupString(%q) = %q, want nil", name, got.Name)
+		}
+	}
+	if got := Lookup(nil); got != nil {
+		t.Errorf("Lookup(nil) = %q, want nil", got.Name)
+	}
+}
+
+// TestLookupFoldsOnlyASCII checks that only A-Z are folded: the bytes just
+// outside that range ('@' before 'A', '[' after 'Z') and bytes that differ
+// from a letter by 0x20 must not turn into letters.
+func TestLookupFoldsOnlyASCII(t *testing.T) {
+	for _, name := range []string{"@et", "[et", "g\x05t", "GE\x14", "\xc7et"} {
+		if got := Lookup([]byte(name)); got != nil {
+			t.Errorf("Lookup(%q) = %q, want nil", name, got.Name)
+		}
+	}
+}
+
+func TestLookupDoesNotAllocate(t *testing.T) {
+	names := [][]byte{[]byte("GET"), []byte("mget"), []byte("IncrByFloat"), []byte("corekv.restore"), []byte("nosuch"), []byte(strings.Repeat("x", 40))}
+	var sink *Command
+	allocs := testing.AllocsPerRun(1000, func() {
+		for _, n := range names {
+			sink = Lookup(n)
+		}
+	})
+	_ = sink
+	if allocs != 0 {
+		t.Errorf("Lookup allocates %.1f times per run, want 0", allocs)
+	}
+}
+
+func TestLookupLeavesInputAlone(t *testing.T) {
+	name := []byte("MgEt")
+	Lookup(name)
+	if string(name) != "MgEt" {
+		t.Errorf("Lookup changed its argument to %q", name)
+	}
+}
+
+func TestCommandTableRows(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range Commands() {
+		c := &Commands()[i]
+		if seen[c.Name] {
+			t.Errorf("%s: listed twice", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Name != strings.ToLower(c.Name) {
+			t.Errorf("%s: name is not lower case", c.Name)
+		}
+		if len(c.Name) > 24 {
+			t.Errorf("%s: longer than Lookup's 24-byte buffer", c.Name)
+		}
+		if c.Arity == 0 {
+			t.Errorf("%s: arity 0", c.Name)
+		}
+		switch c.Route {
+		case RouteHome:
+			if c.Run != nil {
+				t.Errorf("%s: home command has a shard handler", c.Name)
+			}
+		default:
+			if c.Run == nil {
+				t.Errorf("%s: routed to shards but Run is nil", c.Name)
+			}
+		}
+		if c.Internal != strings.HasPrefix(c.Name, "corekv.") {
+			t.Errorf("%s: Internal=%v does not match its name", c.Name, c.Internal)
+		}
+		if !c.Internal && (c.Group == "" || c.Summary == "") {
+			t.Errorf("%s: missing COMMAND DOCS group or summary", c.Name)
+		}
+		if c.Flags&FlagWrite != 0 && c.Flags&FlagReadonly != 0 {
+			t.Errorf("%s: both write and readonly", c.Name)
+		}
+		// Key positions: a command that names keys has a step and a last
+		// key not before the first; a keyless one has none.
+		if c.FirstKey > 0 {
+			if c.Step < 1 {
+				t.Errorf("%s: first key %d with step %d", c.Name, c.FirstKey, c.Step)
+			}
+			if c.LastKey > 0 && c.LastKey < c.FirstKey {
+				t.Errorf("%s: last key %d before first key %d", c.Name, c.LastKey, c.FirstKey)
+			}
+			if c.Route != RouteKey {
+				t.Errorf("%s: has keys but route %d", c.Name, c.Route)
+			}
+		} else if c.LastKey != 0 || c.Step != 0 {
+			t.Errorf("%s: no first key but last %d step %d", c.Name, c.LastKey, c.Step)
+		}
+		if c.Route == RouteKey && c.FirstKey == 0 {
+			t.Errorf("%s: routed by key but has no key position", c.Name)
+		}
+		// A command whose keys may span shards needs a rule for splitting.
+		spans := c.FirstKey > 0 && c.LastKey != c.FirstKey
+		if spans && c.Split == SplitNone {
+			t.Errorf("%s: keys may span shards but Split is SplitNone", c.Name)
+		}
+		if !spans && c.Split != SplitNone {
+			t.Errorf("%s: single-key command with split rule %d", c.Name, c.Split)
+		}
+	}
+	if len(byName) != len(Commands()) {
+		t.Errorf("name index holds %d names, table %d rows", len(byName), len(Commands()))
+	}
+}
+
+func TestKeyIndexes(t *testing.T) {
+	tests := []struct {
+		args string // space-separated argv
+		want []int
+	}{
+		{"get k", []int{1}},
+		{"get", nil},
+		{"set k v ex 10", []int{1}},
+		{"mset a 1", []int{1}},
+		{"mset a 1 b 2 c 3", []int{1, 3, 5}},
+		{"mset a 1 b", []int{1, 3}}, // bad arity is caught before routing
+		{"msetnx a 1 b 2", []int{1, 3}},
+		{"del a", []int{1}},
+		{"del a b c d", []int{1, 2, 3, 4}},
+		{"exists a a", []int{1, 2}},
+		{"mget a b c", []int{1, 2, 3}},
+		{"copy src dst", []int{1, 2}},
+		{"copy src dst db 3 replace", []int{1, 2}},
+		{"rename a b", []int{1, 2}},
+		{"object encoding k", []int{2}},
+		{"object help", nil},
+		{"object", nil},
+		{"expire k 10 nx", []int{1}},
+		{"ping", nil},
+		{"ping hello", nil},
+		{"keys *", nil},
+		{"dbsize", nil},
+		{"scan 0 match *", nil},
+		{"corekv.restore k blob nx", []int{1}},
+	}
+	for _, tt := range tests {
+		argv := strings.Fields(tt.args)
+		c := LookupString(argv[0])
+		if c == nil {
+			t.Fatalf("no command %q", argv[0])
+		}
+		got := c.KeyIndexes(nil, len(argv))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: KeyIndexes = %v, want %v", tt.args, got, tt.want)
+		}
+		if has := c.HasKeys(len(argv)); has != (len(tt.want) > 0) {
+			t.Errorf("%q: HasKeys = %v, want %v", tt.args, has, len(tt.want) > 0)
+		}
+	}
+}
+
+func TestKeyIndexesAppends(t *testing.T) {
+	dst := []int{-1}
+	got := LookupString("del").KeyIndexes(dst, 3)
+	if !slices.Equal(got, []int{-1, 1, 2}) {
+		t.Errorf("KeyIndexes onto [-1] = %v, want [-1 1 2]", got)
+	}
+	buf := make([]int, 0, 8)
+	allocs := testing.AllocsPerRun(100, func() {
+		buf = LookupString("mset").KeyIndexes(buf[:0], 7)
+	})
+	if allocs != 0 {
+		t.Errorf("KeyIndexes into a buffer with room allocates %.1f times", allocs)
+	}
+}
+
+func TestLastKeyIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		argc int
+		want int
+	}{
+		{"get", 2, 1},
+		{"del", 2, 1},
+		{"del", 5, 4},
+		{"mset", 5, 4},
+		{"copy", 3, 2},
+		{"copy", 6, 2},
+		{"copy", 2, 1}, // clipped to argv
+		{"object", 3, 2},
+	}
+	for _, tt := range tests {
+		if got := LookupString(tt.name).LastKeyIndex(tt.argc); got != tt.want {
+			t.Errorf("%s with %d args: LastKeyIndex = %d, want %d", tt.name, tt.argc, got, tt.want)
+		}
+	}
+}
+
+func TestArityOK(t *testing.T) {
+	tests := []struct {
+		name string
+		argc int
+		ok   bool
+	}{
+		{"get", 2, true},
+		{"get", 1, false},
+		{"get", 3, false},
+		{"set", 2, false},
+		{"set", 3, true},
+		{"set", 7, true},
+		{"mset", 2, false},
+		{"mset", 3, true},
+		{"mset", 5, true},
+		{"mget", 1, false},
+		{"mget", 2, true},
+		{"mget", 100, true},
+		{"ping", 1, true},
+		{"ping", 2, true},
+		{"dbsize", 1, true},
+		{"dbsize", 2, false},
+		{"randomkey", 1, true},
+		{"object", 1, false},
+		{"object", 2, true},
+		{"copy", 2, false},
+		{"copy", 3, true},
+		{"copy", 6, true},
+		{"rename", 3, true},
+		{"rename", 4, false},
+		{"getrange", 4, true},
+		{"getrange", 5, false},
+		{"hello", 1, true},
+		{"reset", 1, true},
+		{"reset", 2, false},
+		{"corekv.restore", 4, true},
+		{"corekv.restore", 5, false},
+	}
+	for _, tt := range tests {
+		if got := LookupString(tt.name).ArityOK(tt.argc); got != tt.ok {
+			t.Errorf("%s with %d args: ArityOK = %v, want %v", tt.name, tt.argc, got, tt.ok)
+		}
+	}
+}
+
+// TestRedisArity pins the arity of every client command to Redis 7's, which
+// clients and the COMMAND reply depend on.
+func TestRedisArity(t *testing.T) {
+	want := map[string]int{
+		"auth": -2, "client": -2, "echo": 2, "hello": -1, "ping": -1, "quit": -1, "reset": 1, "select": 2,
+		"command": -1, "config": -2, "dbsize": 1, "debug": -2, "flushall": -1, "flushdb": -1, "info": -1,
+		"lastsave": 1, "shutdown": -1, "time": 1,
+		"copy": -3, "del": -2, "exists": -2, "expire": -3, "expireat": -3, "expiretime": 2, "keys": 2,
+		"move": 3, "object": -2, "persist": 2, "pexpire": -3, "pexpireat": -3, "pexpiretime": 2, "pttl": 2,
+		"randomkey": 1, "rename": 3, "renamenx": 3, "scan": -2, "touch": -2, "ttl": 2, "type": 2, "unlink": -2,
+		"append": 3, "decr": 2, "decrby": 3, "get": 2, "getdel": 2, "getex": -2, "getrange": 4, "getset": 3,
+		"incr": 2, "incrby": 3, "incrbyfloat": 3, "mget": -2, "mset": -3, "msetnx": -3, "psetex": 4, "set": -3,
+		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
+	}
+	for _, c := range Commands() {
+		if c.Internal {
+			continue
+		}
+		a, ok := want[c.Name]
+		if !ok {
+			t.Errorf("%s: not in this test's list; add its Redis arity", c.Name)
+			continue
+		}
+		if c.Arity != a {
+			t.Errorf("%s: arity %d, Redis has %d", c.Name, c.Arity, a)
+		}
+	}
+}
+
+func TestRoutes(t *testing.T) {
+	tests := []struct {
+		name    string
+		route   Route
+		split   Split
+		combine Combine
+	}{
+		{"ping", RouteHome, SplitNone, 0},
+		{"select", RouteHome, SplitNone, 0},
+		{"get", RouteKey, SplitNone, 0},
+		{"mget", RouteKey, SplitPerKey, 0},
+		{"mset", RouteKey, SplitPairsOK, 0},
+		{"msetnx", RouteKey, SplitMSETNX, 0},
+		{"del", RouteKey, SplitSumInt, 0},
+		{"unlink", RouteKey, SplitSumInt, 0},
+		{"exists", RouteKey, SplitSumInt, 0},
+		{"touch", RouteKey, SplitSumInt, 0},
+		{"rename", RouteKey, SplitMoveKey, 0},
+		{"renamenx", RouteKey, SplitMoveKey, 0},
+		{"copy", RouteKey, SplitMoveKey, 0},
+		{"dbsize", RouteAll, SplitNone, CombineSumInt},
+		{"flushall", RouteAll, SplitNone, CombineOK},
+		{"flushdb", RouteAll, SplitNone, CombineOK},
+		{"keys", RouteAll, SplitNone, CombineConcatArray},
+		{"randomkey", RouteAll, SplitNone, CombineFirstNonNil},
+		{"scan", RouteCursor, SplitNone, 0},
+	}
+	for _, tt := range tests {
+		c := LookupString(tt.name)
+		if c.Route != tt.route || c.Split != tt.split || c.Combine != tt.combine {
+			t.Errorf("%s: route %d split %d combine %d, want %d %d %d",
+				tt.name, c.Route, c.Split, c.Combine, tt.route, tt.split, tt.combine)
+		}
+	}
+}
+
+func TestFlagNames(t *testing.T) {
+	tests := []struct {
+		f    Flag
+		want []string
+	}{
+		{0, nil},
+		{FlagWrite, []string{"write"}},
+		{FlagReadonly | FlagFast, []string{"readonly", "fast"}},
+		{FlagWrite | FlagDenyOOM | FlagFast, []string{"write", "denyoom", "fast"}},
+		{FlagNoAuth | FlagAllowBusy, []string{"no_auth", "allow_busy"}},
+	}
+	for _, tt := range tests {
+		if got := FlagNames(tt.f); !slices.Equal(got, tt.want) {
+			t.Errorf("FlagNames(%b) = %v, want %v", tt.f, got, tt.want)
+		}
+	}
+	if len(flagNames) != 13 || FlagAllowBusy != 1<<12 {
+		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagAllowBusy)
+	}
+}
