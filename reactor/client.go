@@ -36,6 +36,9 @@ var clientHelp = []string{
 }
 
 func (c *Core) client(cn *Conn, argv [][]byte) {
+	if !subcommandArityOK(cn, "client", argv) {
+		return
+	}
 	sub := argv[1]
 	n := len(argv)
 	switch {

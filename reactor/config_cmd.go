@@ -110,6 +110,9 @@ func ParseMemory(v string) (int64, error) {
 }
 
 func (c *Core) config(cn *Conn, argv [][]byte) {
+	if !subcommandArityOK(cn, "config", argv) {
+		return
+	}
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "get") && len(argv) >= 3:

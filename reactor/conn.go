@@ -50,6 +50,10 @@ type Conn struct {
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
 	slot      *router.Slot
+	// barrier is a multi-round plan of this connection still running; the
+	// connection's later requests wait for it so they cannot overtake its
+	// second round.
+	barrier *router.Slot
 
 	db        int
 	proto     int
@@ -172,6 +176,9 @@ func (c *Conn) collect() {
 		if !s.Discard {
 			c.out = append(c.out, s.Reply...)
 		}
+		if s == c.barrier {
+			c.barrier = nil
+		}
 		c.core.FreeSlot(s)
 		n++
 	}
@@ -219,7 +226,8 @@ func (c *Conn) flush() bool {
 }
 
 // backlogged reports whether the connection should stop parsing requests
-// until its output drains.
+// until its output drains or the plan it waits for completes.
 func (c *Conn) backlogged() bool {
-	return c.outPending() > outSoftLimit || len(c.slots) > slotLimit
+	return c.outPending() > outSoftLimit || len(c.slots) > slotLimit ||
+		(c.barrier != nil && !c.barrier.Filled)
 }

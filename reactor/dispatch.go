@@ -3,6 +3,7 @@ package reactor
 import (
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // batchFlushBytes sends a peer's batch before the end of the turn once its
@@ -38,7 +39,7 @@ func (c *Core) dispatch(cn *Conn, argv [][]byte) {
 		return
 	case router.RouteCursor:
 		shard := c.id
-		if cur, ok := parseCursor(argv[1]); ok {
+		if cur, ok := shardowner.ParseCursor(argv[1]); ok {
 			shard = int(cur % uint64(n))
 		}
 		c.runOn(cn, cmd, shard, argv)
@@ -64,33 +65,17 @@ func (c *Core) dispatch(cn *Conn, argv [][]byte) {
 				if cmd.Split == router.SplitNone {
 					break
 				}
-				router.StartSplit(c, cn.reserve(), cmd, cn.db, cn.proto, argv)
+				slot := cn.reserve()
+				router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
+				if router.MultiRound(cmd) && !slot.Filled {
+					cn.barrier = slot
+				}
 				c.markDirty(cn)
 				return
 			}
 		}
 	}
 	c.runOn(cn, cmd, shard, argv)
-}
-
-// parseCursor reads a SCAN cursor; a bad one is left to the handler, which
-// answers Redis's error.
-func parseCursor(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	var n uint64
-	for _, ch := range b {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-		d := uint64(ch - '0')
-		if n > (^uint64(0)-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
 }
 
 // runOn runs a single-shard command. The direct path, a local key and no

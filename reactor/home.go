@@ -300,3 +300,29 @@ func (c *Core) shutdown(cn *Conn, argv [][]byte) {
 	// Like Redis, a successful SHUTDOWN sends no reply: the connection
 	// closes when the server stops.
 }
+
+// subcommandArity lists, for container commands, each subcommand's arity as
+// Redis 7 declares it (argc including the container's name; negative means
+// at least), so a known subcommand with the wrong count gets Redis's
+// "wrong number of arguments for 'client|setname' command".
+var subcommandArity = map[string]map[string]int{
+	"client": {"id": 2, "setname": 3, "getname": 2, "setinfo": 4, "no-evict": 3, "no-touch": 3,
+		"reply": 3, "info": 2, "list": -2, "kill": -3, "help": 2},
+	"command": {"count": 2, "list": -2, "info": -2, "docs": -2, "getkeys": -4, "help": 2},
+	"config":  {"get": -3, "set": -4, "resetstat": 2, "rewrite": 2, "help": 2},
+}
+
+// subcommandArityOK answers the arity error for a known subcommand called
+// with the wrong number of arguments and reports false.
+func subcommandArityOK(cn *Conn, parent string, argv [][]byte) bool {
+	sub := strings.ToLower(string(argv[1]))
+	arity, known := subcommandArity[parent][sub]
+	if !known {
+		return true
+	}
+	if (arity >= 0 && len(argv) != arity) || (arity < 0 && len(argv) < -arity) {
+		cn.errorReply(resp.ErrWrongArgs(parent + "|" + sub))
+		return false
+	}
+	return true
+}

@@ -28,6 +28,10 @@ type Batch struct {
 	replies  []byte
 	replyEnd []uint32
 	argv     [][]byte // scratch for rebuilding argv on the owner
+	// w and ctx live in the batch so that passing them to handlers (through
+	// a function value, which escapes) allocates nothing.
+	w   resp.Writer
+	ctx shardowner.Ctx
 }
 
 // Len is the number of requests in the batch.
@@ -66,8 +70,9 @@ func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 // Execute runs every request on the owner's shard and records the replies.
 // It is called on the owning core only.
 func (b *Batch) Execute(shard *shardowner.Shard, scratch *[]byte) {
-	w := resp.Writer{B: b.replies}
-	ctx := shardowner.Ctx{Shard: shard, W: &w, Scratch: *scratch}
+	b.w = resp.Writer{B: b.replies}
+	b.ctx = shardowner.Ctx{Shard: shard, W: &b.w, Scratch: *scratch}
+	w, ctx := &b.w, &b.ctx
 	arg, start := 0, uint32(0)
 	for i := range b.reqs {
 		r := &b.reqs[i]
@@ -80,11 +85,13 @@ func (b *Batch) Execute(shard *shardowner.Shard, scratch *[]byte) {
 		}
 		ctx.DB = int(r.DB)
 		w.Proto = int(r.Proto)
-		r.Cmd.Run(&ctx, b.argv)
+		r.Cmd.Run(ctx, b.argv)
 		b.replyEnd = append(b.replyEnd, uint32(len(w.B)))
 	}
 	b.replies = w.B
 	*scratch = ctx.Scratch
+	b.w = resp.Writer{}
+	b.ctx = shardowner.Ctx{}
 	b.Done = true
 }
 

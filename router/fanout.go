@@ -70,6 +70,11 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	}
 	p.parts = p.parts[:n]
 	clear(p.parts)
+	if cmd.Step == 2 && len(argv)%2 == 0 {
+		// A key without a value: Redis answers the arity error.
+		p.done(ex, s, errReply(resp.ErrWrongArgs(cmd.Name)))
+		return
+	}
 
 	switch {
 	case cmd.Route == RouteAll:
@@ -90,6 +95,13 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	}
 }
 
+// MultiRound reports whether a split of cmd takes more than one round
+// (check, then write). Later commands of the same connection must wait for
+// such a plan: they could otherwise overtake its second round.
+func MultiRound(cmd *Command) bool {
+	return cmd.Split == SplitMSETNX || cmd.Split == SplitMoveKey
+}
+
 // begin opens a round; the extra pending count keeps a part that completes
 // synchronously (a local shard) from finishing the round before every part is
 // sent.
@@ -107,7 +119,7 @@ func (p *plan) send(ex Exec, s *Slot, shard int, cmd *Command, db int, argv [][]
 // keys (and their values when pairs is set) in their original order.
 func (p *plan) perShard(ex Exec, s *Slot, cmd *Command, pairs bool) {
 	p.begin()
-	name := []byte(cmd.Name)
+	name := cmd.NameBytes()
 	for sh := range p.parts {
 		p.parts[sh] = nil
 		p.sub = append(p.sub[:0], name)
@@ -268,7 +280,7 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 			cmd = cmdTake
 		}
 		p.begin()
-		p.sub = append(p.sub[:0], []byte(cmd.Name), src)
+		p.sub = append(p.sub[:0], cmd.NameBytes(), src)
 		p.send(ex, s, srcShard, cmd, p.db, p.sub)
 		p.partDone(ex, s)
 	case 1: // write the destination
@@ -298,7 +310,7 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 		blob = p.args[len(p.args)-len(blob):]
 		p.release(ex)
 		p.begin()
-		p.sub = append(p.sub[:0], []byte(cmdRestore.Name), dst, blob, mode)
+		p.sub = append(p.sub[:0], cmdRestore.NameBytes(), dst, blob, mode)
 		p.send(ex, s, dstShard, cmdRestore, db, p.sub)
 		p.partDone(ex, s)
 	case 2: // RENAMENX wrote the destination: remove the source
@@ -318,7 +330,7 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 			}
 			p.release(ex)
 			p.begin()
-			p.sub = append(p.sub[:0], []byte(cmdDel.Name), src)
+			p.sub = append(p.sub[:0], cmdDel.NameBytes(), src)
 			p.send(ex, s, srcShard, cmdDel, p.db, p.sub)
 			p.partDone(ex, s)
 		}

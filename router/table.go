@@ -12,6 +12,19 @@ var byName = func() map[string]*Command {
 	return m
 }()
 
+// names holds each command's name as bytes, by ID, so that plans can build
+// argument lists without converting strings.
+var names = func() [][]byte {
+	out := make([][]byte, len(commands))
+	for i := range commands {
+		out[i] = []byte(commands[i].Name)
+	}
+	return out
+}()
+
+// NameBytes is the command's name as bytes; callers must not modify it.
+func (c *Command) NameBytes() []byte { return names[c.ID] }
+
 // Lookup finds the command named by name in any letter case. It does not
 // allocate: the name is folded into a stack buffer, and a map index with a
 // converted byte slice does not copy it.

@@ -163,12 +163,41 @@ func Scan(c *Ctx, argv [][]byte) {
 }
 
 // parseCursor reads a SCAN cursor: decimal digits that fit in 64 bits.
-func parseCursor(b []byte) (uint64, bool) {
-	if len(b) == 0 {
+func parseCursor(b []byte) (uint64, bool) { return ParseCursor(b) }
+
+// ParseCursor reads a SCAN cursor the way Redis does, with strtoul: leading
+// spaces and a sign are allowed and a negative number wraps around, so
+// "SCAN -1" is a (huge) cursor, not an error; anything after the digits, or a
+// value past 64 bits, is.
+func ParseCursor(b []byte) (uint64, bool) {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r' || b[i] == '\v' || b[i] == '\f') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i == len(b) {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(string(b), 10, 64)
-	return n, err == nil
+	var n uint64
+	for ; i < len(b); i++ {
+		ch := b[i]
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		d := uint64(ch - '0')
+		if n > (^uint64(0)-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // eqFoldString reports whether b equals s ignoring ASCII case.

@@ -106,7 +106,7 @@ func TestServer(t *testing.T) {
 		}},
 		{"scan errors", []step{
 			{"scan x", errr(resp.ErrCursor)},
-			{"scan -1", errr(resp.ErrCursor)},
+			{"scan -1", "*2\r\n$1\r\n0\r\n*0\r\n"}, // strtoul wraps a negative cursor, as in Redis
 			{"scan 18446744073709551616", errr(resp.ErrCursor)},
 			{"scan 0 count 0", errr(resp.ErrSyntax)},
 			{"scan 0 count -1", errr(resp.ErrSyntax)},

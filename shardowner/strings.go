@@ -1,7 +1,9 @@
 package shardowner
 
 import (
+	"bytes"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/corekv/corekv/resp"
@@ -106,7 +108,8 @@ func parseStringOpts(args [][]byte, set bool) (flags int, expire []byte, ok bool
 			flags |= optKeepTTL
 		case !set && resp.EqualFold(a, "persist") && flags&optExpireMask == 0:
 			flags |= optPersist
-		case hasNext && flags&(optExpireMask|optKeepTTL|optPersist) == 0 && expireOpt(a) != 0:
+		case hasNext && expireOpt(a) != 0 && flags&(optExpireMask&^expireOpt(a)|optKeepTTL|optPersist) == 0:
+			// The same expire option given twice is allowed: the last wins.
 			flags |= expireOpt(a)
 			expire = args[j+1]
 			j++
@@ -439,35 +442,95 @@ func incrBy(c *Ctx, key []byte, by int64) {
 	c.W.Int(n)
 }
 
-// IncrByFloat: INCRBYFLOAT key increment. The result is stored as a string in
-// plain decimal notation and replied as a bulk string in both protocols.
+// IncrByFloat: INCRBYFLOAT key increment. Redis computes in long double
+// (64-bit mantissa) and prints the result with 17 decimals, trailing zeros
+// removed; doing the same with a 64-bit big.Float is what makes 0.1 + 0.2
+// come out as "0.3" here too. The result is stored as a string and replied
+// as a bulk string in both protocols.
 func IncrByFloat(c *Ctx, argv [][]byte) {
 	v, found, ok := getString(c, argv[1])
 	if !ok {
 		return
 	}
-	var old float64
+	old := new(big.Float).SetPrec(longDoubleBits)
 	if found {
 		if v.IsInt {
-			old = float64(v.Int)
-		} else if old, ok = resp.ParseFloat(v.Str); !ok {
+			old.SetInt64(v.Int)
+		} else if !parseLongDouble(old, v.Str) {
 			c.W.Err(resp.ErrNotFloat)
 			return
 		}
 	}
-	by, ok := resp.ParseFloat(argv[2])
-	if !ok {
+	by := new(big.Float).SetPrec(longDoubleBits)
+	if !parseLongDouble(by, argv[2]) {
 		c.W.Err(resp.ErrNotFloat)
 		return
 	}
-	n := old + by
-	if math.IsNaN(n) || math.IsInf(n, 0) {
+	if old.IsInf() || by.IsInf() {
 		c.W.Err(resp.ErrIncrNaN)
 		return
 	}
-	c.Scratch = strconv.AppendFloat(c.Scratch[:0], n, 'f', -1, 64)
+	sum := old.Add(old, by)
+	if sum.MantExp(nil) > longDoubleMaxExp {
+		c.W.Err(resp.ErrIncrNaN)
+		return
+	}
+	c.Scratch = appendLongDouble(c.Scratch[:0], sum)
 	c.Table().SetString(argv[1], c.Scratch, v.ExpireAt)
 	c.W.Bulk(c.Scratch)
+}
+
+// The x87 long double Redis computes INCRBYFLOAT in.
+const (
+	longDoubleBits   = 64
+	longDoubleMaxExp = 16384
+	longDoubleMinExp = -16445
+)
+
+// parseLongDouble reads b as Redis's string2ld does: no surrounding space,
+// nothing after the number, no NaN, and within long double's range.
+func parseLongDouble(dst *big.Float, b []byte) bool {
+	if len(b) == 0 || len(b) > 5*1024 || b[0] == ' ' || b[0] == '\t' || b[len(b)-1] == ' ' {
+		return false
+	}
+	// strtold takes decimal and hexadecimal (0x1p4) forms; big.Float's
+	// base-0 parsing also takes underscores and 0b/0o prefixes, which it
+	// does not.
+	if bytes.IndexByte(b, '_') >= 0 {
+		return false
+	}
+	digits := bytes.TrimLeft(b, "+-")
+	if len(digits) > 1 && digits[0] == '0' && bytes.IndexByte([]byte("bBoO"), digits[1]) >= 0 {
+		return false
+	}
+	if _, _, err := dst.Parse(string(b), 0); err != nil {
+		return false
+	}
+	if dst.IsInf() || dst.Sign() == 0 {
+		return true
+	}
+	e := dst.MantExp(nil)
+	return e <= longDoubleMaxExp && e >= longDoubleMinExp
+}
+
+// appendLongDouble formats f as Redis's human-friendly long double: fixed
+// point with 17 decimals, then trailing zeros (and a bare point) removed.
+func appendLongDouble(dst []byte, f *big.Float) []byte {
+	start := len(dst)
+	dst = f.Append(dst, 'f', 17)
+	if bytes.IndexByte(dst[start:], '.') < 0 {
+		return dst
+	}
+	for dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	if dst[len(dst)-1] == '.' {
+		dst = dst[:len(dst)-1]
+	}
+	if string(dst[start:]) == "-0" {
+		dst = append(dst[:start], '0')
+	}
+	return dst
 }
 
 // GetRange: GETRANGE key start end, and its old name SUBSTR. Negative

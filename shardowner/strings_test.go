@@ -33,7 +33,7 @@ func TestSet(t *testing.T) {
 			{"set k v nx xx", errr(resp.ErrSyntax)},
 			{"set k v xx nx", errr(resp.ErrSyntax)},
 			{"set k v ex 10 px 100", errr(resp.ErrSyntax)},
-			{"set k v ex 10 ex 10", errr(resp.ErrSyntax)},
+			{"set other v ex 10 ex 10", ok}, // the same option twice: the last wins, as in Redis 7
 			{"set k v ex 10 keepttl", errr(resp.ErrSyntax)},
 			{"set k v keepttl pxat 10", errr(resp.ErrSyntax)},
 			{"set k v ex", errr(resp.ErrSyntax)},

@@ -33,8 +33,7 @@ var compatRace bool
 // compatRaceKnown, when set, turns a data race that the race detector finds
 // in the corekv process into a log line instead of a failure. It names a
 // known, not yet fixed race; clear it once that is fixed.
-const compatRaceKnown = "reactor Core.send reads b.Done (reactor/dispatch.go:188) after pushing the batch " +
-	"to the peer's ring, while the peer already executes or resets it (router/batch.go:43, :88)"
+const compatRaceKnown = ""
 
 // compatMode says how two replies are compared.
 type compatMode int
@@ -188,7 +187,7 @@ func compatScripts() []compatScript {
 			s("SET e v EXAT " + compatFutureSec), s("EXPIRETIME e"), s("PEXPIRETIME e"),
 			s("SET e v PXAT " + compatFutureMs), s("PEXPIRETIME e"), s("EXPIRETIME e"),
 			s("SET e v3 KEEPTTL XX GET"), s("PEXPIRETIME e"), s("set e v4 ex 1000 nx"), s("get e"),
-			s("SET e v5 px 5000000 xx get"), s("TTL e"), s("SET e v EX 10 EX 1000").known(setRepeat), s("TTL e").known(cascade),
+			s("SET e v5 px 5000000 xx get"), s("TTL e"), s("SET e v EX 10 EX 1000"), s("TTL e"),
 			// errors
 			s("SET k v EX 0"), s("SET k v EX -1"), s("SET k v PX 0"), s("SET k v PX -1"),
 			s("SET k v EXAT 0"), s("SET k v PXAT -5"), s("SET k v NX XX"), s("SET k v XX NX"),
@@ -238,22 +237,22 @@ func compatScripts() []compatScript {
 		// An odd argument count crashed the server: each case has its own
 		// script, so a crash does not hide the other steps.
 		{name: "mset-odd-args", cmds: []compatCmd{
-			s("MSET b1 x b2").knownIn(4, msetOdd), s("EXISTS b1 b2"),
-			a(compatJoin([]string{"MSET"}, compatKV("a", 10), []string{"odd"})...).knownIn(4, msetOdd), s("DBSIZE"),
+			s("MSET b1 x b2"), s("EXISTS b1 b2"),
+			a(compatJoin([]string{"MSET"}, compatKV("a", 10), []string{"odd"})...), s("DBSIZE"),
 		}},
 		{name: "msetnx-odd-args", cmds: []compatCmd{
-			s("MSETNX c6 1 c7").knownIn(4, msetOdd), s("EXISTS c6 c7"),
-			a(compatJoin([]string{"MSETNX"}, compatKV("a", 10), []string{"odd"})...).knownIn(4, msetOdd), s("DBSIZE"),
+			s("MSETNX c6 1 c7"), s("EXISTS c6 c7"),
+			a(compatJoin([]string{"MSETNX"}, compatKV("a", 10), []string{"odd"})...), s("DBSIZE"),
 		}},
 		{name: "pipeline-cross-shard", pipeline: true, cmds: []compatCmd{
 			a(compatJoin([]string{"MSET"}, compatKV("a", 20))...),
 			a(compatJoin([]string{"MGET"}, compatKeys("a", 20))...),
 			s("INCR a1"), s("GET a1"), s("SET a1 10"), s("INCR a1"), s("INCR b1"), s("INCR b2"), s("INCR b3"),
-			s("GET b1"), s("GET b2"), s("APPEND a2 x"), s("GET a2"), s("RENAME a3 b9"), s("GET b9").knownIn(4, crossMove), s("GET a3"),
-			s("EXISTS a1 a2 a3 a4 a5 b1 b9").knownIn(4, crossMove), s("DEL a1 a2 a3 a4 b1"),
-			s("MGET a1 a2 a5 b2 b9").knownIn(4, crossMove), s("DBSIZE").knownIn(4, crossMove),
-			s("COPY a5 b10"), s("GET b10").knownIn(4, crossMove), s("PING"), s("ECHO hi"), s("GET nosuch"),
-			u("KEYS b*").knownIn(4, crossMove),
+			s("GET b1"), s("GET b2"), s("APPEND a2 x"), s("GET a2"), s("RENAME a3 b9"), s("GET b9"), s("GET a3"),
+			s("EXISTS a1 a2 a3 a4 a5 b1 b9"), s("DEL a1 a2 a3 a4 b1"),
+			s("MGET a1 a2 a5 b2 b9"), s("DBSIZE"),
+			s("COPY a5 b10"), s("GET b10"), s("PING"), s("ECHO hi"), s("GET nosuch"),
+			u("KEYS b*"),
 		}},
 		{name: "append-strlen", cmds: []compatCmd{
 			s("APPEND s hello"), a("APPEND", "s", " world"), s("GET s"), s("STRLEN s"), s("STRLEN missing"),
@@ -289,9 +288,9 @@ func compatScripts() []compatScript {
 			s("SET i 7"), s("INCRBYFLOAT i 1.5"), s("INCRBYFLOAT i -0.5"), s("GET i"), s("OBJECT ENCODING i").known(encIntFloat),
 			s("SET f abc"), s("INCRBYFLOAT f 1"), a("SET", "f", " 1"), s("INCRBYFLOAT f 1"), s("SET f 1e2"), s("INCRBYFLOAT f 1"),
 			s("SETEX t 100 1.5"), s("INCRBYFLOAT t 1"), s("TTL t"), s("INCRBYFLOAT f"), s("INCRBYFLOAT"),
-			s("SET g 0.1"), s("INCRBYFLOAT g 0.2").known(floatPrec),
-			s("SET f 5.0e3"), s("INCRBYFLOAT f 1e400").known(floatPrec), s("GET f").known(cascade),
-			s("SET f 1e308"), s("INCRBYFLOAT f 1e308").known(floatPrec), s("GET f").known(cascade),
+			s("SET g 0.1"), s("INCRBYFLOAT g 0.2"),
+			s("SET f 5.0e3"), s("INCRBYFLOAT f 1e400"), s("GET f"),
+			s("SET f 1e308"), s("INCRBYFLOAT f 1e308"), s("GET f"),
 		}},
 		{name: "getrange-setrange-substr", cmds: []compatCmd{
 			a("SET", "s", "Hello World"), s("GETRANGE s 0 4"), s("GETRANGE s -5 -1"), s("GETRANGE s 5 2"),
@@ -392,7 +391,7 @@ func compatScripts() []compatScript {
 			scan("SCAN 0 MATCH k1* COUNT 1000"), scan("SCAN 0 TYPE string"), scan("SCAN 0 TYPE list"),
 			scan("SCAN 0 TYPE STRING"), scan("SCAN 0 MATCH nothing*"), scan("SCAN 0 match o* count 3"),
 			scan("SCAN 0 MATCH k? TYPE string COUNT 7"), scan("SCAN 0 TYPE nosuchtype"),
-			s("SCAN abc"), shape("SCAN -1").known(scanNeg), s("SCAN 0 COUNT 0"), s("SCAN 0 COUNT -1"), s("SCAN 0 COUNT abc"),
+			s("SCAN abc"), s("SCAN 0 COUNT 0"), s("SCAN 0 COUNT -1"), s("SCAN 0 COUNT abc"),
 			s("SCAN 0 MATCH"), s("SCAN 0 FOO bar"), s("SCAN 0 TYPE"), s("SCAN"), s("SCAN 18446744073709551616"),
 			s("SELECT 3"), scan("SCAN 0"), scan("SCAN 0 MATCH *"),
 		}},
@@ -415,16 +414,16 @@ func compatScripts() []compatScript {
 			s("PING"), s("PING hello"), s("PING a b"), s("ping"),
 			s("SELECT 99"), s("CLIENT GETNAME"), s("CLIENT SETNAME myname"), s("CLIENT GETNAME"),
 			a("CLIENT", "SETNAME", "a b"), a("CLIENT", "SETNAME", "a\nb"), s("CLIENT GETNAME"),
-			a("CLIENT", "SETNAME", ""), s("CLIENT GETNAME"), s("CLIENT SETNAME").known(clientArity), s("CLIENT SETNAME a b").known(clientArity),
+			a("CLIENT", "SETNAME", ""), s("CLIENT GETNAME"), s("CLIENT SETNAME"), s("CLIENT SETNAME a b"),
 			s("CLIENT FOO"), s("CLIENT"),
 			s("CONFIG GET maxclients"), s("CONFIG GET nosuchparam"), s("CONFIG SET foo bar"), s("CONFIG"),
 			s("CONFIG FOO"), s("CONFIG GET"),
 			shape("TIME"), s("TIME x"), shape("LASTSAVE"), s("DEBUG SLEEP 0"),
 			// COMMAND COUNT is not compared: Redis has many more commands than corekv implements.
-			s("COMMAND GETKEYS SET a b"), s("COMMAND GETKEYS MSET a 1 b 2"), s("COMMAND GETKEYS GET").known(getkeysArgs),
-			s("COMMAND GETKEYS PING").known(getkeysArgs), s("COMMAND GETKEYS FOO").known(getkeysArgs), s("COMMAND GETKEYS RENAME x y"),
+			s("COMMAND GETKEYS SET a b"), s("COMMAND GETKEYS MSET a 1 b 2"), s("COMMAND GETKEYS GET"),
+			s("COMMAND GETKEYS PING"), s("COMMAND GETKEYS FOO"), s("COMMAND GETKEYS RENAME x y"),
 			s("COMMAND GETKEYS DEL a b c"), s("COMMAND GETKEYS OBJECT ENCODING k"), s("COMMAND GETKEYS MSET a"),
-			s("COMMAND GETKEYS COPY a b DB 1"), s("COMMAND GETKEYS GETEX k EX 10"), s("COMMAND GETKEYS").known(getkeysArgs),
+			s("COMMAND GETKEYS COPY a b DB 1"), s("COMMAND GETKEYS GETEX k EX 10"), s("COMMAND GETKEYS"),
 			s("COMMAND GETKEYS EXPIRE k 10"), s("COMMAND GETKEYS MGET a b c"), s("COMMAND GETKEYS GET a b"),
 			s("COMMAND GETKEYS PING x"), s("COMMAND GETKEYS FOO x"), s("COMMAND GETKEYS SET k"),
 			s("COMMAND GETKEYS get k"), s("COMMAND GETKEYS MSET a 1 b"), s("COMMAND GETKEYS ECHO x"),
