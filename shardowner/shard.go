@@ -2,14 +2,13 @@ package shardowner
 
 import (
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
 // Clock is the shard's notion of now, in Unix milliseconds. The loop sets it
 // once per turn so that every command of a turn sees the same time and no
 // handler pays for a clock read.
-type Clock struct {
-	Ms int64
-}
+type Clock = kvtable.Clock
 
 // Shard is one slice of the keyspace: a table per database, owned by one
 // thread.

@@ -1,0 +1,276 @@
+package kvtable
+
+// The arena holds entries in pages of bytes. Every page holds items of one
+// size class; an item is addressed by a 32-bit ref: the page's index in
+// arena.pages (high 20 bits) and the item's number in the page (low 12 bits).
+// Ref 0 is never handed out (page 0 is reserved), so an index slot holding 0
+// is empty.
+//
+// A free item has 0 in its first byte (no live entry has) and the number+1 of
+// the next free item of its page in the two bytes after it. Each page keeps
+// its own free list and count of live items, so a page whose items are all
+// free is released at once; pages with room are on a per-class list that
+// allocation takes from.
+//
+// Entries larger than the biggest class get a page of their own ("large"
+// pages, one item each).
+
+import "encoding/binary"
+
+const (
+	refItemBits  = 12
+	refItemMask  = 1<<refItemBits - 1
+	maxPages     = 1 << (32 - refItemBits)
+	maxPageItems = 1 << refItemBits
+
+	minPageBytes  = 1 << 10
+	maxPageBytes  = 64 << 10
+	pageGrowSteps = 6 // minPageBytes<<6 == maxPageBytes
+
+	numClasses   = 40
+	maxClassSize = 8192
+	largeClass   = 255
+
+	// keepPageBytes: a class keeps its last page, once empty, if it is no
+	// bigger than this, so that a SET/DEL cycle on a small table does not
+	// allocate a page each time.
+	keepPageBytes = 4 << 10
+)
+
+// classSize lists the item sizes: steps of 8 bytes up to 128, then four
+// classes per doubling up to maxClassSize.
+var classSize [numClasses]uint32
+
+// classOf maps (size+7)/8 to the smallest class that holds size.
+var classOf [maxClassSize/8 + 1]uint8
+
+func init() {
+	n := 0
+	for s := 8; s <= 128; s += 8 {
+		classSize[n] = uint32(s)
+		n++
+	}
+	for base := 128; base < maxClassSize; base *= 2 {
+		for q := 1; q <= 4; q++ {
+			classSize[n] = uint32(base + base*q/4)
+			n++
+		}
+	}
+	if n != numClasses || classSize[n-1] != maxClassSize {
+		panic("kvtable: size class table out of step")
+	}
+	c := 0
+	for i := range classOf {
+		for classSize[c] < uint32(i*8) {
+			c++
+		}
+		classOf[i] = uint8(c)
+	}
+}
+
+type page struct {
+	buf       []byte // nil for a released page
+	size      uint32 // bytes per item (len(buf) for a large page)
+	nitems    uint32 // items the page holds
+	used      uint32 // live items
+	bump      uint32 // items below bump have been handed out at least once
+	free      uint32 // number+1 of the first free item below bump; 0: none
+	prev      uint32 // neighbours on the class's partial list (0: none)
+	next      uint32
+	class     uint8
+	inPartial bool
+	evac      bool // being emptied by compaction: allocation skips it
+}
+
+type arena struct {
+	pages     []page   // pages[0] is reserved so that no ref is 0
+	freePages []uint32 // indexes of released pages, for reuse
+	bytes     int      // sum of len(buf) over live pages
+
+	partial [numClasses]uint32 // head of the list of pages with a free item
+	npages  [numClasses]uint32 // live pages per class
+	capa    [numClasses]int    // items the class's pages hold
+	used    [numClasses]int    // live items in the class
+
+	// Compaction state per class: the page being emptied and where the
+	// walk over its items stands.
+	victim    [numClasses]uint32
+	victimPos [numClasses]uint32
+	retry     [numClasses]uint16
+}
+
+// item returns the bytes of the item ref, with len and cap equal to the
+// item's size so that nothing written through it spills into a neighbour.
+func (a *arena) item(ref uint32) []byte {
+	p := &a.pages[ref>>refItemBits]
+	off := (ref & refItemMask) * p.size
+	return p.buf[off : off+p.size : off+p.size]
+}
+
+// itemSize is the size of the item ref.
+func (a *arena) itemSize(ref uint32) int { return int(a.pages[ref>>refItemBits].size) }
+
+// fits reports whether an entry of n bytes may be rewritten in place in the
+// item ref rather than moved: it must fit, and must not leave most of a big
+// item unused.
+func (a *arena) fits(ref uint32, n int) bool {
+	size := a.itemSize(ref)
+	return n <= size && (size <= 64 || n > size/2)
+}
+
+func (a *arena) newPageIndex() uint32 {
+	if k := len(a.freePages); k > 0 {
+		idx := a.freePages[k-1]
+		a.freePages = a.freePages[:k-1]
+		return idx
+	}
+	if len(a.pages) == 0 {
+		a.pages = append(a.pages, page{}) // reserved
+	}
+	if len(a.pages) >= maxPages {
+		panic("kvtable: arena page limit reached")
+	}
+	a.pages = append(a.pages, page{})
+	return uint32(len(a.pages) - 1)
+}
+
+// alloc returns a ref to an item of at least n bytes. Its contents are
+// whatever the item last held.
+func (a *arena) alloc(n int) uint32 {
+	if n > maxClassSize {
+		idx := a.newPageIndex()
+		a.pages[idx] = page{buf: make([]byte, n), size: uint32(n), nitems: 1, used: 1, bump: 1, class: largeClass}
+		a.bytes += n
+		return idx << refItemBits
+	}
+	c := classOf[(n+7)>>3]
+	idx := a.partial[c]
+	if idx == 0 {
+		idx = a.newPage(c)
+	}
+	p := &a.pages[idx]
+	var it uint32
+	if p.free != 0 {
+		it = p.free - 1
+		off := it * p.size
+		p.free = uint32(binary.LittleEndian.Uint16(p.buf[off+1:]))
+	} else {
+		it = p.bump
+		p.bump++
+	}
+	p.used++
+	a.used[c]++
+	if p.used == p.nitems {
+		a.unlinkPartial(idx)
+	}
+	return idx<<refItemBits | it
+}
+
+func (a *arena) newPage(c uint8) uint32 {
+	size := classSize[c]
+	pb := uint32(minPageBytes) << min(a.npages[c], pageGrowSteps)
+	n := max(pb/size, 1)
+	n = min(n, maxPageItems)
+	idx := a.newPageIndex()
+	a.pages[idx] = page{buf: make([]byte, n*size), size: size, nitems: n, class: c}
+	a.bytes += int(n * size)
+	a.npages[c]++
+	a.capa[c] += int(n)
+	a.pushPartial(idx)
+	return idx
+}
+
+// free returns the item ref to its page, releasing the page when it is left
+// empty.
+func (a *arena) free(ref uint32) {
+	idx := ref >> refItemBits
+	p := &a.pages[idx]
+	if p.class == largeClass {
+		a.release(idx)
+		return
+	}
+	it := ref & refItemMask
+	off := it * p.size
+	p.buf[off] = 0
+	binary.LittleEndian.PutUint16(p.buf[off+1:], uint16(p.free))
+	p.free = it + 1
+	p.used--
+	c := p.class
+	a.used[c]--
+	if p.used == 0 && (p.evac || a.npages[c] > 1 || len(p.buf) > keepPageBytes) {
+		a.release(idx)
+		return
+	}
+	if !p.inPartial && !p.evac {
+		a.pushPartial(idx)
+	}
+}
+
+func (a *arena) release(idx uint32) {
+	p := &a.pages[idx]
+	a.bytes -= len(p.buf)
+	if c := p.class; c != largeClass {
+		if p.inPartial {
+			a.unlinkPartial(idx)
+		}
+		a.npages[c]--
+		a.capa[c] -= int(p.nitems)
+		if a.victim[c] == idx {
+			a.victim[c] = 0
+		}
+	}
+	*p = page{}
+	a.freePages = append(a.freePages, idx)
+}
+
+func (a *arena) pushPartial(idx uint32) {
+	p := &a.pages[idx]
+	c := p.class
+	p.prev, p.next, p.inPartial = 0, a.partial[c], true
+	if p.next != 0 {
+		a.pages[p.next].prev = idx
+	}
+	a.partial[c] = idx
+}
+
+func (a *arena) unlinkPartial(idx uint32) {
+	p := &a.pages[idx]
+	if p.prev != 0 {
+		a.pages[p.prev].next = p.next
+	} else {
+		a.partial[p.class] = p.next
+	}
+	if p.next != 0 {
+		a.pages[p.next].prev = p.prev
+	}
+	p.prev, p.next, p.inPartial = 0, 0, false
+}
+
+// pickVictim chooses the sparsest page of class c to empty, or returns 0 when
+// the class is dense enough or its free items could not take in a page's
+// worth of moved entries.
+func (a *arena) pickVictim(c uint8) uint32 {
+	if a.npages[c] < 2 || a.used[c]*4 >= a.capa[c]*3 {
+		return 0
+	}
+	var best uint32
+	bestUsed := uint32(maxPageItems + 1)
+	for i := 1; i < len(a.pages); i++ {
+		p := &a.pages[i]
+		if p.buf != nil && p.class == c && p.used < bestUsed {
+			best, bestUsed = uint32(i), p.used
+		}
+	}
+	p := &a.pages[best]
+	// The other pages must have room for what is moved out.
+	if a.capa[c]-a.used[c]-int(p.nitems-p.used) < int(p.used) {
+		return 0
+	}
+	if p.inPartial {
+		a.unlinkPartial(best)
+	}
+	p.evac = true
+	a.victim[c] = best
+	a.victimPos[c] = 0
+	return best
+}

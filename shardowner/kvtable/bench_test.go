@@ -1,0 +1,262 @@
+package kvtable
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// keys16 returns n distinct 16-byte keys.
+func keys16(n, offset int) [][]byte {
+	ks := make([][]byte, n)
+	buf := make([]byte, 0, 16*n)
+	for i := range ks {
+		buf = fmt.Appendf(buf, "k%015d", i+offset)
+		ks[i] = buf[len(buf)-16:]
+	}
+	return ks
+}
+
+var val16 = []byte("vvvvvvvvvvvvvvvv")
+
+const benchKeys = 1 << 20
+
+func loaded(n int) (*Table, [][]byte) {
+	tb := NewTable(&Clock{Ms: 1})
+	ks := keys16(n, 0)
+	for _, k := range ks {
+		tb.SetString(k, val16, 0)
+	}
+	for tb.rehashing() {
+		tb.ActiveExpire(0)
+	}
+	return tb, ks
+}
+
+func BenchmarkGetHit(b *testing.B) {
+	tb, ks := loaded(benchKeys)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := tb.Get(ks[i&(benchKeys-1)]); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkGetMiss(b *testing.B) {
+	tb, _ := loaded(benchKeys)
+	miss := keys16(benchKeys, benchKeys)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := tb.Get(miss[i&(benchKeys-1)]); ok {
+			b.Fatal("hit")
+		}
+	}
+}
+
+func BenchmarkSetNew(b *testing.B) {
+	ks := keys16(4<<20, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	tb := NewTable(&Clock{Ms: 1})
+	for i := 0; b.Loop(); i++ {
+		if i == len(ks) {
+			b.StopTimer()
+			tb = NewTable(&Clock{Ms: 1})
+			i = 0
+			b.StartTimer()
+		}
+		tb.SetString(ks[i], val16, 0)
+	}
+}
+
+func BenchmarkSetOverwrite(b *testing.B) {
+	tb, ks := loaded(benchKeys)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		tb.SetString(ks[i&(benchKeys-1)], val16, 0)
+	}
+}
+
+func BenchmarkIncr(b *testing.B) {
+	tb, ks := loaded(benchKeys)
+	for _, k := range ks {
+		tb.SetInt(k, 0, 0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		k := ks[i&(benchKeys-1)]
+		v, _ := tb.Get(k)
+		tb.SetInt(k, v.Int+1, v.ExpireAt)
+	}
+}
+
+// BenchmarkDel deletes a key and stores it again, so the table stays the
+// same size; the SET half is BenchmarkSetNew.
+func BenchmarkDel(b *testing.B) {
+	tb, ks := loaded(benchKeys)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		k := ks[i&(benchKeys-1)]
+		if !tb.Delete(k) {
+			b.Fatal("absent")
+		}
+		tb.SetString(k, val16, 0)
+	}
+}
+
+func BenchmarkScanStep(b *testing.B) {
+	tb, _ := loaded(benchKeys)
+	n := 0
+	fn := func(key []byte, v Value) { n += len(key) }
+	cur := uint64(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		cur = tb.Scan(cur, 10, fn)
+	}
+}
+
+func heapInuse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
+
+// BenchmarkBytesPerKey reports the heap bytes per key of 1M keys with 16-byte
+// keys and values, against map[string][]byte. Run with -benchtime=1x.
+func BenchmarkBytesPerKey(b *testing.B) {
+	const n = 1_000_000
+	key := make([]byte, 0, 16)
+	b.Run("table", func(b *testing.B) {
+		for b.Loop() {
+			before := heapInuse()
+			tb := NewTable(&Clock{Ms: 1})
+			for i := range n {
+				key = fmt.Appendf(key[:0], "k%015d", i)
+				tb.SetString(key, val16, 0)
+			}
+			b.ReportMetric(float64(heapInuse()-before)/n, "B/key")
+			b.ReportMetric(float64(tb.ArenaBytes())/n, "arenaB/key")
+			runtime.KeepAlive(tb)
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		for b.Loop() {
+			before := heapInuse()
+			m := map[string][]byte{}
+			for i := range n {
+				key = fmt.Appendf(key[:0], "k%015d", i)
+				m[string(key)] = append([]byte(nil), val16...)
+			}
+			b.ReportMetric(float64(heapInuse()-before)/n, "B/key")
+			runtime.KeepAlive(m)
+		}
+	})
+}
+
+// BenchmarkGCWith2MKeys reports how long a full runtime.GC takes with 2M keys
+// live in a Table and in a map[string][]byte. Run with -benchtime=1x.
+func BenchmarkGCWith2MKeys(b *testing.B) {
+	const n = 2_000_000
+	gcTime := func() float64 {
+		runtime.GC()
+		best := time.Duration(1 << 62)
+		for range 5 {
+			start := time.Now()
+			runtime.GC()
+			best = min(best, time.Since(start))
+		}
+		return float64(best.Microseconds()) / 1000
+	}
+	key := make([]byte, 0, 16)
+	b.Run("table", func(b *testing.B) {
+		for b.Loop() {
+			tb := NewTable(&Clock{Ms: 1})
+			for i := range n {
+				key = fmt.Appendf(key[:0], "k%015d", i)
+				tb.SetString(key, val16, 0)
+			}
+			b.ReportMetric(gcTime(), "ms/gc")
+			runtime.KeepAlive(tb)
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		for b.Loop() {
+			m := map[string][]byte{}
+			for i := range n {
+				key = fmt.Appendf(key[:0], "k%015d", i)
+				m[string(key)] = append([]byte(nil), val16...)
+			}
+			b.ReportMetric(gcTime(), "ms/gc")
+			runtime.KeepAlive(m)
+		}
+	})
+}
+
+// Reference points: the same loops on a map[string][]byte.
+
+func BenchmarkMapGetHit(b *testing.B) {
+	ks := keys16(benchKeys, 0)
+	m := make(map[string][]byte)
+	for _, k := range ks {
+		m[string(k)] = append([]byte(nil), val16...)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := m[string(ks[i&(benchKeys-1)])]; !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkMapSetNew(b *testing.B) {
+	ks := keys16(4<<20, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	m := make(map[string][]byte)
+	for i := 0; b.Loop(); i++ {
+		if i == len(ks) {
+			b.StopTimer()
+			m = make(map[string][]byte)
+			i = 0
+			b.StartTimer()
+		}
+		m[string(ks[i])] = append([]byte(nil), val16...)
+	}
+}
+
+// BenchmarkWorstSetLatency loads 10M keys one SET at a time and reports the
+// slowest single SetString (resizes included) and how many took over 1 ms.
+// Run with -benchtime=1x; it needs about 1 GiB.
+func BenchmarkWorstSetLatency(b *testing.B) {
+	const n = 10_000_000
+	key := make([]byte, 0, 16)
+	for b.Loop() {
+		tb := NewTable(&Clock{Ms: 1})
+		var worst time.Duration
+		over := 0
+		for i := range n {
+			key = fmt.Appendf(key[:0], "k%015d", i)
+			start := time.Now()
+			tb.SetString(key, val16, 0)
+			d := time.Since(start)
+			worst = max(worst, d)
+			if d > time.Millisecond {
+				over++
+			}
+		}
+		b.ReportMetric(float64(worst.Microseconds()), "worst-µs")
+		b.ReportMetric(float64(over), "ops>1ms")
+		runtime.KeepAlive(tb)
+	}
+}

@@ -1,0 +1,122 @@
+package kvtable
+
+import (
+	"fmt"
+	"testing"
+)
+
+// check verifies the table's internal invariants: every slot points at a live
+// entry whose key hashes to the slot's bucket, counts agree, chains are
+// packed, the TTL set and the entries agree, and the arena's counters match
+// its pages.
+func (t *Table) check(tb testing.TB) {
+	tb.Helper()
+	if err := t.checkErr(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func (t *Table) checkErr() error {
+	seen := map[uint32]bool{}
+	for k := range 2 {
+		ix := &t.ix[k]
+		if ix.dir == nil {
+			if ix.count != 0 {
+				return fmt.Errorf("index %d: no buckets but count %d", k, ix.count)
+			}
+			continue
+		}
+		n := 0
+		for b := uint32(0); b <= ix.mask; b++ {
+			g := ix.bucket(b)
+			if k == 0 && t.rehashIdx > int(b) && g != nil && g[0] != 0 {
+				return fmt.Errorf("migrated bucket %d not empty", b)
+			}
+			for g != nil {
+				full := 0
+				for i := range slotsPerGroup {
+					w := g[i]
+					if w == 0 {
+						continue
+					}
+					if full != i {
+						return fmt.Errorf("bucket %d: chain not packed", b)
+					}
+					full++
+					n++
+					ref := uint32(w)
+					if seen[ref] {
+						return fmt.Errorf("ref %x indexed twice", ref)
+					}
+					seen[ref] = true
+					it := t.ar.item(ref)
+					if it[0] == 0 {
+						return fmt.Errorf("slot points at free item %x", ref)
+					}
+					h := t.hash(entryKey(it))
+					if h&hashHigh != w&hashHigh || uint32(h>>32)&ix.mask != b {
+						return fmt.Errorf("key %q in wrong slot", entryKey(it))
+					}
+					if it[0]&hdrTTL != 0 {
+						i := entryExpIdx(it)
+						if i >= t.exp.n || t.exp.at(i) != ref {
+							return fmt.Errorf("key %q: TTL set position %d wrong", entryKey(it), i)
+						}
+					}
+				}
+				next := uint32(g[linkWord])
+				if next == 0 {
+					break
+				}
+				if full != slotsPerGroup {
+					return fmt.Errorf("bucket %d: link after a group with room", b)
+				}
+				g = ix.overflow(next)
+				if g[0] == 0 {
+					return fmt.Errorf("bucket %d: empty overflow group linked", b)
+				}
+			}
+		}
+		if n != ix.count {
+			return fmt.Errorf("index %d: %d slots, count %d", k, n, ix.count)
+		}
+	}
+	nttl := 0
+	for ref := range seen {
+		if t.ar.item(ref)[0]&hdrTTL != 0 {
+			nttl++
+		}
+	}
+	if nttl != t.exp.n {
+		return fmt.Errorf("%d keys with TTL, TTL set holds %d", nttl, t.exp.n)
+	}
+	var used, capa [numClasses]int
+	bytes := 0
+	for i := 1; i < len(t.ar.pages); i++ {
+		p := &t.ar.pages[i]
+		if p.buf == nil {
+			continue
+		}
+		bytes += len(p.buf)
+		live := 0
+		for it := uint32(0); it < p.nitems; it++ {
+			if seen[uint32(i)<<refItemBits|it] {
+				live++
+			}
+		}
+		if live != int(p.used) {
+			return fmt.Errorf("page %d: %d live items, used %d", i, live, p.used)
+		}
+		if p.class != largeClass {
+			used[p.class] += live
+			capa[p.class] += int(p.nitems)
+		}
+	}
+	if used != t.ar.used || capa != t.ar.capa {
+		return fmt.Errorf("arena class counters out of step")
+	}
+	if bytes != t.ar.bytes {
+		return fmt.Errorf("arena bytes %d, pages hold %d", t.ar.bytes, bytes)
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package kvtable
+
+// Compaction: when a size class's pages are mostly free (under 3/4 of their
+// items live) the sparsest page is chosen as victim and emptied a few
+// entries at a time, each time an entry of the class is freed by a write.
+// An emptied page is released. Moving an entry rewrites its index slot and
+// its place in the TTL set; values returned by Get may move, which is why
+// only writes compact.
+
+const (
+	// compactMoves is how many entries one freed entry pays to move.
+	compactMoves = 2
+	// compactRetry is how many frees of a class to wait after finding no
+	// victim worth emptying.
+	compactRetry = 64
+)
+
+func (t *Table) compactStep(c uint8) {
+	a := &t.ar
+	if c == largeClass {
+		return
+	}
+	v := a.victim[c]
+	if v == 0 {
+		if a.retry[c] > 0 {
+			a.retry[c]--
+			return
+		}
+		if v = a.pickVictim(c); v == 0 {
+			a.retry[c] = compactRetry
+			return
+		}
+	}
+	for moved := 0; moved < compactMoves && a.victim[c] == v; {
+		p := &a.pages[v]
+		pos := a.victimPos[c]
+		if pos >= p.bump {
+			// Cannot happen while the page holds live items.
+			panic("kvtable: compaction walked past a page's items")
+		}
+		a.victimPos[c]++
+		ref := v<<refItemBits | pos
+		if it := a.item(ref); it[0] != 0 {
+			t.moveEntry(ref, it)
+			moved++
+		}
+	}
+}
+
+// moveEntry copies the live entry at ref to a new item and frees ref.
+func (t *Table) moveEntry(ref uint32, it []byte) {
+	n := entryLen(it)
+	nref := t.ar.alloc(n)
+	copy(t.ar.item(nref), it[:n])
+	if it[0]&hdrTTL != 0 {
+		t.exp.set(entryExpIdx(it), nref)
+	}
+	t.reindex(t.hash(entryKey(it))&hashHigh|uint64(ref), nref)
+	t.ar.free(ref)
+}

@@ -1,0 +1,44 @@
+// Package kvtable is the keyspace table of one database of one shard: a hash
+// table from key to entry (type, encoding, expiry, value) whose per-key memory
+// holds no Go pointers, so the garbage collector never scans it.
+//
+// # Layout
+//
+// Index: a power-of-two array of buckets, each a group of eight uint64 words,
+// seven slots and a link to an overflow group. A slot is the high 32 bits of
+// the key's 64-bit hash over a 32-bit arena ref; a key's bucket is the low
+// bits of those 32. Lookups compare the stored hash, then always the full
+// key. See index.go.
+//
+// Arena: size-classed pages of bytes made with make([]byte); a ref is a page
+// number and an item number. An item holds the entry: a header byte, the
+// expiry (only for keys with a TTL), the key and the value, which is raw
+// bytes, an 8-byte integer, or the position of an out-of-arena object in a
+// per-table []any (the hook for aggregate types). See arena.go and entry.go.
+//
+// TTL set: a dense, chunked array of the refs of keys with a TTL; each such
+// entry records its own position, so removal is a swap with the last.
+// ActiveExpire samples it.
+//
+// # Invariants
+//
+//   - Single owner: a Table is used by one goroutine; nothing locks.
+//   - Value.Str aliases arena memory and is valid until the next write
+//     (Get, Exists, Scan and RandomKey never move other entries).
+//   - Resizing is incremental: while ix[1] exists, every operation moves a
+//     few buckets of ix[0] into it, and buckets of ix[0] below rehashIdx are
+//     empty. Index chunks, overflow chunks and TTL-set chunks are allocated
+//     in bounded pieces, so no operation copies or zeroes a table-sized
+//     array.
+//   - A bucket's chain is packed (no empty slot before a full one, no empty
+//     overflow group), so a lookup stops at the first empty slot.
+//   - Every live arena item is referenced by exactly one slot; a free item
+//     has 0 in its first byte. Wholly free pages are released, and sparse
+//     size classes are compacted by moving entries out of their sparsest
+//     page, paid for by later frees.
+//   - Scan walks buckets in reverse-binary order, so a key present for the
+//     whole scan is returned at least once across any resizes.
+//
+// Limits: at most 2^20 arena pages per table (64 GiB of small entries; each
+// entry over 8 KiB has a page of its own) and 2^32 buckets.
+package kvtable

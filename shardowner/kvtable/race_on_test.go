@@ -1,0 +1,5 @@
+//go:build race
+
+package kvtable
+
+const raceEnabled = true

@@ -1,0 +1,624 @@
+package kvtable
+
+import (
+	"bytes"
+	"hash/maphash"
+	"math/bits"
+	"unsafe"
+)
+
+// Clock is the shard's notion of now, in Unix milliseconds. The shard loop
+// sets it once per turn; the table reads it to decide expiry.
+type Clock struct {
+	Ms int64
+}
+
+// Kind is the type of the value an entry holds, as TYPE names it.
+type Kind uint8
+
+// Kinds of value.
+const (
+	KindNone Kind = iota
+	KindString
+)
+
+// Value is an entry as handlers see it.
+//
+// Str aliases table memory: it is valid only until the next write to the
+// table (SetString, SetInt, SetExpire, Delete, Clear, ActiveExpire). Get,
+// Exists, Scan and RandomKey never move another key's bytes, so values read
+// one after another stay valid together. Its capacity is its length, so an
+// append copies rather than writing into the table.
+type Value struct {
+	Kind     Kind
+	Str      []byte // the string when !IsInt
+	Int      int64  // the value when IsInt
+	IsInt    bool   // string stored as a 64-bit integer (Redis's "int" encoding)
+	ExpireAt int64  // absolute Unix ms; 0 means no TTL
+}
+
+const (
+	// rehashPerOp is how many non-empty buckets each operation migrates
+	// while the index is being resized.
+	rehashPerOp = 2
+	// rehashPerExpireCycle is the same for each ActiveExpire call.
+	rehashPerExpireCycle = 256
+	// activeSample is how many keys with a TTL one round of ActiveExpire
+	// samples.
+	activeSample = 20
+
+	hashHigh = 0xffffffff_00000000
+)
+
+var seed = maphash.MakeSeed()
+
+// Table maps keys to values for one database of one shard. It is owned by
+// one goroutine and does no locking.
+//
+// The memory it holds per key is in byte pages and uint64 arrays, none of
+// which contains a Go pointer, so the garbage collector never scans it.
+type Table struct {
+	clock     *Clock
+	ix        [2]index // ix[1] is in use only while rehashing
+	rehashIdx int      // next bucket of ix[0] to migrate; -1 when not rehashing
+	ar        arena
+	exp       expSet
+
+	// objs holds the values of entries with the obj encoding (aggregate
+	// types); objFree lists its unused positions.
+	objs    []any
+	objFree []uint32
+
+	rng      uint64
+	hashMask uint64 // all ones; tests clear bits to force collisions
+}
+
+// NewTable returns an empty table whose expiry reads clock.
+func NewTable(clock *Clock) *Table {
+	return &Table{clock: clock, rehashIdx: -1, rng: 0x9e3779b97f4a7c15, hashMask: ^uint64(0)}
+}
+
+func (t *Table) hash(key []byte) uint64 { return maphash.Bytes(seed, key) & t.hashMask }
+
+func (t *Table) rehashing() bool { return t.rehashIdx >= 0 }
+
+// rand returns a pseudo-random number (wyrand).
+func (t *Table) rand() uint64 {
+	t.rng += 0xa0761d6478bd642f
+	hi, lo := bits.Mul64(t.rng, t.rng^0xe7037ed1a0b428db)
+	return hi ^ lo
+}
+
+// lookup returns the slot word of key, or 0.
+func (t *Table) lookup(h uint64, key []byte) uint64 {
+	h32 := uint32(h >> 32)
+	for k := range 2 {
+		ix := &t.ix[k]
+		if ix.dir == nil {
+			break
+		}
+		b := h32 & ix.mask
+		if k == 0 && t.rehashIdx > int(b) {
+			continue
+		}
+		g := ix.bucket(b)
+		for g != nil {
+			for i := range slotsPerGroup {
+				x := g[i]
+				if x == 0 {
+					break
+				}
+				if uint32(x>>32) == h32 && bytes.Equal(entryKey(t.ar.item(uint32(x))), key) {
+					return x
+				}
+			}
+			next := uint32(g[linkWord])
+			if next == 0 {
+				break
+			}
+			g = ix.overflow(next)
+		}
+	}
+	return 0
+}
+
+// bucketOf returns the bucket of ix that slot word w belongs to, and whether
+// ix can hold it at all.
+func (t *Table) bucketOf(k int, w uint64) (uint32, bool) {
+	ix := &t.ix[k]
+	if ix.dir == nil {
+		return 0, false
+	}
+	b := uint32(w>>32) & ix.mask
+	return b, k == 1 || t.rehashIdx <= int(b)
+}
+
+// unindex removes slot word w from the index.
+func (t *Table) unindex(w uint64) {
+	for k := range 2 {
+		if b, ok := t.bucketOf(k, w); ok && t.ix[k].remove(b, w) {
+			t.maybeShrink()
+			return
+		}
+	}
+	panic("kvtable: slot missing from index")
+}
+
+// reindex points the slot holding word old at ref.
+func (t *Table) reindex(old uint64, ref uint32) {
+	w := old&hashHigh | uint64(ref)
+	for k := range 2 {
+		if b, ok := t.bucketOf(k, old); ok && t.ix[k].replace(b, old, w) {
+			return
+		}
+	}
+	panic("kvtable: slot missing from index")
+}
+
+func (t *Table) insert(h uint64, ref uint32) {
+	if !t.rehashing() {
+		ix := &t.ix[0]
+		if ix.dir == nil {
+			*ix = newIndex(1)
+		} else if ix.count >= maxLoad*int(ix.mask+1) {
+			t.startRehash(2 * (ix.mask + 1))
+		}
+	}
+	ix := &t.ix[0]
+	if t.rehashing() {
+		ix = &t.ix[1]
+	}
+	ix.insert(uint32(h>>32)&ix.mask, h&hashHigh|uint64(ref))
+}
+
+func (t *Table) maybeShrink() {
+	ix := &t.ix[0]
+	if t.rehashing() || ix.mask == 0 || ix.count*minLoadDiv >= int(ix.mask+1) {
+		return
+	}
+	n := uint32(1)
+	for 2*ix.count > maxLoad*int(n) {
+		n *= 2
+	}
+	t.startRehash(n)
+}
+
+func (t *Table) startRehash(buckets uint32) {
+	t.ix[1] = newIndex(buckets)
+	t.rehashIdx = 0
+}
+
+// rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
+// visiting at most 10n empty ones.
+func (t *Table) rehashStep(n int) {
+	if t.rehashIdx < 0 {
+		return
+	}
+	old, nw := &t.ix[0], &t.ix[1]
+	empty := 10 * n
+	for n > 0 && empty > 0 {
+		if old.count == 0 {
+			t.rehashIdx = int(old.mask) + 1
+			break
+		}
+		b := uint32(t.rehashIdx)
+		if old.dir[b>>chunkShift] == nil {
+			// A chunk never written or already migrated.
+			t.rehashIdx = int(b|chunkMask) + 1
+			empty--
+		} else {
+			g := old.bucket(b)
+			if g[0] == 0 {
+				empty--
+			} else {
+				n--
+				for x := g; ; {
+					for i := 0; i < slotsPerGroup && x[i] != 0; i++ {
+						w := x[i]
+						nw.insert(uint32(w>>32)&nw.mask, w)
+						old.count--
+					}
+					next := uint32(x[linkWord])
+					if next == 0 {
+						break
+					}
+					x = old.overflow(next)
+				}
+				clear(g)
+			}
+			t.rehashIdx++
+			if b&chunkMask == chunkMask || b == old.mask {
+				old.words -= len(old.dir[b>>chunkShift])
+				old.dir[b>>chunkShift] = nil
+			}
+		}
+		if t.rehashIdx > int(old.mask) {
+			break
+		}
+	}
+	if t.rehashIdx > int(old.mask) {
+		t.ix[0], t.ix[1] = t.ix[1], index{}
+		t.rehashIdx = -1
+	}
+}
+
+func (t *Table) expired(it []byte) bool {
+	return it[0]&hdrTTL != 0 && entryExpire(it) <= t.clock.Ms
+}
+
+// Get returns the live value of key; an expired key is deleted on the way.
+func (t *Table) Get(key []byte) (Value, bool) {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return Value{}, false
+	}
+	it := t.ar.item(uint32(w))
+	if t.expired(it) {
+		t.unindex(w)
+		t.dropEntry(uint32(w), false)
+		return Value{}, false
+	}
+	return entryValue(it), true
+}
+
+// Exists reports whether key holds a live value.
+func (t *Table) Exists(key []byte) bool {
+	_, ok := t.Get(key)
+	return ok
+}
+
+// SetString stores val under key with the given expiry, replacing any value.
+// A value that is a canonical 64-bit decimal integer is stored as an integer.
+// val may alias a Value.Str of this table.
+func (t *Table) SetString(key, val []byte, expireAt int64) {
+	if n, ok := CanonicalInt(val); ok {
+		t.SetInt(key, n, expireAt)
+		return
+	}
+	t.put(key, byte(KindString)|encRaw, val, 0, expireAt)
+}
+
+// SetInt stores n under key as an integer-encoded string.
+func (t *Table) SetInt(key []byte, n int64, expireAt int64) {
+	t.put(key, byte(KindString)|encInt, nil, n, expireAt)
+}
+
+// put stores an entry: raw for encRaw, n for encInt and encObj.
+func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
+	t.rehashStep(rehashPerOp)
+	ttl := expireAt != 0
+	if ttl {
+		hdr |= hdrTTL
+	}
+	size := entrySize(len(key), hdr&hdrEncMask, len(raw), ttl)
+	h := t.hash(key)
+	w := t.lookup(h, key)
+	if w == 0 {
+		ref := t.ar.alloc(size)
+		idx := 0
+		if ttl {
+			idx = t.exp.push(ref)
+		}
+		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
+		t.insert(h, ref)
+		return
+	}
+	ref := uint32(w)
+	it := t.ar.item(ref)
+	t.dropObj(it)
+	old := it[0]
+	if old&hdrTTL == hdr&hdrTTL && t.ar.fits(ref, size) {
+		// Same layout up to the value: rewrite the value in place.
+		writePrefix(it, hdr, expireAt, entryExpIdxOr0(it))
+		writeValue(it, valueOff(it), hdr&hdrEncMask, raw, n)
+		return
+	}
+	nref := t.ar.alloc(size)
+	idx := 0
+	switch {
+	case ttl && old&hdrTTL != 0:
+		idx = entryExpIdx(it)
+		t.exp.set(idx, nref)
+	case ttl:
+		idx = t.exp.push(nref)
+	case old&hdrTTL != 0:
+		t.expRemove(entryExpIdx(it))
+	}
+	writeEntry(t.ar.item(nref), hdr, expireAt, idx, key, raw, n)
+	t.reindex(w, nref)
+	t.freeItem(ref, true)
+}
+
+func entryExpIdxOr0(it []byte) int {
+	if it[0]&hdrTTL == 0 {
+		return 0
+	}
+	return entryExpIdx(it)
+}
+
+// SetExpire sets (or with 0 removes) the expiry of a live key and reports
+// whether the key was there.
+func (t *Table) SetExpire(key []byte, expireAt int64) bool {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return false
+	}
+	ref := uint32(w)
+	it := t.ar.item(ref)
+	if t.expired(it) {
+		t.unindex(w)
+		t.dropEntry(ref, true)
+		return false
+	}
+	had := it[0]&hdrTTL != 0
+	switch {
+	case had && expireAt != 0:
+		le.PutUint64(it[1:], uint64(expireAt))
+		return true
+	case !had && expireAt == 0:
+		return true
+	}
+	// The TTL fields come or go: everything after them moves.
+	tail := it[prefixLen(it[0]):entryLen(it)]
+	hdr := it[0] ^ hdrTTL
+	pre := prefixLen(hdr)
+	dst, nref := it, ref
+	if !t.ar.fits(ref, pre+len(tail)) {
+		nref = t.ar.alloc(pre + len(tail))
+		dst = t.ar.item(nref)
+	}
+	idx := 0
+	if expireAt != 0 {
+		idx = t.exp.push(nref)
+	} else {
+		t.expRemove(entryExpIdx(it))
+	}
+	copy(dst[pre:], tail)
+	writePrefix(dst, hdr, expireAt, idx)
+	if nref != ref {
+		t.reindex(w, nref)
+		t.freeItem(ref, true)
+	}
+	return true
+}
+
+// Delete removes key and reports whether it held a live value.
+func (t *Table) Delete(key []byte) bool {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return false
+	}
+	live := !t.expired(t.ar.item(uint32(w)))
+	t.unindex(w)
+	t.dropEntry(uint32(w), true)
+	return live
+}
+
+// dropEntry releases what the entry ref holds, once its slot is gone.
+// compact lets the arena move other entries to fill the hole; the read
+// paths (Get, RandomKey) pass false so that values they returned earlier
+// stay where they are.
+func (t *Table) dropEntry(ref uint32, compact bool) {
+	it := t.ar.item(ref)
+	if it[0]&hdrTTL != 0 {
+		t.expRemove(entryExpIdx(it))
+	}
+	t.dropObj(it)
+	t.freeItem(ref, compact)
+}
+
+func (t *Table) freeItem(ref uint32, compact bool) {
+	c := t.ar.pages[ref>>refItemBits].class
+	t.ar.free(ref)
+	if compact {
+		t.compactStep(c)
+	}
+}
+
+func (t *Table) expRemove(i int) {
+	last := t.exp.n - 1
+	if i != last {
+		r := t.exp.at(last)
+		t.exp.set(i, r)
+		setEntryExpIdx(t.ar.item(r), i)
+	}
+	t.exp.pop()
+}
+
+// dropObj releases the object an obj-encoded entry refers to.
+func (t *Table) dropObj(it []byte) {
+	if it[0]&hdrEncMask != encObj {
+		return
+	}
+	i := le.Uint32(it[valueOff(it):])
+	t.objs[i] = nil
+	t.objFree = append(t.objFree, i)
+}
+
+// putObject stores obj under key as an entry of the given kind; the entry
+// holds only the object's position in t.objs. It is the hook aggregate types
+// will use.
+func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) {
+	var i uint32
+	if k := len(t.objFree); k > 0 {
+		i = t.objFree[k-1]
+		t.objFree = t.objFree[:k-1]
+		t.objs[i] = obj
+	} else {
+		i = uint32(len(t.objs))
+		t.objs = append(t.objs, obj)
+	}
+	t.put(key, byte(kind)|encObj, nil, int64(i), expireAt)
+}
+
+// object returns the object of key, if key holds one.
+func (t *Table) object(key []byte) (any, bool) {
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return nil, false
+	}
+	it := t.ar.item(uint32(w))
+	if it[0]&hdrEncMask != encObj || t.expired(it) {
+		return nil, false
+	}
+	return t.objs[le.Uint32(it[valueOff(it):])], true
+}
+
+// Len is the number of keys, counting expired ones not yet reclaimed.
+func (t *Table) Len() int { return t.ix[0].count + t.ix[1].count }
+
+// ExpiresLen is the number of keys with a TTL.
+func (t *Table) ExpiresLen() int { return t.exp.n }
+
+// Clear removes every key.
+func (t *Table) Clear() {
+	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask}
+}
+
+// MemoryUsage returns the bytes key costs: its arena item, its index slot
+// and, with a TTL, its place in the TTL set. An expired key is deleted.
+func (t *Table) MemoryUsage(key []byte) (int, bool) {
+	if _, ok := t.Get(key); !ok {
+		return 0, false
+	}
+	it := t.ar.item(uint32(t.lookup(t.hash(key), key)))
+	n := len(it) + 8
+	if it[0]&hdrTTL != 0 {
+		n += 4
+	}
+	return n, true
+}
+
+// ArenaBytes returns the bytes the table holds: arena pages, index arrays,
+// the TTL set and page descriptors.
+func (t *Table) ArenaBytes() int {
+	return t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
+		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 16*cap(t.objs)
+}
+
+// RandomKey appends a random live key to dst. Expired keys it meets are
+// deleted.
+func (t *Table) RandomKey(dst []byte) ([]byte, bool) {
+	for range 100 {
+		if t.Len() == 0 {
+			return dst, false
+		}
+		w := t.randomSlot()
+		it := t.ar.item(uint32(w))
+		if t.expired(it) {
+			t.unindex(w)
+			t.dropEntry(uint32(w), false)
+			continue
+		}
+		return append(dst, entryKey(it)...), true
+	}
+	// Mostly expired keys: look at every bucket.
+	for k := range 2 {
+		ix := &t.ix[k]
+		for b := uint32(0); ix.dir != nil && b <= ix.mask; b++ {
+			found := false
+			t.eachSlot(ix, b, func(w uint64) bool {
+				it := t.ar.item(uint32(w))
+				if !t.expired(it) {
+					dst = append(dst, entryKey(it)...)
+					found = true
+				}
+				return !found
+			})
+			if found {
+				return dst, true
+			}
+		}
+	}
+	return dst, false
+}
+
+// eachSlot calls fn on the slots of bucket b until fn returns false.
+func (t *Table) eachSlot(ix *index, b uint32, fn func(w uint64) bool) {
+	g := ix.bucket(b)
+	for g != nil {
+		for i := 0; i < slotsPerGroup && g[i] != 0; i++ {
+			if !fn(g[i]) {
+				return
+			}
+		}
+		next := uint32(g[linkWord])
+		if next == 0 {
+			return
+		}
+		g = ix.overflow(next)
+	}
+}
+
+// randomSlot returns a random slot word; the table must not be empty. It
+// picks a random bucket, walks on to a non-empty one, then picks a random
+// slot of its chain.
+func (t *Table) randomSlot() uint64 {
+	k := 0
+	if t.rehashing() && t.rand()%uint64(t.Len()) < uint64(t.ix[1].count) {
+		k = 1
+	}
+	ix := &t.ix[k]
+	if ix.count == 0 {
+		ix = &t.ix[1-k]
+	}
+	b := uint32(t.rand()) & ix.mask
+	for {
+		if g := ix.bucket(b); g != nil && g[0] != 0 {
+			n := 0
+			t.eachSlot(ix, b, func(uint64) bool { n++; return true })
+			i := int(t.rand() % uint64(n))
+			var w uint64
+			t.eachSlot(ix, b, func(x uint64) bool {
+				w = x
+				i--
+				return i >= 0
+			})
+			return w
+		}
+		b = (b + 1) & ix.mask
+	}
+}
+
+// CanonicalInt parses b as Redis decides whether a string can be stored as an
+// integer: optional '-', no leading zeros, no '+', fits in int64, at most 20
+// bytes, and prints back to the same bytes.
+func CanonicalInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	neg := b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+		if len(d) == 0 {
+			return 0, false
+		}
+	}
+	if d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (1<<63)/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg {
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true
+	}
+	if n > 1<<63-1 {
+		return 0, false
+	}
+	return int64(n), true
+}

@@ -1,0 +1,275 @@
+package kvtable
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+func k(i int) []byte { return []byte("key:" + strconv.Itoa(i)) }
+
+// scanAll runs a scan to the end, calling between(step) after each call, and
+// returns how often each key was seen.
+func scanAll(tb *Table, count int, between func(step int)) map[string]int {
+	seen := map[string]int{}
+	cur := uint64(0)
+	for step := 0; ; step++ {
+		cur = tb.Scan(cur, count, func(key []byte, v Value) { seen[string(key)]++ })
+		if cur == 0 {
+			return seen
+		}
+		between(step)
+	}
+}
+
+func TestScanAcrossResize(t *testing.T) {
+	clock := &Clock{}
+	for _, tc := range []struct {
+		name       string
+		start, add int // keys present throughout; keys added mid-scan
+		drop       bool
+	}{
+		{"grow", 1000, 60000, false},
+		{"shrink", 2000, 0, true},
+		{"grow-then-shrink", 2000, 40000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := NewTable(clock)
+			// Keys 0..start-1 stay for the whole scan; keys from 1e6 on
+			// come and go.
+			const churn = 1_000_000
+			if tc.drop {
+				for i := range 60000 {
+					tb.SetInt(k(churn+i), int64(i), 0)
+				}
+			}
+			for i := range tc.start {
+				tb.SetInt(k(i), int64(i), 0)
+			}
+			for tb.rehashing() {
+				tb.ActiveExpire(0)
+			}
+			sawRehash := false
+			added, dropped := 0, 0
+			seen := scanAll(tb, 10, func(step int) {
+				for range 200 {
+					if added < tc.add {
+						tb.SetInt(k(2*churn+added), 0, 0)
+						added++
+					} else if tc.drop && dropped < 60000 {
+						tb.Delete(k(churn + dropped))
+						dropped++
+					}
+				}
+				sawRehash = sawRehash || tb.rehashing()
+			})
+			if !sawRehash {
+				t.Fatal("the scan never ran during a rehash")
+			}
+			for i := range tc.start {
+				if seen[string(k(i))] == 0 {
+					t.Fatalf("key %d missed", i)
+				}
+			}
+			tb.check(t)
+		})
+	}
+}
+
+func TestScanSkipsExpired(t *testing.T) {
+	clock := &Clock{Ms: 100}
+	tb := NewTable(clock)
+	for i := range 100 {
+		tb.SetInt(k(i), 1, int64(90+i%20))
+	}
+	clock.Ms = 105 // keys with i%20 <= 15 are expired
+	seen := scanAll(tb, 7, func(int) {})
+	for i := range 100 {
+		if got, want := seen[string(k(i))] > 0, i%20 > 15; got != want {
+			t.Fatalf("key %d seen %v", i, got)
+		}
+	}
+}
+
+// TestCollisions forces keys to share hash bits and checks that they stay
+// distinct.
+func TestCollisions(t *testing.T) {
+	for _, mask := range []uint64{
+		0xffffffff,          // every key: same bucket, same stored hash
+		0x00000003_ffffffff, // 4 distinct stored hashes
+		0xffff0000_ffffffff, // many buckets, shared low bits
+	} {
+		t.Run(fmt.Sprintf("%x", mask), func(t *testing.T) {
+			tb := NewTable(&Clock{})
+			tb.hashMask = mask
+			const n = 3000
+			for i := range n {
+				tb.SetString(k(i), []byte("v"+strconv.Itoa(i)), 0)
+			}
+			for i := range n {
+				v, ok := tb.Get(k(i))
+				if !ok || string(v.Str) != "v"+strconv.Itoa(i) {
+					t.Fatalf("Get(%d) = %q %v", i, v.Str, ok)
+				}
+			}
+			if _, ok := tb.Get(k(n)); ok {
+				t.Fatal("absent key found")
+			}
+			for i := 0; i < n; i += 2 {
+				if !tb.Delete(k(i)) {
+					t.Fatalf("Delete(%d) failed", i)
+				}
+			}
+			for i := range n {
+				_, ok := tb.Get(k(i))
+				if ok != (i%2 == 1) {
+					t.Fatalf("Get(%d) after deletes: %v", i, ok)
+				}
+			}
+			seen := scanAll(tb, 100, func(int) {})
+			if len(seen) != n/2 {
+				t.Fatalf("scan saw %d keys, want %d", len(seen), n/2)
+			}
+			tb.check(t)
+		})
+	}
+}
+
+func TestMemoryFallsAfterDeletes(t *testing.T) {
+	tb := NewTable(&Clock{})
+	const n = 200_000
+	val := []byte("0123456789abcdef")
+	for i := range n {
+		tb.SetString(k(i), val, 0)
+	}
+	full := tb.ArenaBytes()
+	order := rand.New(rand.NewPCG(1, 2)).Perm(n)
+	for _, i := range order[:n*9/10] {
+		tb.Delete(k(i))
+	}
+	for tb.rehashing() {
+		tb.ActiveExpire(0)
+	}
+	tb.check(t)
+	after := tb.ArenaBytes()
+	t.Logf("ArenaBytes: %d keys %d, after deleting 90%% %d", n, full, after)
+	if after > full/4 {
+		t.Fatalf("ArenaBytes %d after deleting 90%% of keys, was %d", after, full)
+	}
+	for _, i := range order[n*9/10:] {
+		tb.Delete(k(i))
+	}
+	if got := tb.ArenaBytes(); got > 64<<10 {
+		t.Fatalf("ArenaBytes %d with no keys", got)
+	}
+}
+
+func TestOverwriteInPlace(t *testing.T) {
+	tb := NewTable(&Clock{})
+	tb.SetString([]byte("a"), []byte("hello world"), 0)
+	w := tb.lookup(tb.hash([]byte("a")), []byte("a"))
+	tb.SetString([]byte("a"), []byte("hello there"), 0)
+	tb.SetInt([]byte("a"), 5, 0) // int fits the same item
+	if w2 := tb.lookup(tb.hash([]byte("a")), []byte("a")); w2 != w {
+		t.Fatal("overwrite moved the entry")
+	}
+	tb.SetExpire([]byte("a"), 1e12)
+	tb.SetExpire([]byte("a"), 0)
+	v, _ := tb.Get([]byte("a"))
+	if !v.IsInt || v.Int != 5 || v.ExpireAt != 0 {
+		t.Fatalf("got %+v", v)
+	}
+	tb.check(t)
+}
+
+func TestMemoryUsage(t *testing.T) {
+	clock := &Clock{Ms: 10}
+	tb := NewTable(clock)
+	tb.SetString(make([]byte, 16), make([]byte, 16), 0)
+	if n, ok := tb.MemoryUsage(make([]byte, 16)); !ok || n != 40+8 {
+		t.Fatalf("MemoryUsage = %d %v", n, ok)
+	}
+	tb.SetExpire(make([]byte, 16), 20)
+	if n, ok := tb.MemoryUsage(make([]byte, 16)); !ok || n != 48+8+4 {
+		t.Fatalf("MemoryUsage with TTL = %d %v", n, ok)
+	}
+	clock.Ms = 20
+	if _, ok := tb.MemoryUsage(make([]byte, 16)); ok || tb.Len() != 0 {
+		t.Fatal("expired key reported")
+	}
+}
+
+func TestRandomKeyMostlyExpired(t *testing.T) {
+	clock := &Clock{Ms: 10}
+	tb := NewTable(clock)
+	for i := range 5000 {
+		tb.SetInt(k(i), 1, 15)
+	}
+	tb.SetInt([]byte("live"), 1, 0)
+	clock.Ms = 20
+	got, ok := tb.RandomKey(nil)
+	if !ok || string(got) != "live" {
+		t.Fatalf("RandomKey = %q %v", got, ok)
+	}
+	tb.Delete([]byte("live"))
+	for tb.Len() > 0 {
+		if _, ok := tb.RandomKey(nil); ok {
+			t.Fatal("RandomKey found a key among expired ones")
+		}
+	}
+	tb.check(t)
+}
+
+func TestObjects(t *testing.T) {
+	tb := NewTable(&Clock{})
+	tb.putObject([]byte("h"), Kind(7), []int{1, 2}, 0)
+	if o, ok := tb.object([]byte("h")); !ok || len(o.([]int)) != 2 {
+		t.Fatal("object lost")
+	}
+	if v, _ := tb.Get([]byte("h")); v.Kind != 7 || v.Str != nil {
+		t.Fatalf("Get = %+v", v)
+	}
+	tb.SetString([]byte("h"), []byte("x"), 0) // releases the object
+	if tb.objs[0] != nil || len(tb.objFree) != 1 {
+		t.Fatal("object not released")
+	}
+	tb.putObject([]byte("g"), Kind(7), "o", 0)
+	tb.Delete([]byte("g"))
+	if tb.objs[0] != nil {
+		t.Fatal("object not released by Delete")
+	}
+}
+
+func TestActiveExpireBudget(t *testing.T) {
+	clock := &Clock{Ms: 10}
+	tb := NewTable(clock)
+	for i := range 100_000 {
+		tb.SetInt(k(i), 1, 15)
+	}
+	clock.Ms = 20
+	n := tb.ActiveExpire(0)
+	if n == 0 || n > 16 {
+		t.Fatalf("ActiveExpire with no budget deleted %d", n)
+	}
+	total := n
+	for tb.ExpiresLen() > 0 {
+		total += tb.ActiveExpire(1e9)
+	}
+	if total != 100_000 || tb.Len() != 0 {
+		t.Fatalf("deleted %d, Len %d", total, tb.Len())
+	}
+}
+
+func TestCanonicalInt(t *testing.T) {
+	for s, ok := range map[string]bool{
+		"0": true, "-1": true, "123": true, "9223372036854775807": true, "-9223372036854775808": true,
+		"": false, "-": false, "-0": false, "01": false, "+1": false, "1a": false,
+		"9223372036854775808": false, "-9223372036854775809": false, " 1": false,
+	} {
+		n, got := CanonicalInt([]byte(s))
+		if got != ok || (ok && strconv.FormatInt(n, 10) != s) {
+			t.Errorf("CanonicalInt(%q) = %d %v", s, n, got)
+		}
+	}
+}
