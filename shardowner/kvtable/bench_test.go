@@ -132,12 +132,13 @@ func heapInuse() uint64 {
 }
 
 // BenchmarkBytesPerKey reports the heap bytes per key of 1M keys with 16-byte
-// keys and values, against map[string][]byte. Run with -benchtime=1x.
+// keys and values, against map[string][]byte. It does
+// its work once, whatever b.N is.
 func BenchmarkBytesPerKey(b *testing.B) {
 	const n = 1_000_000
 	key := make([]byte, 0, 16)
 	b.Run("table", func(b *testing.B) {
-		for b.Loop() {
+		{ // once, whatever b.N is
 			before := heapInuse()
 			tb := NewTable(&Clock{Ms: 1})
 			for i := range n {
@@ -150,7 +151,7 @@ func BenchmarkBytesPerKey(b *testing.B) {
 		}
 	})
 	b.Run("map", func(b *testing.B) {
-		for b.Loop() {
+		{ // once, whatever b.N is
 			before := heapInuse()
 			m := map[string][]byte{}
 			for i := range n {
@@ -164,7 +165,8 @@ func BenchmarkBytesPerKey(b *testing.B) {
 }
 
 // BenchmarkGCWith2MKeys reports how long a full runtime.GC takes with 2M keys
-// live in a Table and in a map[string][]byte. Run with -benchtime=1x.
+// live in a Table and in a map[string][]byte. It does its work once, whatever
+// b.N is.
 func BenchmarkGCWith2MKeys(b *testing.B) {
 	const n = 2_000_000
 	gcTime := func() float64 {
@@ -179,7 +181,7 @@ func BenchmarkGCWith2MKeys(b *testing.B) {
 	}
 	key := make([]byte, 0, 16)
 	b.Run("table", func(b *testing.B) {
-		for b.Loop() {
+		{ // once, whatever b.N is
 			tb := NewTable(&Clock{Ms: 1})
 			for i := range n {
 				key = fmt.Appendf(key[:0], "k%015d", i)
@@ -190,7 +192,7 @@ func BenchmarkGCWith2MKeys(b *testing.B) {
 		}
 	})
 	b.Run("map", func(b *testing.B) {
-		for b.Loop() {
+		{ // once, whatever b.N is
 			m := map[string][]byte{}
 			for i := range n {
 				key = fmt.Appendf(key[:0], "k%015d", i)
@@ -237,11 +239,11 @@ func BenchmarkMapSetNew(b *testing.B) {
 
 // BenchmarkWorstSetLatency loads 10M keys one SET at a time and reports the
 // slowest single SetString (resizes included) and how many took over 1 ms.
-// Run with -benchtime=1x; it needs about 1 GiB.
+// It runs once, whatever b.N is, and needs about 1 GiB.
 func BenchmarkWorstSetLatency(b *testing.B) {
 	const n = 10_000_000
 	key := make([]byte, 0, 16)
-	for b.Loop() {
+	{ // once, whatever b.N is
 		tb := NewTable(&Clock{Ms: 1})
 		var worst time.Duration
 		over := 0
