@@ -37,6 +37,8 @@ type Core struct {
 	slots    []*router.Slot
 	ctx      shardowner.Ctx
 	w        resp.Writer
+	ahead    [parseAhead]parsed
+	sink     uint64 // where touchKeys' loads go, so they are not optimised away
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
 	// a producer that finds it set clears it and writes the eventfd.
@@ -373,15 +375,50 @@ func (c *Core) again(cn *Conn) {
 	}
 }
 
-// parse runs every complete request in cn's input buffer.
+// parseAhead is how many requests parse reads before running them, so that
+// the keys of a pipeline can be touched together (see touchKeys).
+const parseAhead = 64
+
+// parsed is one request read ahead of running it.
+type parsed struct {
+	argv [][]byte
+	cmd  *router.Command
+	hash uint64 // table hash of the first key, when it is local
+	end  int    // offset in the input buffer just past the request
+}
+
+// parse runs every complete request in cn's input buffer. It reads up to
+// parseAhead requests, touches the keys the local ones will look up, then
+// runs them in order. When back-pressure or a plan stops it halfway, the
+// requests not yet run stay in the buffer and are read again later; that is
+// why an inline request, which the parser decodes in place, is read and run
+// on its own.
 func (c *Core) parse(cn *Conn) {
 	pos := 0
+outer:
 	for pos < len(cn.in) && !cn.closing && !cn.closed {
 		if cn.backlogged() {
 			cn.stalled = true
 			break
 		}
-		args, n, err := resp.ParseCommand(cn.in[pos:], cn.argv)
+		n, err := c.readAhead(cn, pos)
+		if n > 1 {
+			c.touchKeys(cn, n)
+		}
+		for i := 0; i < n; i++ {
+			a := &c.ahead[i]
+			if len(a.argv) > 0 {
+				c.dispatchCmd(cn, a.cmd, a.argv)
+			}
+			pos = a.end
+			if cn.closing || cn.closed {
+				break outer
+			}
+			if i+1 < n && cn.backlogged() {
+				cn.stalled = true
+				break outer
+			}
+		}
 		if err != nil {
 			cn.errorReply(resp.Error("ERR " + err.Error()))
 			cn.closing = true
@@ -390,12 +427,6 @@ func (c *Core) parse(cn *Conn) {
 		if n == 0 {
 			break
 		}
-		pos += n
-		cn.argv = args
-		if len(args) == 0 {
-			continue
-		}
-		c.dispatch(cn, args)
 	}
 	if cn.closed {
 		return
@@ -405,6 +436,74 @@ func (c *Core) parse(cn *Conn) {
 	if rest == 0 && cap(cn.in) > inInitial {
 		cn.in = make([]byte, 0, inInitial)
 	}
+}
+
+// readAhead parses up to parseAhead complete requests from cn.in[pos:] into
+// c.ahead and returns how many, with the protocol error that stopped it, if
+// any.
+func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
+	n := 0
+	for n < parseAhead && pos < len(cn.in) {
+		inline := cn.in[pos] != '*'
+		if inline && n > 0 {
+			break
+		}
+		a := &c.ahead[n]
+		args, m, err := resp.ParseCommand(cn.in[pos:], a.argv[:0])
+		a.argv = args
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		pos += m
+		a.end = pos
+		a.cmd = nil
+		if len(args) > 0 {
+			a.cmd = router.Lookup(args[0])
+		}
+		n++
+		if inline {
+			break
+		}
+	}
+	return n, nil
+}
+
+// touchKeys reads, for the requests read ahead whose key this core owns,
+// first the index groups and then the entries their lookups will need: the
+// loads of one pass do not depend on each other, so their cache misses
+// overlap instead of stalling each command in turn.
+func (c *Core) touchKeys(cn *Conn, n int) {
+	t := c.shard.DBs[cn.db]
+	shards := c.srv.cfg.Shards
+	var sink uint64
+	touched := 0
+	for i := 0; i < n; i++ {
+		a := &c.ahead[i]
+		a.hash = 0
+		if a.cmd == nil || a.cmd.Route != router.RouteKey || !a.cmd.HasKeys(len(a.argv)) {
+			continue
+		}
+		key := a.argv[a.cmd.FirstKey]
+		if shards > 1 && router.ShardOf(key, shards) != c.id {
+			continue
+		}
+		a.hash = t.Hash(key) | 1 // never 0, which marks "not touched"
+		sink += t.TouchBucket(a.hash)
+		touched++
+	}
+	if touched < 2 {
+		c.sink += sink
+		return
+	}
+	for i := 0; i < n; i++ {
+		if h := c.ahead[i].hash; h != 0 {
+			sink += t.TouchEntry(h)
+		}
+	}
+	c.sink += sink
 }
 
 func (c *Core) markDirty(cn *Conn) {

@@ -11,11 +11,12 @@ import (
 // message.
 const batchFlushBytes = 1 << 20
 
-// dispatch runs one request of cn: it checks the command, then answers it
+// dispatchCmd runs one request of cn: it checks the command, then answers it
 // here, runs it on this core's shard, or sends it to the shard that owns its
 // keys.
-func (c *Core) dispatch(cn *Conn, argv [][]byte) {
-	cmd := router.Lookup(argv[0])
+//
+// cmd is the command argv[0] names, already looked up (nil when unknown).
+func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	if cmd == nil || cmd.Internal {
 		cn.errorReply(resp.ErrUnknownCommand(argv))
 		return

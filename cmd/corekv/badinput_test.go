@@ -32,6 +32,10 @@ func TestBadInput(t *testing.T) {
 		{"unbalanced quotes", "SET \"a b\r\n", "-ERR Protocol error: unbalanced quotes in request\r\n", true},
 		{"unknown inline", "\x01\x02garbage here\r\n", "-ERR unknown command '\x01\x02garbage', with args beginning with: 'here' \r\n", false},
 		{"empty lines", "\r\n\r\nPING\r\n", "+PONG\r\n", false},
+		{"valid requests, then an error", "*1\r\n$4\r\nPING\r\nECHO x\r\n*1\r\nGET\r\n",
+			"+PONG\r\n$1\r\nx\r\n-ERR Protocol error: expected '$', got 'G'\r\n", true},
+		{"nothing runs after QUIT", "*3\r\n$3\r\nSET\r\n$1\r\nq\r\n$1\r\n1\r\nQUIT\r\n*3\r\n$3\r\nSET\r\n$1\r\nq\r\n$1\r\n2\r\n",
+			"+OK\r\n+OK\r\n", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,6 +57,13 @@ func TestBadInput(t *testing.T) {
 			srv.mustServe(t)
 		})
 	}
+
+	t.Run("the request after QUIT did not run", func(t *testing.T) {
+		c := srv.client(t, 2)
+		if v, err := c.Get(context.Background(), "q").Result(); err != nil || v != "1" {
+			t.Fatalf("q = %q, %v; want 1", v, err)
+		}
+	})
 
 	t.Run("half frame then close", func(t *testing.T) {
 		for i := 0; i < 20; i++ {

@@ -1,0 +1,56 @@
+package kvtable
+
+// Touching is how a shard hides memory latency on pipelines: before running
+// a batch of commands it reads, for every key, the index group and then the
+// entry a lookup will need. Those reads do not depend on one another, so the
+// CPU overlaps their cache misses instead of paying them one command at a
+// time. Neither function changes the table; both return a word read from
+// memory so the compiler cannot drop the loads.
+
+// Hash returns the hash the table uses for key.
+func (t *Table) Hash(key []byte) uint64 { return t.hash(key) }
+
+// group returns the first index group of the bucket a lookup of h reads
+// first, or nil.
+func (t *Table) group(h uint64) []uint64 {
+	h32 := uint32(h >> 32)
+	ix := &t.ix[0]
+	if ix.dir == nil {
+		return nil
+	}
+	if b := h32 & ix.mask; t.rehashIdx > int(b) {
+		ix = &t.ix[1]
+		if ix.dir == nil {
+			return nil
+		}
+	}
+	return ix.bucket(h32 & ix.mask)
+}
+
+// TouchBucket reads the index group of h's bucket.
+func (t *Table) TouchBucket(h uint64) uint64 {
+	if g := t.group(h); g != nil {
+		return g[0]
+	}
+	return 0
+}
+
+// TouchEntry reads the first entry of h's bucket whose hash bits match h:
+// the entry a lookup will compare first.
+func (t *Table) TouchEntry(h uint64) uint64 {
+	g := t.group(h)
+	if g == nil {
+		return 0
+	}
+	h32 := uint32(h >> 32)
+	for i := range slotsPerGroup {
+		x := g[i]
+		if x == 0 {
+			break
+		}
+		if uint32(x>>32) == h32 {
+			return uint64(t.ar.item(uint32(x))[0])
+		}
+	}
+	return 0
+}
