@@ -1,0 +1,145 @@
+package reactor
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// startInProcess runs a Server with the given shards on a free loopback port
+// inside the test process.
+func startInProcess(tb testing.TB, shards int) *Server {
+	tb.Helper()
+	cfg := Defaults()
+	cfg.Port = 0
+	cfg.Bind = []string{"127.0.0.1"}
+	cfg.Shards = shards
+	srv, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv.Start()
+	tb.Cleanup(func() { srv.Stop(5 * time.Second) })
+	return srv
+}
+
+func dial(tb testing.TB, srv *Server) net.Conn {
+	tb.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(srv.Port()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestInProcessRoundTrip checks the loop end to end without the binary:
+// pipelined requests over every shard come back in order.
+func TestInProcessRoundTrip(t *testing.T) {
+	for _, shards := range []int{1, 3} {
+		srv := startInProcess(t, shards)
+		c := dial(t, srv)
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		var req, want bytes.Buffer
+		for i := 0; i < 500; i++ {
+			k := "k" + strconv.Itoa(i)
+			req.WriteString("SET " + k + " " + strconv.Itoa(i) + "\r\nGET " + k + "\r\n")
+			v := strconv.Itoa(i)
+			want.WriteString("+OK\r\n$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
+		}
+		req.WriteString("DBSIZE\r\n")
+		want.WriteString(":500\r\n")
+		if _, err := c.Write(req.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, want.Len())
+		if _, err := io.ReadFull(c, got); err != nil {
+			t.Fatalf("shards=%d: %v (got %q)", shards, err, got)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("shards=%d: replies differ", shards)
+		}
+	}
+}
+
+// TestStopFinishesReplies stops the server while a client waits for the
+// reply of a request already sent; it must get the reply.
+func TestStopFinishesReplies(t *testing.T) {
+	srv := startInProcess(t, 2)
+	c := dial(t, srv)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte("SET a 1\r\nGET a\r\n"))
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil || line != "+OK\r\n" {
+		t.Fatalf("SET = %q, %v", line, err)
+	}
+	srv.Stop(5 * time.Second)
+	rest, _ := io.ReadAll(r)
+	if string(rest) != "$1\r\n1\r\n" {
+		t.Fatalf("after Stop the client read %q", rest)
+	}
+}
+
+func TestParseMemory(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"100", 100, true}, {"1k", 1000, true}, {"1kb", 1024, true},
+		{"4mb", 4 << 20, true}, {"2m", 2000000, true}, {"1gb", 1 << 30, true}, {"1GB", 1 << 30, true},
+		{"x", 0, false}, {"", 0, false}, {"12q", 0, false},
+	}
+	for _, tc := range cases {
+		got, err := ParseMemory(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestValidClientName(t *testing.T) {
+	for name, ok := range map[string]bool{"app-1": true, "": true, "a b": false, "a\nb": false, "é": false} {
+		if validClientName([]byte(name)) != ok {
+			t.Errorf("validClientName(%q) != %v", name, ok)
+		}
+	}
+}
+
+// BenchmarkPipelineGet64 measures the whole path in one process: a client
+// writes 64 pipelined GETs over a loopback socket and reads the 64 replies.
+// The server side (and the client, which reuses its buffers) allocates
+// nothing per round.
+func BenchmarkPipelineGet64(b *testing.B) {
+	for _, shards := range []int{1, 2} {
+		b.Run("shards="+strconv.Itoa(shards), func(b *testing.B) {
+			srv := startInProcess(b, shards)
+			c := dial(b, srv)
+			var req bytes.Buffer
+			want := 0
+			for i := 0; i < 64; i++ {
+				k := "key:" + strconv.Itoa(i)
+				req.WriteString("*2\r\n$3\r\nGET\r\n$" + strconv.Itoa(len(k)) + "\r\n" + k + "\r\n")
+				want += len("$-1\r\n")
+			}
+			buf := make([]byte, want)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.Write(req.Bytes()); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(c, buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "cmds/s")
+		})
+	}
+}
