@@ -75,6 +75,7 @@ type coreStats struct {
 // them, refreshed every timer tick.
 type publishedStats struct {
 	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
+	hits, misses, arenaBytes                                                        atomic.Uint64
 	calls                                                                           []atomic.Uint64
 	keys, expires                                                                   []atomic.Int64
 	connected                                                                       atomic.Int64
@@ -641,6 +642,9 @@ func (c *Core) publishStats() {
 	p.expired.Store(c.stats.expired)
 	p.conns.Store(c.stats.conns)
 	p.rejected.Store(c.stats.rejected)
+	p.hits.Store(c.shard.Stats.Hits)
+	p.misses.Store(c.shard.Stats.Misses)
+	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))
 	for i, n := range c.stats.calls {
 		if n != 0 {
 			p.calls[i].Store(n)

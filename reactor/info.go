@@ -14,7 +14,7 @@ import (
 
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
-	commands, netIn, netOut, expired, conns, rejected uint64
+	commands, netIn, netOut, expired, conns, rejected, hits, misses uint64
 	calls                                             []uint64
 }
 
@@ -28,6 +28,8 @@ func (s *Server) totals() statTotals {
 		t.expired += p.expired.Load()
 		t.conns += p.conns.Load()
 		t.rejected += p.rejected.Load()
+		t.hits += p.hits.Load()
+		t.misses += p.misses.Load()
 		for i := range t.calls {
 			t.calls[i] += p.calls[i].Load()
 		}
@@ -41,6 +43,8 @@ func (s *Server) totals() statTotals {
 	t.expired -= b.expired
 	t.conns -= b.conns
 	t.rejected -= b.rejected
+	t.hits -= b.hits
+	t.misses -= b.misses
 	for i := range b.calls {
 		t.calls[i] -= b.calls[i]
 	}
@@ -135,6 +139,13 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("used_memory_human", humanBytes(ms.HeapInuse+ms.StackInuse))
 		kv("used_memory_rss", rss)
 		kv("used_memory_rss_human", humanBytes(rss))
+		var dataset uint64
+		for _, c := range s.cores {
+			dataset += c.pub.arenaBytes.Load()
+		}
+		// The keyspace lives in the shards' arenas and indexes, memory the
+		// garbage collector never scans; the rest of the heap is buffers.
+		kv("used_memory_dataset", dataset)
 		kv("used_memory_peak", ms.Sys)
 		kv("total_system_memory", totalMemory())
 		kv("maxmemory", 0)
@@ -156,8 +167,8 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("rejected_connections", t.rejected)
 		kv("expired_keys", t.expired)
 		kv("evicted_keys", 0)
-		kv("keyspace_hits", 0)
-		kv("keyspace_misses", 0)
+		kv("keyspace_hits", t.hits)
+		kv("keyspace_misses", t.misses)
 	}
 	if section("cpu") {
 		var ru syscall.Rusage
@@ -191,8 +202,8 @@ func (s *Server) infoText(want map[string]bool) string {
 			for db := range c.pub.keys {
 				keys += c.pub.keys[db].Load()
 			}
-			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,ops=%d,connected_clients=%d,ring_batches_sent=%d,ring_batches_received=%d,ring_commands_received=%d\r\n",
-				c.id, c.cpu, keys, c.pub.commands.Load(), c.pub.connected.Load(),
+			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,ops=%d,connected_clients=%d,ring_batches_sent=%d,ring_batches_received=%d,ring_commands_received=%d\r\n",
+				c.id, c.cpu, keys, c.pub.arenaBytes.Load(), c.pub.commands.Load(), c.pub.connected.Load(),
 				c.pub.ringSent.Load(), c.pub.ringRecv.Load(), c.pub.ringCmds.Load())
 		}
 	}

@@ -34,6 +34,7 @@ var commands = []Command{
 	{Name: "flushdb", Arity: -1, Flags: w, Route: RouteAll, Combine: CombineOK, Run: so.FlushDB, Group: "server", Summary: "Removes all keys from the current database."},
 	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns information and statistics about the server."},
 	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the Unix timestamp of the last successful save to disk."},
+	{Name: "memory", Arity: -2, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Memory, Group: "server", Summary: "A container for memory diagnostics commands."},
 	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Stops the server."},
 	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
 

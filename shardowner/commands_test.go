@@ -23,7 +23,7 @@ var handlers = map[string]Handler{
 	"expire": Expire, "pexpire": PExpire, "expireat": ExpireAt, "pexpireat": PExpireAt,
 	"ttl": TTL, "pttl": PTTL, "expiretime": ExpireTime, "pexpiretime": PExpireTime, "persist": Persist,
 	"dbsize": DBSize, "flushdb": FlushDB, "flushall": FlushAll, "keys": Keys,
-	"randomkey": RandomKey, "scan": Scan,
+	"randomkey": RandomKey, "scan": Scan, "memory": Memory,
 	"corekv.dump": InternalDump, "corekv.take": InternalTake, "corekv.restore": InternalRestore,
 }
 

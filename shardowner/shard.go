@@ -17,6 +17,31 @@ type Shard struct {
 	Count int // number of shards in the process
 	DBs   []*Table
 	Clock Clock
+	Stats Stats
+}
+
+// Stats are the shard's keyspace counters, as INFO reports them.
+type Stats struct {
+	Hits   uint64 // reads that found their key (keyspace_hits)
+	Misses uint64 // reads that did not (keyspace_misses)
+}
+
+func (s *Stats) countLookup(found bool) {
+	if found {
+		s.Hits++
+	} else {
+		s.Misses++
+	}
+}
+
+// ArenaBytes is the memory the shard's tables hold, index and arenas
+// together.
+func (s *Shard) ArenaBytes() int {
+	n := 0
+	for _, t := range s.DBs {
+		n += t.ArenaBytes()
+	}
+	return n
 }
 
 // NewShard returns shard id of count, with the given number of databases.

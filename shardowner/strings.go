@@ -66,6 +66,7 @@ func Get(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
+	c.Shard.Stats.countLookup(found)
 	if !found {
 		c.W.Null()
 		return
@@ -312,6 +313,7 @@ func MGet(c *Ctx, argv [][]byte) {
 	c.W.Array(len(argv) - 1)
 	for _, k := range argv[1:] {
 		v, found := t.Get(k)
+		c.Shard.Stats.countLookup(found)
 		if !found || v.Kind != KindString {
 			c.W.Null()
 			continue
