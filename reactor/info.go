@@ -15,7 +15,7 @@ import (
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
 	commands, netIn, netOut, expired, conns, rejected, hits, misses uint64
-	calls                                             []uint64
+	calls                                                           []uint64
 }
 
 func (s *Server) totals() statTotals {
