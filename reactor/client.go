@@ -162,7 +162,7 @@ func (s *Server) clientLine(cn *Conn, now int64) string {
 	b.WriteString(" db=" + strconv.Itoa(int(in.db.Load())))
 	b.WriteString(" sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 events=r")
 	b.WriteString(" cmd=" + cmd)
-	b.WriteString(" user=default redir=-1 resp=2")
+	b.WriteString(" user=default redir=-1 resp=" + strconv.Itoa(int(in.proto.Load())))
 	b.WriteString(" lib-name=" + str(in.libName.Load()))
 	b.WriteString(" lib-ver=" + str(in.libVer.Load()))
 	b.WriteString("\n")

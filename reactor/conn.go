@@ -84,6 +84,7 @@ type clientInfo struct {
 	lastCmd  atomic.Pointer[string]
 	lastMs   atomic.Int64
 	db       atomic.Int32
+	proto    atomic.Int32
 	name     atomic.Pointer[string]
 	libName  atomic.Pointer[string]
 	libVer   atomic.Pointer[string]

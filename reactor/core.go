@@ -274,6 +274,7 @@ func (c *Core) accept(lfd int) {
 		cn.id = c.srv.nextID.Add(1)
 		cn.authed = c.srv.requirePass() == ""
 		cn.proto = 2
+		cn.info.proto.Store(2)
 		cn.info.id = cn.id
 		cn.info.core = c.id
 		cn.info.addr = sockaddrString(sa)

@@ -41,6 +41,7 @@ func (c *Core) home(cn *Conn, cmd *router.Command, argv [][]byte) {
 		cn.closing = true
 	case "reset":
 		cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
+		cn.info.proto.Store(2)
 		cn.info.db.Store(0)
 		cn.info.name.Store(nil)
 		cn.authed = c.srv.requirePass() == ""
@@ -196,6 +197,7 @@ func (c *Core) hello(cn *Conn, argv [][]byte) {
 	}
 	cn.authed = true
 	cn.proto = proto
+	cn.info.proto.Store(int32(proto))
 	if name != nil {
 		setName(cn, name)
 	}
