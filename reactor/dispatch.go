@@ -31,7 +31,10 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	}
 	c.stats.commands++
 	c.stats.calls[cmd.ID]++
-	cn.info.lastCmd.Store(&cmd.Name)
+	if cn.info.lastCmd.Load() != &cmd.Name {
+		// Stored only on change: a pipeline of one command pays one load.
+		cn.info.lastCmd.Store(&cmd.Name)
+	}
 
 	n := c.srv.cfg.Shards
 	switch cmd.Route {

@@ -12,6 +12,35 @@ var byName = func() map[string]*Command {
 	return m
 }()
 
+// lookupSlots is an open-addressing table over the command names, indexed
+// by nameHash: Lookup folds case and hashes in one pass over the client's
+// bytes and usually compares one name, where a Go map would hash again.
+var lookupSlots = func() []*Command {
+	n := 1
+	for n < 4*len(commands) {
+		n <<= 1
+	}
+	slots := make([]*Command, n)
+	for i := range commands {
+		c := &commands[i]
+		j := nameHash([]byte(c.Name)) & uint32(n-1)
+		for slots[j] != nil {
+			j = (j + 1) & uint32(n-1)
+		}
+		slots[j] = c
+	}
+	return slots
+}()
+
+// nameHash is FNV-1a over the lower-cased bytes of name.
+func nameHash(name []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range name {
+		h = (h ^ uint32(c|0x20)) * 16777619
+	}
+	return h
+}
+
 // names holds each command's name as bytes, by ID, so that plans can build
 // argument lists without converting strings.
 var names = func() [][]byte {
@@ -25,21 +54,41 @@ var names = func() [][]byte {
 // NameBytes is the command's name as bytes; callers must not modify it.
 func (c *Command) NameBytes() []byte { return names[c.ID] }
 
-// Lookup finds the command named by name in any letter case. It does not
-// allocate: the name is folded into a stack buffer, and a map index with a
-// converted byte slice does not copy it.
+// maxNameLen bounds the names Lookup considers; no command is longer.
+const maxNameLen = 24
+
+// Lookup finds the command named by name in any letter case, without
+// allocating.
 func Lookup(name []byte) *Command {
-	var buf [24]byte
-	if len(name) > len(buf) {
+	if len(name) > maxNameLen || len(name) == 0 {
 		return nil
 	}
-	for i, c := range name {
+	mask := uint32(len(lookupSlots) - 1)
+	for j := nameHash(name) & mask; ; j = (j + 1) & mask {
+		c := lookupSlots[j]
+		if c == nil {
+			return nil
+		}
+		if len(c.Name) == len(name) && equalFoldLower(name, c.Name) {
+			return c
+		}
+	}
+}
+
+// equalFoldLower reports whether b equals the lower-case ASCII name in any
+// letter case. Folding with |0x20 would also match some punctuation, so a
+// byte is folded only when it is a letter.
+func equalFoldLower(b []byte, name string) bool {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		buf[i] = c
+		if c != name[i] {
+			return false
+		}
 	}
-	return byName[string(buf[:len(name)])]
+	return true
 }
 
 // LookupString is Lookup for a Go string (COMMAND INFO, tests).
