@@ -125,10 +125,7 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 		c.clientKill(cn, argv)
 	case resp.EqualFold(sub, "help") && n == 2:
 		w := cn.begin()
-		w.Array(len(clientHelp))
-		for _, l := range clientHelp {
-			w.Simple(l)
-		}
+		w.SimpleArray(clientHelp)
 		cn.end()
 	default:
 		cn.errorReply(errUnknownSub(sub, "client"))

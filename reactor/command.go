@@ -121,10 +121,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 			"    Print this help.",
 		}
 		w := cn.begin()
-		w.Array(len(lines))
-		for _, l := range lines {
-			w.Simple(l)
-		}
+		w.SimpleArray(lines)
 		cn.end()
 	default:
 		cn.errorReply(errUnknownSub(sub, "command"))

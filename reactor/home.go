@@ -275,10 +275,7 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 			"HELP",
 			"    Print this help.",
 		}
-		w.Array(len(lines))
-		for _, l := range lines {
-			w.Simple(l)
-		}
+		w.SimpleArray(lines)
 		cn.end()
 	default:
 		cn.errorReply(errUnknownSub(sub, "debug"))

@@ -26,6 +26,15 @@ func (w *Writer) Simple(s string) {
 	w.B = append(w.B, '\r', '\n')
 }
 
+// SimpleArray appends an array of simple strings: the shape of every HELP
+// reply.
+func (w *Writer) SimpleArray(lines []string) {
+	w.Array(len(lines))
+	for _, l := range lines {
+		w.Simple(l)
+	}
+}
+
 // Err appends an error reply.
 func (w *Writer) Err(e Error) {
 	w.B = append(w.B, '-')

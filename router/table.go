@@ -1,6 +1,10 @@
 package router
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/corekv/corekv/resp"
+)
 
 var byName = func() map[string]*Command {
 	m := make(map[string]*Command, len(commands))
@@ -69,26 +73,10 @@ func Lookup(name []byte) *Command {
 		if c == nil {
 			return nil
 		}
-		if len(c.Name) == len(name) && equalFoldLower(name, c.Name) {
+		if resp.EqualFold(name, c.Name) {
 			return c
 		}
 	}
-}
-
-// equalFoldLower reports whether b equals the lower-case ASCII name in any
-// letter case. Folding with |0x20 would also match some punctuation, so a
-// byte is folded only when it is a letter.
-func equalFoldLower(b []byte, name string) bool {
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != name[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // LookupString is Lookup for a Go string (COMMAND INFO, tests).

@@ -235,10 +235,7 @@ func Object(c *Ctx, argv [][]byte) {
 			c.W.Err(resp.ErrWrongArgs("object|help"))
 			return
 		}
-		c.W.Array(len(objectHelp))
-		for _, s := range objectHelp {
-			c.W.Simple(s)
-		}
+		c.W.SimpleArray(objectHelp)
 		return
 	}
 	var name string

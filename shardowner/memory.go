@@ -24,10 +24,7 @@ func Memory(c *Ctx, argv [][]byte) {
 			c.W.Err(resp.ErrWrongArgs("memory|help"))
 			return
 		}
-		c.W.Array(len(memoryHelp))
-		for _, s := range memoryHelp {
-			c.W.Simple(s)
-		}
+		c.W.SimpleArray(memoryHelp)
 	case resp.EqualFold(sub, "usage"):
 		if len(argv) < 3 {
 			c.W.Err(resp.ErrWrongArgs("memory|usage"))
