@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -274,14 +273,7 @@ func TestParseFlags(t *testing.T) {
 // TestSmoke runs the harness in --smoke mode with redis-server on both sides, once through --only-redis and
 // once through the corekv command line (testdata/corekv-as-redis.sh takes corekv's flags).
 func TestSmoke(t *testing.T) {
-	for _, tool := range []string{"redis-server", "redis-benchmark", "taskset"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found, and CI=true requires it: install redis-server and redis-tools", tool)
-			}
-			t.Skipf("%s not found: install redis-server (and redis-tools) to run the harness smoke test", tool)
-		}
-	}
+	needTools(t, "redis-server", "redis-benchmark", "taskset")
 	allowed, err := allowedCPUs()
 	if err != nil {
 		t.Skipf("no CPU affinity information: %v", err)

@@ -4,6 +4,7 @@
 //	go run ./bench            # full matrix, report in bench/results/
 //	go run ./bench --quick    # small matrix, under two minutes
 //	go run ./bench --smoke    # one cell per server, a few seconds (CI)
+//	go run ./bench --gc       # GC mark time, bytes/key and GET p99.9 at 100k and 10M keys
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -46,6 +47,9 @@ type config struct {
 	MemoryOnly    bool          `json:"memory_only"`
 	MemoryKeys    int           `json:"memory_keys"`
 	MemorySizes   []int         `json:"memory_sizes"`
+	GC            bool          `json:"gc"`
+	GCKeys        []int         `json:"gc_keys,omitempty"`
+	GCRequests    int           `json:"gc_requests,omitempty"`
 	Out           string        `json:"-"`
 	TempOut       bool          `json:"-"`
 	Timeout       time.Duration `json:"timeout_ns"`
@@ -101,6 +105,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		scaling     = fs.Bool("scaling", false, "corekv at 1,2,4,... shards up to the server CPUs (redis stays at 1)")
 		memory      = fs.Bool("memory", false, "only measure RSS per key after loading keys with -d 16 and -d 256 (the full run does it too)")
 		memoryKeys  = fs.Int("memory-keys", 1000000, "keys loaded by the memory measurement")
+		gc          = fs.Bool("gc", false, "only measure GC cycles, mark time, bytes/key and GET p99.9 of corekv (and redis) with --gc-keys keys loaded")
+		gcKeys      = fs.String("gc-keys", "100000,10000000", "key counts of the --gc measurement")
+		gcRequests  = fs.Int("gc-requests", 3000000, "requests (-n) of each GET run of the --gc measurement")
 		out         = fs.String("out", "", "report folder (default bench/results; a temp folder for --quick and --smoke)")
 		timeout     = fs.Duration("timeout", 0, "bound on the whole run (default 90m; --quick 5m; --smoke 1m)")
 		cellTimeout = fs.Duration("cell-timeout", 2*time.Minute, "bound on one redis-benchmark run")
@@ -152,6 +159,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		presetInt("repeat", repeat, 1)
 		presetInt("requests", requests, 20000)
 		presetInt("max-requests", maxRequests, 20000)
+		preset("gc-keys", gcKeys, "1000,2000")
+		presetInt("gc-requests", gcRequests, 20000)
 		if !set["timeout"] {
 			*timeout = time.Minute
 		}
@@ -165,6 +174,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		preset("sizes", sizes, "16")
 		presetInt("repeat", repeat, 1)
 		presetInt("requests", requests, 50000)
+		preset("gc-keys", gcKeys, "100000,1000000")
+		presetInt("gc-requests", gcRequests, 1000000)
 		if !set["timeout"] {
 			*timeout = 5 * time.Minute
 		}
@@ -183,7 +194,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		Clients: *clients, ClientThreads: *threads, Repeat: *repeat,
 		Requests: *requests, MaxRequests: *maxRequests, Preload: *preload, CSV: *csvMode,
 		Quick: *quick, Smoke: *smoke, Scaling: *scaling, MemoryOnly: *memory,
-		Memory:     *memory || !(*quick || *smoke || *scaling),
+		Memory: *memory || !(*quick || *smoke || *scaling || *gc),
+		GC:     *gc, GCRequests: *gcRequests,
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
 		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, OnlyRedis: *onlyRedis,
 	}
@@ -228,6 +240,19 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.Sizes, err = parseInts(*sizes); err != nil {
 		return nil, fmt.Errorf("--sizes: %w", err)
 	}
+	if cfg.GC {
+		if cfg.GCKeys, err = parseInts(*gcKeys); err != nil {
+			return nil, fmt.Errorf("--gc-keys: %w", err)
+		}
+		if len(cfg.GCKeys) == 0 {
+			return nil, errors.New("--gc-keys needs at least one key count")
+		}
+		if cfg.CSV {
+			return nil, errors.New("--gc reports p99.9, which --csv output lacks")
+		}
+	} else {
+		cfg.GCRequests = 0
+	}
 	n := len(cfg.serverCPUList)
 	switch {
 	case cfg.OnlyRedis:
@@ -246,8 +271,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if len(cfg.Tests) == 0 || len(cfg.Pipelines) == 0 || len(cfg.Keyspaces) == 0 || len(cfg.Sizes) == 0 {
 		return nil, errors.New("--tests, --pipelines, --keyspaces and --sizes need at least one value")
 	}
-	if cfg.Clients < 1 || cfg.Repeat < 1 || cfg.Requests < 1 || cfg.MemoryKeys < 1 {
-		return nil, errors.New("--clients, --repeat, --requests and --memory-keys must be positive")
+	if cfg.Clients < 1 || cfg.Repeat < 1 || cfg.Requests < 1 || cfg.MemoryKeys < 1 || (cfg.GC && cfg.GCRequests < 1) {
+		return nil, errors.New("--clients, --repeat, --requests, --memory-keys and --gc-requests must be positive")
 	}
 	if cfg.Out == "" && (cfg.Quick || cfg.Smoke) {
 		cfg.TempOut = true

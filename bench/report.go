@@ -27,6 +27,7 @@ type report struct {
 	Results        []*result    `json:"results"`
 	Comparisons    []comparison `json:"comparisons"`
 	Memory         []memResult  `json:"memory,omitempty"`
+	GC             []gcResult   `json:"gc,omitempty"`
 }
 
 type machine struct {
@@ -119,6 +120,9 @@ func writeReport(rep *report, dir string) ([]string, error) {
 		return nil, err
 	}
 	base := rep.Started.Format("2006-01-02") + "-" + fileSafe(rep.Machine.Host)
+	if rep.Config.GC && !rep.Config.Memory {
+		base += "-gc" // beside, not over, a full report of the same day
+	}
 	var files []string
 
 	charts, chartErr := writeCharts(rep, dir, base)
@@ -239,6 +243,10 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 		fmt.Fprintln(w)
 	}
 
+	if len(rep.GC) > 0 {
+		writeGC(w, rep)
+	}
+
 	if len(charts) > 0 {
 		fmt.Fprint(w, "## Charts\n\n")
 		for _, c := range charts {
@@ -258,7 +266,7 @@ func writeSetup(w io.Writer, rep *report) {
 	fmt.Fprint(w, "## Setup\n\n")
 	fmt.Fprintf(w, "- Servers pinned to CPUs `%s`, redis-benchmark to CPUs `%s` (taskset).\n",
 		cfg.ServerCPUs, formatCPUList(cfg.clientCPUList))
-	if cfg.MemoryOnly {
+	if cfg.MemoryOnly || cfg.GC {
 		fmt.Fprint(w, "\nServers:\n\n```\n"+strings.Join(rep.ServerCommands, "\n")+"\n```\n\n")
 		return
 	}
@@ -371,6 +379,21 @@ func printSummary(w io.Writer, rep *report) {
 		}
 		tw.Flush()
 	}
+	if len(rep.GC) > 0 {
+		fmt.Fprintln(tw, "keys\tserver\tbytes/key\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tGET req/s\tGET p99.9 ms\t")
+		for _, g := range rep.GC {
+			if g.Error != "" {
+				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\n", shortCount(g.Keys), g.Target.label())
+				continue
+			}
+			c := gcRow(g)
+			fmt.Fprintln(tw, strings.Join(c, "\t")+"\t")
+		}
+		tw.Flush()
+		for _, s := range gcTrends(rep.GC) {
+			fmt.Fprintln(w, s)
+		}
+	}
 	if busyHost(rep.Machine.LoadStart, rep.Machine.OnlineCPUs) || busyHost(rep.Machine.LoadEnd, rep.Machine.OnlineCPUs) {
 		fmt.Fprintf(w, "WARNING: busy host (load average %s at start, %s at end, %d CPUs): numbers are noisy\n",
 			rep.Machine.LoadStart, rep.Machine.LoadEnd, rep.Machine.OnlineCPUs)
@@ -412,4 +435,64 @@ func groupDigits(v float64) string {
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// gcRow is one row of the GC table: keys, server, bytes/key, GC cycles during the load, mark clock and CPU
+// and live heap of the last of them, GC cycles during the GET runs, GET req/s and p99.9 (medians).
+func gcRow(g gcResult) []string {
+	cycles := func(cs []gcCycle) string {
+		if !g.Traced {
+			return "-"
+		}
+		return strconv.Itoa(len(cs))
+	}
+	return []string{shortCount(g.Keys), g.Target.label(), fmt.Sprintf("%.1f", g.BytesPerKey), cycles(g.LoadCycles),
+		g.markClock(), g.markCPU(), g.heapMB(), cycles(g.GetCycles), groupDigits(g.GetRPS), fmtMs(g.GetP999Ms)}
+}
+
+// writeGC is the "GC and size" section of a --gc run.
+func writeGC(w io.Writer, rep *report) {
+	cfg := rep.Config
+	fmt.Fprint(w, "## GC and size\n\n")
+	fmt.Fprintf(w, "For each key count each server starts afresh (corekv with 1 shard and `GODEBUG=gctrace=1` added "+
+		"to its environment). One pipelined connection from the harness SETs exactly N keys `key:000000000000` … "+
+		"with %d-byte values and checks every reply; bytes/key = (VmRSS after the load − VmRSS before) / N. "+
+		"Then %d runs of\n\n```\ntaskset -c %s redis-benchmark -h 127.0.0.1 -p PORT -t get -P %d -c %d -r N -n %d\n```\n\n",
+		gcValueSize, gcGetRuns, formatCPUList(cfg.clientCPUList), gcPipeline, cfg.Clients, cfg.GCRequests)
+	fmt.Fprint(w, "GET req/s and p99.9 are the medians of these runs (each run is in the JSON, `gc[].get_runs`). "+
+		"*GC load* counts the gctrace lines corekv wrote while the keys loaded; *mark clock* (wall time of the "+
+		"concurrent mark), *mark CPU* (assist + background + idle mark workers) and *heap* (live heap after the "+
+		"mark) are those of the last of them. *GC get* counts the cycles during the GET runs. Every cycle is "+
+		"in the JSON (`gc[].load_gc_cycles`, `gc[].get_gc_cycles`). redis has no GC: its columns are empty.\n\n")
+	fmt.Fprint(w, "| keys | server | bytes/key | GC cycles during load | last mark clock ms | last mark CPU ms | heap MB | GC cycles during GET | GET req/s | GET p99.9 ms |\n")
+	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, g := range rep.GC {
+		if g.Error != "" {
+			fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | | | |\n", shortCount(g.Keys), g.Target.label(),
+				mdEscape(firstLine(g.Error)))
+			continue
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(gcRow(g), " | "))
+	}
+	fmt.Fprintln(w)
+	if trends := gcTrends(rep.GC); len(trends) > 0 {
+		fmt.Fprintln(w, strings.Join(trends, " "))
+		fmt.Fprintln(w)
+	}
+	header := false
+	for _, g := range rep.GC {
+		for i, s := range g.Runs {
+			if s.Error == "" {
+				continue
+			}
+			if !header {
+				fmt.Fprint(w, "Failed GET runs:\n\n")
+				header = true
+			}
+			fmt.Fprintf(w, "- %s %s keys run %d: %s\n", g.Target.label(), shortCount(g.Keys), i+1, mdEscape(firstLine(s.Error)))
+		}
+	}
+	if header {
+		fmt.Fprintln(w)
+	}
 }

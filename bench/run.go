@@ -166,6 +166,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 
 	rep := &report{Config: cfg, Started: start, Machine: describeMachine(ctx, tl, root, cfg)}
 	rep.Targets = targets(cfg)
+	if cfg.GC && !cfg.Memory {
+		rep.Targets = gcTargets(cfg)
+	}
 	for _, t := range rep.Targets {
 		argv := serverArgv(tl, t, 0, cfg.OnlyRedis)
 		for i := range argv {
@@ -177,12 +180,15 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	}
 
 	var runErr error
-	if !cfg.MemoryOnly {
+	if !cfg.MemoryOnly && !cfg.GC {
 		rep.Results, runErr = runMatrix(ctx, cfg, tl, rep.Targets, work, stdout)
 		rep.Comparisons = compare(rep.Results)
 	}
 	if cfg.Memory && runErr == nil {
 		rep.Memory, runErr = runMemory(ctx, cfg, tl, rep.Targets, work, stdout)
+	}
+	if cfg.GC && runErr == nil {
+		rep.GC, runErr = runGC(ctx, cfg, tl, work, stdout)
 	}
 	rep.Duration = time.Since(start).Round(time.Second).String()
 	rep.Machine.LoadEnd = loadAvg()
@@ -277,6 +283,19 @@ func (s sample) line() string {
 
 // runCell flushes the server, preloads the key space for reads, and runs redis-benchmark once.
 func runCell(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) sample {
+	if err := flushAll(srv.addr()); err != nil {
+		return sample{Command: shellJoin(benchmarkArgv(cfg, tl, srv, c)), Error: err.Error()}
+	}
+	if cfg.Preload && c.Test == "get" {
+		if err := preload(ctx, srv.addr(), c.Keyspace, c.Size, 4); err != nil {
+			return sample{Command: shellJoin(benchmarkArgv(cfg, tl, srv, c)), Error: err.Error()}
+		}
+	}
+	return runBenchmark(ctx, cfg, tl, srv, c)
+}
+
+// benchmarkArgv is the redis-benchmark command line of c against srv, pinned to the client CPUs.
+func benchmarkArgv(cfg *config, tl *tools, srv *server, c cell) []string {
 	argv := []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList), tl.RedisBenchmark,
 		"-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port), "-t", c.Test, "-P", strconv.Itoa(c.Pipeline),
 		"-c", strconv.Itoa(c.Clients), "-r", strconv.Itoa(c.Keyspace), "-d", strconv.Itoa(c.Size),
@@ -287,20 +306,18 @@ func runCell(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) s
 	if cfg.CSV {
 		argv = append(argv, "--csv")
 	}
+	return argv
+}
+
+// runBenchmark runs redis-benchmark once for c against srv as it is, bounded by --cell-timeout, and reads
+// its figures and the CPU time of both sides.
+func runBenchmark(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) sample {
+	argv := benchmarkArgv(cfg, tl, srv, c)
 	s := sample{Command: shellJoin(argv)}
 	fail := func(err error) sample {
 		s.Error = err.Error()
 		return s
 	}
-	if err := flushAll(srv.addr()); err != nil {
-		return fail(err)
-	}
-	if cfg.Preload && c.Test == "get" {
-		if err := preload(ctx, srv.addr(), c.Keyspace, c.Size, 4); err != nil {
-			return fail(err)
-		}
-	}
-
 	cctx, cancel := context.WithTimeout(ctx, cfg.CellTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
@@ -418,6 +435,18 @@ func countFailed(rep *report) (failed, all int) {
 		all++
 		if m.Error != "" {
 			failed++
+		}
+	}
+	for _, g := range rep.GC {
+		all++
+		if g.Error != "" {
+			failed++
+		}
+		for _, s := range g.Runs {
+			all++
+			if s.Error != "" {
+				failed++
+			}
 		}
 	}
 	return failed, all

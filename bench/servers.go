@@ -89,8 +89,10 @@ func serverArgv(tl *tools, t target, port int, onlyRedis bool) []string {
 }
 
 // startServer starts t on a free port and returns once it answers PING. Its output goes to a log file in
-// logDir. taskset execs the server, so the process started is the server itself.
-func startServer(ctx context.Context, tl *tools, t target, onlyRedis bool, logDir string) (*server, error) {
+// logDir. taskset execs the server, so the process started is the server itself. A non-empty env replaces
+// the environment of the process.
+func startServer(ctx context.Context, tl *tools, t target, onlyRedis bool, logDir string,
+	env ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -103,6 +105,9 @@ func startServer(ctx context.Context, tl *tools, t target, onlyRedis bool, logDi
 	}
 	s.cmd = exec.Command(s.Argv[0], s.Argv[1:]...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if len(env) > 0 {
+		s.cmd.Env = env
+	}
 	// The server dies with the harness even when the harness is killed.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
