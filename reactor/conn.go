@@ -199,7 +199,7 @@ func (c *Conn) flush() bool {
 	if c.outPending() == 0 || !c.writable {
 		return true
 	}
-	n, err := unix.Write(c.fd, c.out[c.outAt:])
+	n, err := rawWrite(c.fd, c.out[c.outAt:])
 	if n > 0 {
 		c.outAt += n
 		c.core.stats.netOut += uint64(n)

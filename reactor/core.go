@@ -179,7 +179,7 @@ func (c *Core) turn(maxWait int) {
 			}
 		}
 	}
-	n, err := unix.EpollWait(c.epfd, c.events, timeout)
+	n, err := epollWait(c.epfd, c.events, timeout)
 	c.sleeping.Store(0)
 	if err != nil && err != unix.EINTR {
 		c.log.Error("epoll_wait", "err", err)
@@ -344,7 +344,7 @@ func (c *Core) read(cn *Conn) {
 		cn.in = grown
 	}
 	free := cn.in[len(cn.in):cap(cn.in)]
-	n, err := unix.Read(cn.fd, free)
+	n, err := rawRead(cn.fd, free)
 	switch {
 	case n > 0:
 		cn.in = cn.in[:len(cn.in)+n]
