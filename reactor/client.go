@@ -52,9 +52,7 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 			return
 		}
 		setName(cn, argv[2])
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case resp.EqualFold(sub, "getname") && n == 2:
 		w := cn.begin()
 		if p := cn.info.name.Load(); p != nil {
@@ -81,9 +79,7 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 			cn.errorReply(resp.Error("ERR Unrecognized option '" + string(argv[2]) + "'"))
 			return
 		}
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case (resp.EqualFold(sub, "no-evict") || resp.EqualFold(sub, "no-touch")) && n == 3:
 		on := resp.EqualFold(argv[2], "on")
 		if !on && !resp.EqualFold(argv[2], "off") {
@@ -95,16 +91,12 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 		} else {
 			cn.info.flagsNoT.Store(on)
 		}
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case resp.EqualFold(sub, "reply") && n == 3:
 		switch {
 		case resp.EqualFold(argv[2], "on"):
 			cn.replyMode = replyOn
-			w := cn.begin()
-			w.OK()
-			cn.end()
+			cn.okReply()
 		case resp.EqualFold(argv[2], "off"):
 			cn.replyMode = replyOff
 		case resp.EqualFold(argv[2], "skip"):
@@ -234,9 +226,7 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 		for _, other := range c.srv.connections() {
 			if other.info.addr == string(argv[2]) {
 				c.srv.kill(other)
-				w := cn.begin()
-				w.OK()
-				cn.end()
+				cn.okReply()
 				return
 			}
 		}

@@ -153,18 +153,14 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 				return
 			}
 		}
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case resp.EqualFold(sub, "set"):
 		cn.errorReply(resp.ErrWrongArgs("config|set"))
 	case resp.EqualFold(sub, "get"):
 		cn.errorReply(resp.ErrWrongArgs("config|get"))
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
 		c.srv.resetStats()
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
 		cn.errorReply(resp.Error("ERR The server is running without a config file"))
 	case resp.EqualFold(sub, "help"):

@@ -161,6 +161,12 @@ func (c *Conn) reserve() *router.Slot {
 	return s
 }
 
+// okReply answers +OK for the current command.
+func (c *Conn) okReply() {
+	c.begin().OK()
+	c.end()
+}
+
 // errorReply answers e for the current command.
 func (c *Conn) errorReply(e resp.Error) {
 	c.begin().Err(e)

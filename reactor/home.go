@@ -35,9 +35,7 @@ func (c *Core) home(cn *Conn, cmd *router.Command, argv [][]byte) {
 		w.Bulk(argv[1])
 		cn.end()
 	case "quit":
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 		cn.closing = true
 	case "reset":
 		cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
@@ -108,9 +106,7 @@ func (c *Core) selectDB(cn *Conn, argv [][]byte) {
 	}
 	cn.db = int(n)
 	cn.info.db.Store(int32(n))
-	w := cn.begin()
-	w.OK()
-	cn.end()
+	cn.okReply()
 }
 
 // checkPass answers whether user/pass authenticate the default user, and
@@ -148,9 +144,7 @@ func (c *Core) auth(cn *Conn, argv [][]byte) {
 		return
 	}
 	cn.authed = true
-	w := cn.begin()
-	w.OK()
-	cn.end()
+	cn.okReply()
 }
 
 func (c *Core) hello(cn *Conn, argv [][]byte) {
@@ -251,9 +245,7 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 		// Like Redis, this blocks the thread: every client of this core
 		// waits, which is what tests of timeouts rely on.
 		time.Sleep(time.Duration(secs * float64(time.Second)))
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
 		n, ok := resp.ParseInt(argv[2])
 		if !ok {
@@ -261,9 +253,7 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 			return
 		}
 		c.srv.activeExpire.Store(n != 0)
-		w := cn.begin()
-		w.OK()
-		cn.end()
+		cn.okReply()
 	case resp.EqualFold(sub, "help"):
 		w := cn.begin()
 		lines := []string{
