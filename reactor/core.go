@@ -50,6 +50,7 @@ type Core struct {
 	stats     coreStats
 	pub       publishedStats
 	nextTimer int64 // Unix ms of the next timer run
+	lastBusy  int64 // Unix ms of the last turn that had work
 	idleTurns int
 	stopped   bool // stopped reading; draining
 }
@@ -179,7 +180,8 @@ func (c *Core) turn(maxWait int) {
 			}
 		}
 	}
-	n, err := epollWait(c.epfd, c.events, timeout)
+	raw := c.shard.Clock.Ms-c.lastBusy < rawWaitWindow
+	n, err := epollWait(c.epfd, c.events, timeout, raw)
 	c.sleeping.Store(0)
 	if err != nil && err != unix.EINTR {
 		c.log.Error("epoll_wait", "err", err)
@@ -208,6 +210,7 @@ func (c *Core) turn(maxWait int) {
 	}
 	if busy {
 		c.idleTurns = 0
+		c.lastBusy = now
 	}
 }
 
