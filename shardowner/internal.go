@@ -27,12 +27,14 @@ const (
 // Layout of a value blob:
 //
 //	byte 0      Kind
-//	byte 1      flags: bit 0 set when the string is integer-encoded
+//	byte 1      flags: bit 0 integer-encoded, bit 1 verbatim, bit 2 grown
 //	bytes 2-9   ExpireAt, little endian (0: no TTL)
 //	bytes 10-   the int64 (little endian) or the string bytes
 const (
-	blobHeader = 10
-	blobIsInt  = 1
+	blobHeader   = 10
+	blobIsInt    = 1
+	blobVerbatim = 2
+	blobGrown    = 4
 )
 
 // EncodeValue appends the blob of v to dst.
@@ -40,6 +42,12 @@ func EncodeValue(dst []byte, v Value) []byte {
 	var flags byte
 	if v.IsInt {
 		flags |= blobIsInt
+	}
+	if v.Verbatim {
+		flags |= blobVerbatim
+	}
+	if v.Grown {
+		flags |= blobGrown
 	}
 	dst = append(dst, byte(v.Kind), flags)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.ExpireAt))
@@ -52,10 +60,11 @@ func EncodeValue(dst []byte, v Value) []byte {
 // DecodeValue reads a blob made by EncodeValue. The Str of the result aliases
 // b.
 func DecodeValue(b []byte) (Value, bool) {
-	if len(b) < blobHeader || Kind(b[0]) != KindString || b[1]&^blobIsInt != 0 {
+	if len(b) < blobHeader || Kind(b[0]) != KindString || b[1]&^(blobIsInt|blobVerbatim|blobGrown) != 0 {
 		return Value{}, false
 	}
-	v := Value{Kind: Kind(b[0]), ExpireAt: int64(binary.LittleEndian.Uint64(b[2:]))}
+	v := Value{Kind: Kind(b[0]), ExpireAt: int64(binary.LittleEndian.Uint64(b[2:])),
+		Verbatim: b[1]&blobVerbatim != 0, Grown: b[1]&blobGrown != 0}
 	if v.ExpireAt < 0 {
 		return Value{}, false
 	}

@@ -42,13 +42,16 @@ func detach(c *Ctx, v Value) Value {
 	return v
 }
 
-// putValue stores v, with its expiry, under key in t.
+// putValue stores v, with its expiry and encoding, under key in t.
 func putValue(t *Table, key []byte, v Value) {
-	if v.IsInt {
+	switch {
+	case v.IsInt:
 		t.SetInt(key, v.Int, v.ExpireAt)
-		return
+	case v.Verbatim:
+		t.SetVerbatim(key, v.Str, v.ExpireAt, v.Grown)
+	default:
+		t.SetString(key, v.Str, v.ExpireAt)
 	}
-	t.SetString(key, v.Str, v.ExpireAt)
 }
 
 // Del: DEL key [key ...], and UNLINK. Replies the number of keys removed.
@@ -266,7 +269,7 @@ func Object(c *Ctx, argv [][]byte) {
 		switch {
 		case v.IsInt:
 			c.W.BulkString("int")
-		case len(v.Str) <= embstrLimit:
+		case !v.Grown && len(v.Str) <= embstrLimit:
 			c.W.BulkString("embstr")
 		default:
 			c.W.BulkString("raw")

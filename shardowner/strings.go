@@ -372,7 +372,9 @@ func Append(c *Ctx, argv [][]byte) {
 	}
 	c.Scratch = appendValue(c.Scratch[:0], v)
 	c.Scratch = append(c.Scratch, argv[2]...)
-	c.Table().SetString(argv[1], c.Scratch, v.ExpireAt)
+	// Appending to an existing value leaves a string in Redis's "raw"
+	// encoding, digits or not.
+	c.Table().SetVerbatim(argv[1], c.Scratch, v.ExpireAt, true)
 	c.W.Int(int64(len(c.Scratch)))
 }
 
@@ -478,7 +480,8 @@ func IncrByFloat(c *Ctx, argv [][]byte) {
 		return
 	}
 	c.Scratch = appendLongDouble(c.Scratch[:0], sum)
-	c.Table().SetString(argv[1], c.Scratch, v.ExpireAt)
+	// Redis keeps the result a string even when it is integral ("8").
+	c.Table().SetVerbatim(argv[1], c.Scratch, v.ExpireAt, false)
 	c.W.Bulk(c.Scratch)
 }
 
@@ -624,6 +627,6 @@ func SetRange(c *Ctx, argv [][]byte) {
 	}
 	copy(buf[off:], val)
 	c.Scratch = buf
-	c.Table().SetString(argv[1], buf, v.ExpireAt)
+	c.Table().SetVerbatim(argv[1], buf, v.ExpireAt, true)
 	c.W.Int(int64(len(buf)))
 }

@@ -2,7 +2,8 @@ package kvtable
 
 // An entry is one item of the arena:
 //
-//	header   1 byte: kind (bits 0-3), encoding (bits 4-5), has-TTL (bit 6)
+//	header   1 byte: kind (bits 0-2), string stored as given (bit 3),
+//	         encoding (bits 4-5), has-TTL (bit 6), string grown in place (bit 7)
 //	[expire  8 bytes, absolute Unix ms]       only with a TTL
 //	[expidx  4 bytes, position in the TTL set] only with a TTL
 //	keylen   uvarint
@@ -16,9 +17,15 @@ package kvtable
 import "encoding/binary"
 
 const (
-	hdrKindMask = 0x0f
+	hdrKindMask = 0x07
 	hdrEncMask  = 0x30
 	hdrTTL      = 0x40
+	// hdrVerbatim marks a string stored as given even when it reads as an
+	// integer (INCRBYFLOAT's result; Redis keeps it a string too).
+	hdrVerbatim = 0x08
+	// hdrGrown marks a string built by APPEND or SETRANGE, which Redis
+	// keeps in its "raw" encoding whatever its length.
+	hdrGrown = 0x80
 
 	encRaw = 0x00 // value bytes follow
 	encInt = 0x10 // 64-bit integer
@@ -154,7 +161,8 @@ func writeEntry(it []byte, hdr byte, expireAt int64, expIdx int, key, raw []byte
 // entryValue decodes entry it. Str aliases it.
 func entryValue(it []byte) Value {
 	hdr := it[0]
-	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
+	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it),
+		Verbatim: hdr&(hdrVerbatim|hdrGrown) != 0, Grown: hdr&hdrGrown != 0}
 	off := valueOff(it)
 	switch hdr & hdrEncMask {
 	case encInt:

@@ -35,6 +35,8 @@ type Value struct {
 	Int      int64  // the value when IsInt
 	IsInt    bool   // string stored as a 64-bit integer (Redis's "int" encoding)
 	ExpireAt int64  // absolute Unix ms; 0 means no TTL
+	Verbatim bool   // string stored as given, never integer-encoded (SetVerbatim)
+	Grown    bool   // string built by APPEND or SETRANGE (SetVerbatim with grown set)
 }
 
 const (
@@ -277,6 +279,17 @@ func (t *Table) SetString(key, val []byte, expireAt int64) {
 		return
 	}
 	t.put(key, byte(KindString)|encRaw, val, 0, expireAt)
+}
+
+// SetVerbatim stores val under key as a string exactly as given, even when it
+// reads as an integer (Value.Verbatim). grown records that APPEND or SETRANGE
+// built it (Value.Grown), which is what OBJECT ENCODING reports as "raw".
+func (t *Table) SetVerbatim(key, val []byte, expireAt int64, grown bool) {
+	hdr := byte(KindString) | encRaw | hdrVerbatim
+	if grown {
+		hdr = byte(KindString) | encRaw | hdrGrown
+	}
+	t.put(key, hdr, val, 0, expireAt)
 }
 
 // SetInt stores n under key as an integer-encoded string.

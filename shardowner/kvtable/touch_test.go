@@ -36,3 +36,32 @@ func TestTouchReadsOnly(t *testing.T) {
 		t.Fatal("touching an empty table read something")
 	}
 }
+
+// TestSetVerbatim checks that a verbatim string stays a string, that the
+// grown mark survives an in-place overwrite by another verbatim write, and
+// that an ordinary write clears both marks.
+func TestSetVerbatim(t *testing.T) {
+	var clock Clock
+	tb := NewTable(&clock)
+	k := []byte("n")
+	tb.SetVerbatim(k, []byte("8"), 0, false)
+	v, _ := tb.Get(k)
+	if v.IsInt || !v.Verbatim || v.Grown || string(v.Str) != "8" {
+		t.Fatalf("verbatim 8 = %+v", v)
+	}
+	tb.SetVerbatim(k, []byte("123"), 0, true)
+	v, _ = tb.Get(k)
+	if v.IsInt || !v.Verbatim || !v.Grown || string(v.Str) != "123" {
+		t.Fatalf("grown 123 = %+v", v)
+	}
+	tb.SetString(k, []byte("123"), 0)
+	v, _ = tb.Get(k)
+	if !v.IsInt || v.Verbatim || v.Grown || v.Int != 123 {
+		t.Fatalf("after SetString: %+v", v)
+	}
+	tb.SetVerbatim(k, []byte("abc"), clock.Ms+1000, true)
+	v, _ = tb.Get(k)
+	if !v.Grown || v.Kind != KindString || v.ExpireAt != clock.Ms+1000 {
+		t.Fatalf("grown with TTL = %+v", v)
+	}
+}
