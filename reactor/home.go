@@ -24,60 +24,74 @@ func errUnknownSub(sub []byte, cmd string) resp.Error {
 	return resp.Error("ERR unknown subcommand '" + string(sub) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
 }
 
+// homeHandler answers a command that runs on the client's home core.
+type homeHandler func(c *Core, cn *Conn, argv [][]byte)
+
+// homeHandlers maps the command table's HomeID to its handler: the table
+// says which commands run here, this says how.
+var homeHandlers = [router.HomeCount]homeHandler{
+	router.HomeAuth:     (*Core).auth,
+	router.HomeClient:   (*Core).client,
+	router.HomeCommand:  (*Core).command,
+	router.HomeConfig:   (*Core).config,
+	router.HomeDebug:    (*Core).debug,
+	router.HomeEcho:     (*Core).echo,
+	router.HomeHello:    (*Core).hello,
+	router.HomeInfo:     (*Core).info,
+	router.HomeLastSave: (*Core).lastSave,
+	router.HomePing:     (*Core).ping,
+	router.HomeQuit:     (*Core).quit,
+	router.HomeReset:    (*Core).reset,
+	router.HomeSelect:   (*Core).selectDB,
+	router.HomeShutdown: (*Core).shutdown,
+	router.HomeTime:     (*Core).time,
+}
+
 // home answers the commands that run on the client's own core: connection
 // state and server-wide commands that touch no keyspace.
 func (c *Core) home(cn *Conn, cmd *router.Command, argv [][]byte) {
-	switch cmd.Name {
-	case "ping":
-		c.ping(cn, argv)
-	case "echo":
-		w := cn.begin()
-		w.Bulk(argv[1])
-		cn.end()
-	case "quit":
-		cn.okReply()
-		cn.closing = true
-	case "reset":
-		cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
-		cn.info.proto.Store(2)
-		cn.info.db.Store(0)
-		cn.info.name.Store(nil)
-		cn.authed = c.srv.requirePass() == ""
-		w := cn.begin()
-		w.Simple("RESET")
-		cn.end()
-	case "select":
-		c.selectDB(cn, argv)
-	case "auth":
-		c.auth(cn, argv)
-	case "hello":
-		c.hello(cn, argv)
-	case "client":
-		c.client(cn, argv)
-	case "command":
-		c.command(cn, argv)
-	case "config":
-		c.config(cn, argv)
-	case "info":
-		c.info(cn, argv)
-	case "time":
-		now := time.Now()
-		w := cn.begin()
-		w.Array(2)
-		w.BulkString(strconv.FormatInt(now.Unix(), 10))
-		w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
-		cn.end()
-	case "lastsave":
-		w := cn.begin()
-		w.Int(c.srv.start.Unix())
-		cn.end()
-	case "debug":
-		c.debug(cn, argv)
-	case "shutdown":
-		c.shutdown(cn, argv)
-	default:
-		cn.errorReply(resp.ErrUnknownCommand(argv))
+	if h := homeHandlers[cmd.Home]; h != nil {
+		h(c, cn, argv)
+		return
 	}
+	cn.errorReply(resp.ErrUnknownCommand(argv))
+}
+
+func (c *Core) echo(cn *Conn, argv [][]byte) {
+	w := cn.begin()
+	w.Bulk(argv[1])
+	cn.end()
+}
+
+func (c *Core) quit(cn *Conn, argv [][]byte) {
+	cn.okReply()
+	cn.closing = true
+}
+
+func (c *Core) reset(cn *Conn, argv [][]byte) {
+	cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
+	cn.info.proto.Store(2)
+	cn.info.db.Store(0)
+	cn.info.name.Store(nil)
+	cn.authed = c.srv.requirePass() == ""
+	w := cn.begin()
+	w.Simple("RESET")
+	cn.end()
+}
+
+func (c *Core) time(cn *Conn, argv [][]byte) {
+	now := time.Now()
+	w := cn.begin()
+	w.Array(2)
+	w.BulkString(strconv.FormatInt(now.Unix(), 10))
+	w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+	cn.end()
+}
+
+func (c *Core) lastSave(cn *Conn, argv [][]byte) {
+	w := cn.begin()
+	w.Int(c.srv.start.Unix())
+	cn.end()
 }
 
 func (c *Core) ping(cn *Conn, argv [][]byte) {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/corekv/corekv/router"
 )
 
 // startInProcess runs a Server with the given shards on a free loopback port
@@ -141,5 +143,18 @@ func BenchmarkPipelineGet64(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "cmds/s")
 		})
+	}
+}
+
+// TestHomeHandlers checks that every command the table routes to the home
+// core names a handler that exists, and that other commands name none.
+func TestHomeHandlers(t *testing.T) {
+	for _, cmd := range router.Commands() {
+		switch {
+		case cmd.Route == router.RouteHome && (cmd.Home == router.HomeNone || homeHandlers[cmd.Home] == nil):
+			t.Errorf("%s runs on the home core but has no home handler", cmd.Name)
+		case cmd.Route != router.RouteHome && cmd.Home != router.HomeNone:
+			t.Errorf("%s names a home handler but is routed to a shard", cmd.Name)
+		}
 	}
 }

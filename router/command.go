@@ -71,6 +71,33 @@ const (
 	CombineFirstNonNil                // RANDOMKEY
 )
 
+// HomeID names the reactor's handler of a RouteHome command: connection
+// and server commands need the connection or the whole server, which this
+// package does not know, so the table names them and the reactor maps each
+// name to its function.
+type HomeID uint8
+
+// Home command handlers.
+const (
+	HomeNone HomeID = iota
+	HomeAuth
+	HomeClient
+	HomeCommand
+	HomeConfig
+	HomeDebug
+	HomeEcho
+	HomeHello
+	HomeInfo
+	HomeLastSave
+	HomePing
+	HomeQuit
+	HomeReset
+	HomeSelect
+	HomeShutdown
+	HomeTime
+	HomeCount // number of home handlers, for tables indexed by HomeID
+)
+
 // Command is one row of the command table.
 type Command struct {
 	Name     string // lower case, as COMMAND reports it
@@ -83,6 +110,7 @@ type Command struct {
 	Split    Split
 	Combine  Combine
 	Run      shardowner.Handler // nil for RouteHome commands
+	Home     HomeID             // the reactor's handler of a RouteHome command
 	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
 	Group    string             // COMMAND DOCS group: string, generic, connection, server
 	Summary  string             // COMMAND DOCS summary

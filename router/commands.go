@@ -16,27 +16,27 @@ const (
 // read it. Keep it sorted by group, then name.
 var commands = []Command{
 	// connection: answered on the client's home core by the reactor
-	{Name: "auth", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Authenticates the connection."},
-	{Name: "client", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Summary: "A container for client connection commands."},
-	{Name: "echo", Arity: 2, Flags: f, Group: "connection", Summary: "Returns the given string."},
-	{Name: "hello", Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Handshakes with the server: protocol version, authentication, client name."},
-	{Name: "ping", Arity: -1, Flags: f, Group: "connection", Summary: "Returns the server's liveliness response."},
-	{Name: "quit", Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Closes the connection."},
-	{Name: "reset", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Resets the connection."},
-	{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, Group: "connection", Summary: "Changes the selected database."},
+	{Name: "auth", Home: HomeAuth, Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Authenticates the connection."},
+	{Name: "client", Home: HomeClient, Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Summary: "A container for client connection commands."},
+	{Name: "echo", Home: HomeEcho, Arity: 2, Flags: f, Group: "connection", Summary: "Returns the given string."},
+	{Name: "hello", Home: HomeHello, Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Handshakes with the server: protocol version, authentication, client name."},
+	{Name: "ping", Home: HomePing, Arity: -1, Flags: f, Group: "connection", Summary: "Returns the server's liveliness response."},
+	{Name: "quit", Home: HomeQuit, Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Closes the connection."},
+	{Name: "reset", Home: HomeReset, Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Resets the connection."},
+	{Name: "select", Home: HomeSelect, Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, Group: "connection", Summary: "Changes the selected database."},
 
 	// server
-	{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns detailed information about all commands."},
-	{Name: "config", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for server configuration commands."},
+	{Name: "command", Home: HomeCommand, Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns detailed information about all commands."},
+	{Name: "config", Home: HomeConfig, Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for server configuration commands."},
 	{Name: "dbsize", Arity: 1, Flags: r | f, Route: RouteAll, Combine: CombineSumInt, Run: so.DBSize, Group: "server", Summary: "Returns the number of keys in the database."},
-	{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for debugging commands."},
+	{Name: "debug", Home: HomeDebug, Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for debugging commands."},
 	{Name: "flushall", Arity: -1, Flags: w, Route: RouteAll, Combine: CombineOK, Run: so.FlushAll, Group: "server", Summary: "Removes all keys from all databases."},
 	{Name: "flushdb", Arity: -1, Flags: w, Route: RouteAll, Combine: CombineOK, Run: so.FlushDB, Group: "server", Summary: "Removes all keys from the current database."},
-	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns information and statistics about the server."},
-	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the Unix timestamp of the last successful save to disk."},
+	{Name: "info", Home: HomeInfo, Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns information and statistics about the server."},
+	{Name: "lastsave", Home: HomeLastSave, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the Unix timestamp of the last successful save to disk."},
 	{Name: "memory", Arity: -2, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Memory, Group: "server", Summary: "A container for memory diagnostics commands."},
-	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Stops the server."},
-	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
+	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Stops the server."},
+	{Name: "time", Home: HomeTime, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
 
 	// generic (keys)
 	{Name: "copy", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.Copy, Group: "generic", Summary: "Copies the value of a key to a new key."},
