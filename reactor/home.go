@@ -11,13 +11,11 @@ import (
 
 // Connection command errors, with Redis 7's wording.
 const (
-	errNoProto        resp.Error = "NOPROTO unsupported protocol version"
-	errProtoNotInt    resp.Error = "ERR Protocol version is not an integer or out of range"
-	errClientName     resp.Error = "ERR Client names cannot contain spaces, newlines or special characters."
-	errNoSuchClient   resp.Error = "ERR No such client"
-	errHelloNoAuth    resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
-	errTimeoutNotNum  resp.Error = "ERR timeout is not a float or out of range"
-	errShutdownNoSave resp.Error = "ERR Errors trying to SHUTDOWN. Check logs."
+	errNoProto      resp.Error = "NOPROTO unsupported protocol version"
+	errProtoNotInt  resp.Error = "ERR Protocol version is not an integer or out of range"
+	errClientName   resp.Error = "ERR Client names cannot contain spaces, newlines or special characters."
+	errNoSuchClient resp.Error = "ERR No such client"
+	errHelloNoAuth  resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
 
 func errUnknownSub(sub []byte, cmd string) resp.Error {
