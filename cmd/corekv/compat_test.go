@@ -20,20 +20,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// compatRace is set by compat_race_test.go when the test binary is built
-// with -race.
-var compatRace bool
-
-// compatRaceKnown, when set, turns a data race that the race detector finds
-// in the corekv process into a log line instead of a failure. It names a
-// known, not yet fixed race; clear it once that is fixed.
-const compatRaceKnown = ""
 
 // compatMode says how two replies are compared.
 type compatMode int
@@ -454,7 +444,7 @@ func TestCompatWithRedis(t *testing.T) {
 		t.Skip("redis-server not found in PATH: skipping the Redis compatibility test")
 	}
 	scripts := compatScripts()
-	bin := compatBuildCorekv(t)
+	bin := corekvBinary(t)
 	redisAddr := compatStartRedis(t, redisPath)
 	for _, shards := range []int{1, 4} {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
@@ -486,41 +476,6 @@ func TestCompatWithRedis(t *testing.T) {
 	}
 }
 
-// compatBuildCorekv builds the server from this package into a temporary
-// directory, with -race when the test itself runs with it.
-func compatBuildCorekv(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "corekv")
-	args := []string{"build", "-o", bin}
-	if compatRace {
-		args = append(args, "-race")
-	}
-	args = append(args, ".")
-	out, err := exec.Command("go", args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// compatLog collects a child's output for failure messages.
-type compatLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *compatLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *compatLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // compatStop ends a child process: SIGTERM, then SIGKILL after a grace
 // period.
 func compatStop(t *testing.T, cmd *exec.Cmd, done <-chan struct{}) {
@@ -550,7 +505,7 @@ func compatFreePort(t *testing.T) int {
 func compatStartRedis(t *testing.T, path string) string {
 	t.Helper()
 	port := compatFreePort(t)
-	logs := &compatLog{}
+	logs := &safeBuffer{}
 	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--enable-debug-command", "yes", "--dir", t.TempDir(), "--loglevel", "warning")
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -587,7 +542,7 @@ var compatPortRE = regexp.MustCompile(`\bport=(\d+)`)
 // compatCorekv is a running corekv process.
 type compatCorekv struct {
 	addr string
-	logs *compatLog
+	logs *safeBuffer
 	done chan struct{} // closed when the process has exited
 }
 
@@ -606,7 +561,7 @@ func (s *compatCorekv) exited() bool {
 func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
 	t.Helper()
 	cmd := exec.Command(bin, "--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards))
-	srv := &compatCorekv{logs: &compatLog{}, done: make(chan struct{})}
+	srv := &compatCorekv{logs: &safeBuffer{}, done: make(chan struct{})}
 	cmd.Stdout = srv.logs
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -642,11 +597,7 @@ func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
 		compatStop(t, cmd, srv.done)
 		out := srv.logs.String()
 		if strings.Contains(out, "WARNING: DATA RACE") {
-			if compatRaceKnown != "" {
-				t.Logf("known data race in corekv --shards %d (%s):\n%s", shards, compatRaceKnown, out)
-			} else {
-				t.Errorf("the race detector reported a data race in corekv --shards %d:\n%s", shards, out)
-			}
+			t.Errorf("the race detector reported a data race in corekv --shards %d:\n%s", shards, out)
 			return
 		}
 		if t.Failed() {

@@ -25,6 +25,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the server binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // corekvBinary builds the server once per test run.
 func corekvBinary(t testing.TB) string {
 	t.Helper()
