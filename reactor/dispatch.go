@@ -114,10 +114,9 @@ func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]by
 		cmd.Run(&c.ctx, argv)
 		c.scratch = c.ctx.Scratch
 		c.ctx.W = nil
-		reply := c.w.B
+		dest.Reply = c.w.B
 		c.w.B = nil
-		dest.Reply = reply
-		router.Fill(c, dest, reply)
+		router.Complete(c, dest)
 		return
 	}
 	b := c.outBatch[shard]

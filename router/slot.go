@@ -48,6 +48,13 @@ type Exec interface {
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.
 func Fill(ex Exec, s *Slot, reply []byte) {
 	s.Reply = append(s.Reply[:0], reply...)
+	Complete(ex, s)
+}
+
+// Complete marks s filled with the reply already written into s.Reply (a
+// local part writes there directly, so there is nothing to copy) and, when
+// s is one part of a plan, moves the plan on.
+func Complete(ex Exec, s *Slot) {
 	s.Filled = true
 	if p := s.parent; p != nil {
 		p.plan.partDone(ex, p)
