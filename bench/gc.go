@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ const (
 	gcValueSize = 16 // bytes per value loaded by the --gc mode
 	gcPipeline  = 16 // -P of its GET runs
 	gcGetRuns   = 2  // GET runs per server and key count
+	gcForced    = 3  // full GC cycles forced after the load
 )
 
 // gcCycle is one line of the Go runtime's GODEBUG=gctrace=1 output:
@@ -276,17 +278,18 @@ type gcResult struct {
 	BytesPerKey float64 `json:"bytes_per_key"`
 	LoadS       float64 `json:"load_s"` // wall time of the loader
 	// Traced is true for corekv, which runs with GODEBUG=gctrace=1; the GC fields of redis stay empty.
-	Traced     bool      `json:"traced"`
-	LoadCycles []gcCycle `json:"load_gc_cycles"` // cycles that started while the keys were loading
-	GetCycles  []gcCycle `json:"get_gc_cycles"`  // cycles that started during the GET runs
-	// Of the last cycle during the load, 0 when there was none:
-	LastMarkClockMs float64  `json:"last_mark_clock_ms"`
-	LastMarkCPUMs   float64  `json:"last_mark_cpu_ms"`
-	LastHeapMB      int64    `json:"last_heap_mb"`
-	Runs            []sample `json:"get_runs"`
-	GetRPS          float64  `json:"get_rps"`     // median of the good runs
-	GetP999Ms       float64  `json:"get_p999_ms"` // median of the good runs
-	Error           string   `json:"error,omitempty"`
+	Traced       bool      `json:"traced"`
+	LoadCycles   []gcCycle `json:"load_gc_cycles"`   // cycles that started while the keys were loading
+	ForcedCycles []gcCycle `json:"forced_gc_cycles"` // full cycles forced once the keys were loaded
+	GetCycles    []gcCycle `json:"get_gc_cycles"`    // cycles that started during the GET runs
+	// Medians over ForcedCycles, 0 when there were none:
+	MarkClockMs float64  `json:"mark_clock_ms"`
+	MarkCPUMs   float64  `json:"mark_cpu_ms"`
+	HeapMB      int64    `json:"heap_mb"`
+	Runs        []sample `json:"get_runs"`
+	GetRPS      float64  `json:"get_rps"`     // median of the good runs
+	GetP999Ms   float64  `json:"get_p999_ms"` // median of the good runs
+	Error       string   `json:"error,omitempty"`
 }
 
 // gcTargets are the servers of the --gc mode: corekv with one shard, then redis, both on all server CPUs.
@@ -328,7 +331,7 @@ func runGC(ctx context.Context, cfg *config, tl *tools, work string, stdout io.W
 func (g gcResult) line() string {
 	s := fmt.Sprintf("%.1f B/key  load %.1fs", g.BytesPerKey, g.LoadS)
 	if g.Traced {
-		s += fmt.Sprintf("  GC load %d cycles, last mark %s ms clock %s ms cpu, heap %s MB  GC get %d",
+		s += fmt.Sprintf("  GC load %d cycles, forced GC mark %s ms clock %s ms cpu, heap %s MB  GC get %d",
 			len(g.LoadCycles), g.markClock(), g.markCPU(), g.heapMB(),
 			len(g.GetCycles))
 	}
@@ -336,15 +339,26 @@ func (g gcResult) line() string {
 }
 
 // measureGC starts t afresh, loads keys keys, and runs the GET benchmark gcGetRuns times. corekv runs with
-// GODEBUG=gctrace=1; its log is cut by byte offsets into the load and the GET runs.
+// GODEBUG=gctrace=1 and --pprof: between the load and the GET runs the harness forces gcForced full GC cycles
+// through the pprof heap endpoint (?gc=1), so that every key count has cycles that marked the whole loaded
+// heap, whether or not the load itself started one. Its log is cut by byte offsets into the load, the forced
+// cycles and the GET runs.
 func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, work string,
 	stdout io.Writer) gcResult {
 	g := gcResult{Target: t, Keys: keys, Traced: t.Server == "corekv" && !cfg.OnlyRedis}
-	var env []string
-	if t.Server == "corekv" {
+	var env, args []string
+	var pprofAddr string
+	if g.Traced {
 		env = withGCTrace(os.Environ())
+		port, err := freePort()
+		if err != nil {
+			g.Error = err.Error()
+			return g
+		}
+		pprofAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		args = []string{"--pprof", pprofAddr}
 	}
-	srv, err := startServer(ctx, tl, t, cfg.OnlyRedis, work, env...)
+	srv, err := startServer(ctx, tl, t, cfg.OnlyRedis, work, args, env...)
 	if err != nil {
 		g.Error = err.Error()
 		return g
@@ -388,6 +402,15 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		return fail(err)
 	}
 	g.BytesPerKey = float64(g.RSSLoaded-g.RSSStart) / float64(keys)
+	forcedFrom := logSize()
+	if g.Traced {
+		for range gcForced {
+			if err := forceGC(ctx, pprofAddr); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	forcedTo := logSize()
 
 	c := cell{Test: "get", Pipeline: gcPipeline, Clients: cfg.Clients, Keyspace: keys, Size: gcValueSize,
 		Requests: cfg.GCRequests}
@@ -420,16 +443,44 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		}
 		g.LoadCycles = gcCyclesIn(log, loadFrom, loadTo)
 		g.GetCycles = gcCyclesIn(log, getFrom, getTo)
-		if n := len(g.LoadCycles); n > 0 {
-			last := g.LoadCycles[n-1]
-			g.LastMarkClockMs, g.LastMarkCPUMs, g.LastHeapMB = last.MarkMs, last.markCPUMs(), last.HeapLiveMB
+		g.ForcedCycles = gcCyclesIn(log, forcedFrom, forcedTo)
+		if len(g.ForcedCycles) != gcForced {
+			return fail(fmt.Errorf("forced %d GC cycles, the log shows %d", gcForced, len(g.ForcedCycles)))
 		}
+		var clock, cpu, heap []float64
+		for _, c := range g.ForcedCycles {
+			clock, cpu, heap = append(clock, c.MarkMs), append(cpu, c.markCPUMs()), append(heap, float64(c.HeapLiveMB))
+		}
+		g.MarkClockMs, g.MarkCPUMs, g.HeapMB = median(clock), median(cpu), int64(median(heap))
 	}
 	return g
 }
 
-// gcTrends is one sentence per server: how GET p99.9 and (for corekv) the mark time of the last GC cycle during
-// the load changed from the smallest to the largest key count.
+// forceGC asks corekv's pprof endpoint for a heap profile with gc=1, which runs one full, blocking GC cycle
+// before it answers.
+func forceGC(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/heap?gc=1", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("force a GC through pprof: %w", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return fmt.Errorf("force a GC through pprof: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("force a GC through pprof: %s", resp.Status)
+	}
+	return nil
+}
+
+// gcTrends is one sentence per server: how GET p99.9 and (for corekv) the mark time of the forced GC cycles
+// changed from the smallest to the largest key count.
 func gcTrends(results []gcResult) []string {
 	var order []string
 	byServer := map[string][]gcResult{}
@@ -463,14 +514,12 @@ func gcTrends(results []gcResult) []string {
 		switch {
 		case !lo.Traced:
 			s += "; no Go GC."
-		case len(lo.LoadCycles) == 0:
-			s += "; mark time not comparable: no GC cycle during the load at " + shortCount(lo.Keys) + " keys."
-		case len(hi.LoadCycles) == 0:
-			s += "; mark time not comparable: no GC cycle during the load at " + shortCount(hi.Keys) + " keys."
+		case len(lo.ForcedCycles) == 0 || len(hi.ForcedCycles) == 0:
+			s += "; mark time not comparable: no forced GC cycle."
 		default:
-			s += fmt.Sprintf(", last GC mark %s → %s ms clock (%s), %s → %s ms CPU (%s).",
-				fmtMs(lo.LastMarkClockMs), fmtMs(hi.LastMarkClockMs), change(lo.LastMarkClockMs, hi.LastMarkClockMs),
-				fmtMs(lo.LastMarkCPUMs), fmtMs(hi.LastMarkCPUMs), change(lo.LastMarkCPUMs, hi.LastMarkCPUMs))
+			s += fmt.Sprintf(", full GC mark %s → %s ms clock (%s), %s → %s ms CPU (%s).",
+				fmtMs(lo.MarkClockMs), fmtMs(hi.MarkClockMs), change(lo.MarkClockMs, hi.MarkClockMs),
+				fmtMs(lo.MarkCPUMs), fmtMs(hi.MarkCPUMs), change(lo.MarkCPUMs, hi.MarkCPUMs))
 		}
 		out = append(out, s)
 	}
@@ -485,13 +534,13 @@ func change(a, b float64) string {
 	return fmt.Sprintf("%+.0f%%", 100*(b-a)/a)
 }
 
-// markClock, markCPU and heapMB format the figures of the last GC cycle during the load; "-" for none.
-func (g gcResult) markClock() string { return g.ofLastCycle(fmt.Sprintf("%.3f", g.LastMarkClockMs)) }
-func (g gcResult) markCPU() string   { return g.ofLastCycle(fmt.Sprintf("%.3f", g.LastMarkCPUMs)) }
-func (g gcResult) heapMB() string    { return g.ofLastCycle(strconv.FormatInt(g.LastHeapMB, 10)) }
+// markClock, markCPU and heapMB format the medians of the forced GC cycles; "-" for none.
+func (g gcResult) markClock() string { return g.ofForced(fmt.Sprintf("%.3f", g.MarkClockMs)) }
+func (g gcResult) markCPU() string   { return g.ofForced(fmt.Sprintf("%.3f", g.MarkCPUMs)) }
+func (g gcResult) heapMB() string    { return g.ofForced(strconv.FormatInt(g.HeapMB, 10)) }
 
-func (g gcResult) ofLastCycle(s string) string {
-	if !g.Traced || len(g.LoadCycles) == 0 {
+func (g gcResult) ofForced(s string) string {
+	if !g.Traced || len(g.ForcedCycles) == 0 {
 		return "-"
 	}
 	return s

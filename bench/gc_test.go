@@ -212,7 +212,7 @@ func TestLoadKeysRedis(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := startServer(ctx, tl, target{Server: "redis", CPUs: formatCPUList(allowed)}, false, t.TempDir())
+	srv, err := startServer(ctx, tl, target{Server: "redis", CPUs: formatCPUList(allowed)}, false, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,22 +251,22 @@ func TestGCTrends(t *testing.T) {
 	rd := target{Server: "redis"}
 	cyc := []gcCycle{{Num: 1}}
 	results := []gcResult{
-		{Target: ck, Keys: 100000, Traced: true, LoadCycles: cyc, LastMarkClockMs: 2, LastMarkCPUMs: 1, GetP999Ms: 1},
+		{Target: ck, Keys: 100000, Traced: true, ForcedCycles: cyc, MarkClockMs: 2, MarkCPUMs: 1, GetP999Ms: 1},
 		{Target: rd, Keys: 100000, GetP999Ms: 2},
 		{Target: ck, Keys: 10000000, Error: "boom", GetP999Ms: 100},
-		{Target: ck, Keys: 1000000, Traced: true, LoadCycles: cyc, LastMarkClockMs: 3, LastMarkCPUMs: 1.5, GetP999Ms: 1.1},
+		{Target: ck, Keys: 1000000, Traced: true, ForcedCycles: cyc, MarkClockMs: 3, MarkCPUMs: 1.5, GetP999Ms: 1.1},
 		{Target: rd, Keys: 1000000, GetP999Ms: 3},
 	}
 	got := gcTrends(results)
 	want := []string{
-		"corekv/1, 100k → 1M keys: GET p99.9 1.000 → 1.100 ms (+10%), last GC mark 2.000 → 3.000 ms clock (+50%), 1.000 → 1.500 ms CPU (+50%).",
+		"corekv/1, 100k → 1M keys: GET p99.9 1.000 → 1.100 ms (+10%), full GC mark 2.000 → 3.000 ms clock (+50%), 1.000 → 1.500 ms CPU (+50%).",
 		"redis, 100k → 1M keys: GET p99.9 2.000 → 3.000 ms (+50%); no Go GC.",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	results[3].LoadCycles = nil
-	if got := gcTrends(results); len(got) != 2 || !strings.Contains(got[0], "no GC cycle during the load at 1M keys") {
+	results[3].ForcedCycles = nil
+	if got := gcTrends(results); len(got) != 2 || !strings.Contains(got[0], "no forced GC cycle") {
 		t.Errorf("without a cycle at 1M: %q", got)
 	}
 	if got := gcTrends(results[:2]); len(got) != 0 {
@@ -345,5 +345,39 @@ func TestGCSmoke(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "GET p99.9") {
 		t.Errorf("no GC table on stdout:\n%s", log.String())
+	}
+}
+
+// TestGCSmokeCorekv runs the --gc mode against corekv itself, built by the harness, and checks what only a
+// traced server gives: the forced full GC cycles and their mark times.
+func TestGCSmokeCorekv(t *testing.T) {
+	needTools(t, "redis-server", "redis-benchmark", "taskset", "go")
+	allowed, err := allowedCPUs()
+	if err != nil {
+		t.Skipf("no CPU affinity information: %v", err)
+	}
+	cfg, err := parseFlags([]string{"--gc", "--smoke", "--gc-keys", "3000", "--out", t.TempDir(),
+		"--client-cpus", formatCPUList(allowed[:1])}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := run(ctx, cfg, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if len(rep.GC) != 2 || rep.GC[0].Target.Server != "corekv" {
+		t.Fatalf("gc results %+v\n%s", rep.GC, log.String())
+	}
+	g := rep.GC[0]
+	if g.Error != "" || !g.Traced || g.DBSize != 3000 || len(g.ForcedCycles) != gcForced || g.MarkCPUMs <= 0 {
+		t.Errorf("corekv: %+v\n%s", g, log.String())
+	}
+	for _, c := range g.ForcedCycles {
+		if !c.Forced {
+			t.Errorf("cycle %d of the forced ones is not marked (forced): %+v", c.Num, c)
+		}
 	}
 }

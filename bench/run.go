@@ -244,7 +244,7 @@ func runMatrix(ctx context.Context, cfg *config, tl *tools, tgs []target, work s
 	defer finish(results)
 	for round := 1; round <= cfg.Repeat; round++ {
 		for _, t := range tgs {
-			srv, err := startServer(ctx, tl, t, cfg.OnlyRedis, work)
+			srv, err := startServer(ctx, tl, t, cfg.OnlyRedis, work, nil)
 			if err != nil {
 				return results, err
 			}
@@ -393,7 +393,7 @@ func runMemory(ctx context.Context, cfg *config, tl *tools, tgs []target, work s
 
 func measureMemory(ctx context.Context, cfg *config, tl *tools, t target, size int, work string) memResult {
 	m := memResult{Target: t, Size: size}
-	srv, err := startServer(ctx, tl, t, cfg.OnlyRedis, work)
+	srv, err := startServer(ctx, tl, t, cfg.OnlyRedis, work, nil)
 	if err != nil {
 		m.Error = err.Error()
 		return m

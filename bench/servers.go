@@ -89,15 +89,16 @@ func serverArgv(tl *tools, t target, port int, onlyRedis bool) []string {
 }
 
 // startServer starts t on a free port and returns once it answers PING. Its output goes to a log file in
-// logDir. taskset execs the server, so the process started is the server itself. A non-empty env replaces
-// the environment of the process.
-func startServer(ctx context.Context, tl *tools, t target, onlyRedis bool, logDir string,
+// logDir. taskset execs the server, so the process started is the server itself. extraArgs follow the
+// server's own; a non-empty env replaces the environment of the process.
+func startServer(ctx context.Context, tl *tools, t target, onlyRedis bool, logDir string, extraArgs []string,
 	env ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	s := &server{target: t, Port: port, Argv: serverArgv(tl, t, port, onlyRedis), done: make(chan struct{})}
+	argv := append(serverArgv(tl, t, port, onlyRedis), extraArgs...)
+	s := &server{target: t, Port: port, Argv: argv, done: make(chan struct{})}
 	s.logPath = filepath.Join(logDir, fmt.Sprintf("%s-%d.log", strings.ReplaceAll(t.label(), "/", "-"), port))
 	logf, err := os.Create(s.logPath)
 	if err != nil {

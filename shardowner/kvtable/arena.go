@@ -14,8 +14,15 @@ package kvtable
 //
 // Entries larger than the biggest class get a page of their own ("large"
 // pages, one item each).
+//
+// A page of full size (64 KiB) is a block of the table's off-heap pool; the
+// first, smaller pages of a class and large pages are on the Go heap, so a
+// small table maps nothing and a big one keeps almost nothing on the heap.
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 const (
 	refItemBits  = 12
@@ -80,9 +87,11 @@ type page struct {
 	class     uint8
 	inPartial bool
 	evac      bool // being emptied by compaction: allocation skips it
+	offHeap   bool // buf is a block of the pool
 }
 
 type arena struct {
+	pool      *blockPool
 	pages     []page   // pages[0] is reserved so that no ref is 0
 	freePages []uint32 // indexes of released pages, for reuse
 	bytes     int      // sum of len(buf) over live pages
@@ -172,7 +181,14 @@ func (a *arena) newPage(c uint8) uint32 {
 	n := max(pb/size, 1)
 	n = min(n, maxPageItems)
 	idx := a.newPageIndex()
-	a.pages[idx] = page{buf: make([]byte, n*size), size: size, nitems: n, class: c}
+	pg := page{size: size, nitems: n, class: c}
+	if n*size > blockBytes/2 {
+		pg.buf = unsafe.Slice((*byte)(a.pool.get()), blockBytes)[:n*size]
+		pg.offHeap = true
+	} else {
+		pg.buf = make([]byte, n*size)
+	}
+	a.pages[idx] = pg
 	a.bytes += int(n * size)
 	a.npages[c]++
 	a.capa[c] += int(n)
@@ -209,6 +225,9 @@ func (a *arena) free(ref uint32) {
 func (a *arena) release(idx uint32) {
 	p := &a.pages[idx]
 	a.bytes -= len(p.buf)
+	if p.offHeap {
+		a.pool.put(blockOf(p.buf))
+	}
 	if c := p.class; c != largeClass {
 		if p.inPartial {
 			a.unlinkPartial(idx)

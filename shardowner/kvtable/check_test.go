@@ -118,5 +118,36 @@ func (t *Table) checkErr() error {
 	if bytes != t.ar.bytes {
 		return fmt.Errorf("arena bytes %d, pages hold %d", t.ar.bytes, bytes)
 	}
+	if blocks := t.blocksHeld(); blocks != t.pool.inUse {
+		return fmt.Errorf("table holds %d off-heap blocks, pool has %d in use", blocks, t.pool.inUse)
+	}
 	return nil
+}
+
+// blocksHeld counts the pool blocks the table's structures point at.
+func (t *Table) blocksHeld() int {
+	n := 0
+	for i := range t.ar.pages {
+		if t.ar.pages[i].offHeap {
+			n++
+		}
+	}
+	for k := range 2 {
+		for _, c := range t.ix[k].dir {
+			if len(c) == chunkWords {
+				n++
+			}
+		}
+		for _, c := range t.ix[k].ovf {
+			if len(c) == chunkWords {
+				n++
+			}
+		}
+	}
+	for _, c := range t.exp.chunks {
+		if len(c) == expChunkLen {
+			n++
+		}
+	}
+	return n
 }

@@ -10,8 +10,8 @@
 // bits of those 32. Lookups compare the stored hash, then always the full
 // key. See index.go.
 //
-// Arena: size-classed pages of bytes made with make([]byte); a ref is a page
-// number and an item number. An item holds the entry: a header byte, the
+// Arena: size-classed pages of bytes; a ref is a page number and an item
+// number. An item holds the entry: a header byte, the
 // expiry (only for keys with a TTL), the key and the value, which is raw
 // bytes, an 8-byte integer, or the position of an out-of-arena object in a
 // per-table []any (the hook for aggregate types). See arena.go and entry.go.
@@ -19,6 +19,14 @@
 // TTL set: a dense, chunked array of the refs of keys with a TTL; each such
 // entry records its own position, so removal is a swap with the last.
 // ActiveExpire samples it.
+//
+// Memory: every piece of full size (64 KiB arena pages, index chunks,
+// overflow chunks, TTL-set chunks) is a block the table maps itself, outside
+// the Go heap (offheap.go); the heap holds only the first, smaller pages of
+// each size class, entries over 8 KiB and the small bookkeeping arrays. So a
+// shard with 10M keys has a Go heap of a few megabytes, and the cost of a GC
+// cycle does not grow with the keyspace. Clear unmaps a table's blocks; so
+// does a cleanup once a table is unreachable.
 //
 // # Invariants
 //

@@ -11,8 +11,9 @@ const (
 )
 
 type expSet struct {
-	chunks [][]uint32
+	chunks [][]uint32 // full-size chunks are blocks of pool
 	n      int
+	pool   *blockPool
 }
 
 func (e *expSet) at(i int) uint32 { return e.chunks[i>>expChunkShift][i&expChunkMask] }
@@ -27,11 +28,15 @@ func (e *expSet) push(ref uint32) int {
 	case c == len(e.chunks) && c == 0:
 		e.chunks = append(e.chunks, make([]uint32, 16))
 	case c == len(e.chunks):
-		e.chunks = append(e.chunks, make([]uint32, expChunkLen))
+		e.chunks = append(e.chunks, blockU32(e.pool.get()))
 	case i&expChunkMask == len(e.chunks[c]):
 		// Only the first chunk starts short; it doubles up to full size.
 		old := e.chunks[c]
-		e.chunks[c] = make([]uint32, min(2*len(old), expChunkLen))
+		if n := 2 * len(old); n < expChunkLen {
+			e.chunks[c] = make([]uint32, n)
+		} else {
+			e.chunks[c] = blockU32(e.pool.get())
+		}
 		copy(e.chunks[c], old)
 	}
 	e.set(i, ref)
@@ -43,6 +48,9 @@ func (e *expSet) push(ref uint32) int {
 func (e *expSet) pop() {
 	e.n--
 	if keep := e.n>>expChunkShift + 2; len(e.chunks) > keep {
+		if last := e.chunks[len(e.chunks)-1]; len(last) == expChunkLen {
+			e.pool.put(blockOf(last))
+		}
 		e.chunks[len(e.chunks)-1] = nil
 		e.chunks = e.chunks[:len(e.chunks)-1]
 	}

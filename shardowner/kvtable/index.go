@@ -10,15 +10,18 @@ package kvtable
 // are packed: no empty slot comes before a full one, and an overflow group is
 // unlinked as soon as it is empty, so a lookup stops at the first empty slot.
 //
-// Groups live in chunks of chunkGroups groups (256 KiB), allocated when first
-// written, so that growing a big table never allocates or zeroes the whole
-// new array in one operation. Overflow groups have chunks of their own.
+// Groups live in chunks of chunkGroups groups (64 KiB, one off-heap block),
+// allocated when first written, so that growing a big table never allocates
+// or zeroes the whole new array in one operation. Overflow groups have chunks
+// of their own. A chunk of full size is always a block of the table's pool;
+// a shorter one (a small table's only chunk, the first overflow chunk while
+// it grows) is on the Go heap.
 
 const (
 	slotsPerGroup = 7
 	wordsPerGroup = 8
 	linkWord      = 7
-	chunkShift    = 12
+	chunkShift    = 10
 	chunkGroups   = 1 << chunkShift
 	chunkMask     = chunkGroups - 1
 	chunkWords    = chunkGroups * wordsPerGroup
@@ -38,10 +41,11 @@ type index struct {
 	ovfNext uint32     // next overflow group never handed out
 	ovfFree uint32     // first free overflow group, linked through linkWord
 	words   int        // words allocated, for memory accounting
+	pool    *blockPool
 }
 
-func newIndex(buckets uint32) index {
-	ix := index{mask: buckets - 1, ovfNext: 1}
+func newIndex(buckets uint32, pool *blockPool) index {
+	ix := index{mask: buckets - 1, ovfNext: 1, pool: pool}
 	ix.dir = make([][]uint64, (buckets+chunkMask)>>chunkShift)
 	if buckets < chunkGroups {
 		ix.dir[0] = make([]uint64, buckets*wordsPerGroup)
@@ -63,7 +67,7 @@ func (ix *index) bucket(b uint32) []uint64 {
 // bucketForWrite is bucket, allocating the chunk if needed.
 func (ix *index) bucketForWrite(b uint32) []uint64 {
 	if ix.dir[b>>chunkShift] == nil {
-		ix.dir[b>>chunkShift] = make([]uint64, chunkWords)
+		ix.dir[b>>chunkShift] = blockWords(ix.pool.get())
 		ix.words += chunkWords
 	}
 	return ix.bucket(b)
@@ -93,18 +97,48 @@ func (ix *index) newOverflow() uint32 {
 		ix.ovf = append(ix.ovf, make([]uint64, 4*wordsPerGroup))
 		ix.words += 4 * wordsPerGroup
 	case c == len(ix.ovf):
-		ix.ovf = append(ix.ovf, make([]uint64, chunkWords))
+		ix.ovf = append(ix.ovf, blockWords(ix.pool.get()))
 		ix.words += chunkWords
 	case need > len(ix.ovf[c]):
 		// The first chunk grows by doubling so that a small table pays
 		// little for its few overflow groups.
 		old := ix.ovf[c]
 		n := min(2*len(old), chunkWords)
-		ix.ovf[c] = make([]uint64, n)
+		if n == chunkWords {
+			ix.ovf[c] = blockWords(ix.pool.get())
+		} else {
+			ix.ovf[c] = make([]uint64, n)
+		}
 		copy(ix.ovf[c], old)
 		ix.words += n - len(old)
 	}
 	return id
+}
+
+// dropChunk forgets chunk c of dir, handing it back to the pool if it is
+// one of its blocks.
+func (ix *index) dropChunk(c uint32) {
+	ch := ix.dir[c]
+	ix.words -= len(ch)
+	if len(ch) == chunkWords {
+		ix.pool.put(blockOf(ch))
+	}
+	ix.dir[c] = nil
+}
+
+// release hands every chunk back: the index is being dropped.
+func (ix *index) release() {
+	for c := range ix.dir {
+		if ix.dir[c] != nil {
+			ix.dropChunk(uint32(c))
+		}
+	}
+	for _, ch := range ix.ovf {
+		if len(ch) == chunkWords {
+			ix.pool.put(blockOf(ch))
+		}
+	}
+	*ix = index{}
 }
 
 func (ix *index) freeOverflow(id uint32) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"math/bits"
+	"runtime"
 	"unsafe"
 )
 
@@ -71,13 +72,25 @@ type Table struct {
 	objs    []any
 	objFree []uint32
 
+	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
 	hashMask uint64 // all ones; tests clear bits to force collisions
 }
 
-// NewTable returns an empty table whose expiry reads clock.
+// NewTable returns an empty table whose expiry reads clock. Its off-heap
+// memory is unmapped by Clear, or once the table is unreachable.
 func NewTable(clock *Clock) *Table {
-	return &Table{clock: clock, rehashIdx: -1, rng: 0x9e3779b97f4a7c15, hashMask: ^uint64(0)}
+	t := &Table{clock: clock, rng: 0x9e3779b97f4a7c15, hashMask: ^uint64(0), pool: new(blockPool)}
+	t.reset()
+	runtime.AddCleanup(t, (*blockPool).release, t.pool)
+	return t
+}
+
+// reset empties t, keeping its clock, pool, random state and hash mask.
+func (t *Table) reset() {
+	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool}
+	t.ar.pool = t.pool
+	t.exp.pool = t.pool
 }
 
 func (t *Table) hash(key []byte) uint64 { return maphash.Bytes(seed, key) & t.hashMask }
@@ -161,7 +174,7 @@ func (t *Table) insert(h uint64, ref uint32) {
 	if !t.rehashing() {
 		ix := &t.ix[0]
 		if ix.dir == nil {
-			*ix = newIndex(1)
+			*ix = newIndex(1, t.pool)
 		} else if ix.count >= maxLoad*int(ix.mask+1) {
 			t.startRehash(2 * (ix.mask + 1))
 		}
@@ -186,7 +199,7 @@ func (t *Table) maybeShrink() {
 }
 
 func (t *Table) startRehash(buckets uint32) {
-	t.ix[1] = newIndex(buckets)
+	t.ix[1] = newIndex(buckets, t.pool)
 	t.rehashIdx = 0
 }
 
@@ -230,8 +243,7 @@ func (t *Table) rehashStep(n int) {
 			}
 			t.rehashIdx++
 			if b&chunkMask == chunkMask || b == old.mask {
-				old.words -= len(old.dir[b>>chunkShift])
-				old.dir[b>>chunkShift] = nil
+				old.dropChunk(b >> chunkShift)
 			}
 		}
 		if t.rehashIdx > int(old.mask) {
@@ -239,6 +251,7 @@ func (t *Table) rehashStep(n int) {
 		}
 	}
 	if t.rehashIdx > int(old.mask) {
+		old.release()
 		t.ix[0], t.ix[1] = t.ix[1], index{}
 		t.rehashIdx = -1
 	}
@@ -488,7 +501,8 @@ func (t *Table) ExpiresLen() int { return t.exp.n }
 
 // Clear removes every key.
 func (t *Table) Clear() {
-	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask}
+	t.pool.release()
+	t.reset()
 }
 
 // MemoryUsage returns the bytes key costs: its arena item, its index slot

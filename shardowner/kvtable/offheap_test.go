@@ -1,0 +1,128 @@
+package kvtable
+
+import (
+	"bufio"
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"testing"
+	"unsafe"
+)
+
+func TestBlockPool(t *testing.T) {
+	var p blockPool
+	defer p.release()
+	const n = 3*spanBlocks + 5
+	blocks := make([]unsafe.Pointer, n)
+	for i := range blocks {
+		b := p.get()
+		if uintptr(b)%blockBytes != 0 {
+			t.Fatalf("block %d at %#x is not aligned", i, uintptr(b))
+		}
+		w := blockWords(b)
+		if w[0] != 0 || w[len(w)-1] != 0 {
+			t.Fatalf("block %d is not zeroed", i)
+		}
+		w[0], w[len(w)-1] = uint64(i)+1, uint64(i)+1
+		blocks[i] = b
+	}
+	for i, b := range blocks {
+		if w := blockWords(b); w[0] != uint64(i)+1 || w[len(w)-1] != uint64(i)+1 {
+			t.Fatalf("block %d overwritten by another", i)
+		}
+	}
+	if p.inUse != n || p.mappedBytes() != 4*spanBytes {
+		t.Fatalf("in use %d, mapped %d", p.inUse, p.mappedBytes())
+	}
+	rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+	for _, b := range blocks[:n-1] {
+		p.put(b)
+	}
+	// One block still in use and one spare span: everything else unmapped.
+	if p.inUse != 1 || p.mappedBytes() > 2*spanBytes {
+		t.Fatalf("after freeing all but one: in use %d, mapped %d", p.inUse, p.mappedBytes())
+	}
+	// A block handed out again reads as zeros.
+	again := p.get()
+	if w := blockWords(again); w[0] != 0 || w[len(w)-1] != 0 {
+		t.Fatal("reused block is not zeroed")
+	}
+	p.put(again)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("freeing a block twice did not panic")
+		}
+	}()
+	p.put(again)
+}
+
+func vmRSS(tb testing.TB) int {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		tb.Skip("no /proc/self/status")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmRSS:")); ok {
+			kb, _ := strconv.Atoi(string(bytes.TrimSpace(bytes.TrimSuffix(v, []byte("kB")))))
+			return kb << 10
+		}
+	}
+	tb.Skip("no VmRSS")
+	return 0
+}
+
+// TestOffHeap checks that a big table's memory is almost all outside the Go
+// heap, and that deleting its keys or clearing it gives the memory back to
+// the kernel.
+func TestOffHeap(t *testing.T) {
+	const n = 300_000
+	val := []byte("0123456789abcdef")
+	debug.FreeOSMemory()
+	rss0, heap0 := vmRSS(t), heapInuse()
+	tb := NewTable(&Clock{})
+	for i := range n {
+		tb.SetString(k(i), val, int64(1e15+i))
+	}
+	tb.check(t)
+	debug.FreeOSMemory()
+	rss1, heap1 := vmRSS(t), heapInuse()
+	grew := rss1 - rss0
+	t.Logf("%d keys: RSS +%d KiB, Go heap +%d KiB, ArenaBytes %d KiB, pool blocks %d",
+		n, grew>>10, int(heap1-heap0)>>10, tb.ArenaBytes()>>10, tb.pool.inUse)
+	if heapGrew := int(heap1) - int(heap0); heapGrew > tb.ArenaBytes()/10 {
+		t.Fatalf("Go heap grew by %d bytes for %d table bytes: the bulk should be off-heap", heapGrew, tb.ArenaBytes())
+	}
+	if grew < tb.ArenaBytes()/2 && !raceEnabled {
+		t.Fatalf("RSS grew by %d for %d table bytes: measurement broken", grew, tb.ArenaBytes())
+	}
+	// The race detector keeps shadow memory of its own for what the test
+	// touched, so RSS says nothing about the table there.
+	rssFalls := !raceEnabled
+	for i := range n {
+		tb.Delete(k(i))
+	}
+	for tb.rehashing() {
+		tb.ActiveExpire(0)
+	}
+	tb.check(t)
+	debug.FreeOSMemory()
+	if left := vmRSS(t) - rss0; rssFalls && left > grew/4 {
+		t.Fatalf("after deleting every key RSS is still %d KiB above the start (grew %d KiB)", left>>10, grew>>10)
+	}
+	for i := range n {
+		tb.SetString(k(i), val, 0)
+	}
+	tb.Clear()
+	tb.check(t)
+	if tb.pool.mappedBytes() != 0 {
+		t.Fatalf("Clear left %d bytes mapped", tb.pool.mappedBytes())
+	}
+	debug.FreeOSMemory()
+	if left := vmRSS(t) - rss0; rssFalls && left > grew/4 {
+		t.Fatalf("after Clear RSS is still %d KiB above the start (grew %d KiB)", left>>10, grew>>10)
+	}
+}
