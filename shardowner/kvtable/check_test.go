@@ -118,15 +118,19 @@ func (t *Table) checkErr() error {
 	if bytes != t.ar.bytes {
 		return fmt.Errorf("arena bytes %d, pages hold %d", t.ar.bytes, bytes)
 	}
+	if err := t.pool.checkErr(); err != nil {
+		return err
+	}
 	if blocks := t.blocksHeld(); blocks != t.pool.inUse {
 		return fmt.Errorf("table holds %d off-heap blocks, pool has %d in use", blocks, t.pool.inUse)
 	}
 	return nil
 }
 
-// blocksHeld counts the pool blocks the table's structures point at.
+// blocksHeld counts the pool blocks the table's structures point at, and
+// those waiting to be given back.
 func (t *Table) blocksHeld() int {
-	n := 0
+	n := len(t.retired)
 	for i := range t.ar.pages {
 		if t.ar.pages[i].offHeap {
 			n++

@@ -1,5 +1,7 @@
 package kvtable
 
+import "unsafe"
+
 // The index is a power-of-two array of buckets. A bucket is a group of 8
 // uint64 words: 7 slots and a link to an overflow group (0: none). A slot is
 //
@@ -126,19 +128,20 @@ func (ix *index) dropChunk(c uint32) {
 	ix.dir[c] = nil
 }
 
-// release hands every chunk back: the index is being dropped.
-func (ix *index) release() {
-	for c := range ix.dir {
-		if ix.dir[c] != nil {
-			ix.dropChunk(uint32(c))
-		}
-	}
-	for _, ch := range ix.ovf {
-		if len(ch) == chunkWords {
-			ix.pool.put(blockOf(ch))
+// retire empties the index, appending the pool blocks it held to blocks
+// rather than handing them back at once: an index that has just been
+// rehashed away can hold a hundred overflow chunks, and giving back each
+// one may cost a system call.
+func (ix *index) retire(blocks []unsafe.Pointer) []unsafe.Pointer {
+	for _, chunks := range [2][][]uint64{ix.dir, ix.ovf} {
+		for _, ch := range chunks {
+			if len(ch) == chunkWords {
+				blocks = append(blocks, blockOf(ch))
+			}
 		}
 	}
 	*ix = index{}
+	return blocks
 }
 
 func (ix *index) freeOverflow(id uint32) {

@@ -3,6 +3,8 @@ package kvtable
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
@@ -11,9 +13,39 @@ import (
 	"unsafe"
 )
 
+// checkErr verifies the pool's counters against its spans' bitmaps.
+func (p *blockPool) checkErr() error {
+	inUse, warm := 0, 0
+	for _, s := range p.spans {
+		if s.base == nil {
+			continue
+		}
+		if s.warm&^s.free != 0 || s.releasing&s.free != 0 {
+			return fmt.Errorf("span %p: free %#x warm %#x releasing %#x", s.base, s.free, s.warm, s.releasing)
+		}
+		inUse += spanBlocks - bits.OnesCount32(s.free|s.releasing)
+		warm += bits.OnesCount32(s.warm)
+	}
+	if inUse != p.inUse || warm != p.warm {
+		return fmt.Errorf("pool counts %d in use and %d warm, spans say %d and %d", p.inUse, p.warm, inUse, warm)
+	}
+	return nil
+}
+
 func TestBlockPool(t *testing.T) {
 	var p blockPool
 	defer p.release()
+	// A freed block is kept warm, handed out again first, and cleared.
+	b := p.get()
+	blockWords(b)[100] = 7
+	p.put(b)
+	if p.warm != 1 {
+		t.Fatalf("%d warm blocks after one put", p.warm)
+	}
+	if again := p.get(); again != b || blockWords(again)[100] != 0 || p.warm != 0 {
+		t.Fatalf("warm block not reused and cleared: %p vs %p, word %d", again, b, blockWords(again)[100])
+	}
+	p.put(b)
 	const n = 3*spanBlocks + 5
 	blocks := make([]unsafe.Pointer, n)
 	for i := range blocks {
@@ -33,12 +65,22 @@ func TestBlockPool(t *testing.T) {
 			t.Fatalf("block %d overwritten by another", i)
 		}
 	}
+	if err := p.checkErr(); err != nil {
+		t.Fatal(err)
+	}
 	if p.inUse != n || p.mappedBytes() != 4*spanBytes {
 		t.Fatalf("in use %d, mapped %d", p.inUse, p.mappedBytes())
 	}
 	rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
 	for _, b := range blocks[:n-1] {
 		p.put(b)
+	}
+	p.settle()
+	if err := p.checkErr(); err != nil {
+		t.Fatal(err)
+	}
+	if p.warm == 0 || p.warm > warmLimit {
+		t.Fatalf("%d warm blocks, want some and at most %d", p.warm, warmLimit)
 	}
 	// One block still in use and one spare span: everything else unmapped.
 	if p.inUse != 1 || p.mappedBytes() > 2*spanBytes {
@@ -105,9 +147,10 @@ func TestOffHeap(t *testing.T) {
 	for i := range n {
 		tb.Delete(k(i))
 	}
-	for tb.rehashing() {
+	for tb.rehashing() || len(tb.retired) > 0 {
 		tb.ActiveExpire(0)
 	}
+	tb.pool.settle()
 	tb.check(t)
 	debug.FreeOSMemory()
 	if left := vmRSS(t) - rss0; rssFalls && left > grew/4 {
