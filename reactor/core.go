@@ -617,13 +617,17 @@ func (c *Core) closeAll() {
 	unix.Close(c.epfd)
 }
 
-// timers runs the periodic work: active expiry and published statistics.
+// timers runs the periodic work: table upkeep (resizes, giving memory back),
+// active expiry and published statistics.
 func (c *Core) timers(now int64) {
 	hz := c.srv.cfg.Hz
 	if hz <= 0 {
 		hz = 10
 	}
 	c.nextTimer = now + int64(1000/hz)
+	for _, t := range c.shard.DBs {
+		t.Tick()
+	}
 	if c.srv.activeExpire.Load() {
 		budget := int64(25*time.Millisecond) * 10 / int64(hz) / int64(len(c.shard.DBs))
 		for _, t := range c.shard.DBs {

@@ -183,7 +183,7 @@ func (a *arena) newPage(c uint8) uint32 {
 	idx := a.newPageIndex()
 	pg := page{size: size, nitems: n, class: c}
 	if n*size > blockBytes/2 {
-		pg.buf = unsafe.Slice((*byte)(a.pool.get()), blockBytes)[:n*size]
+		pg.buf = unsafe.Slice((*byte)(a.pool.get(false)), blockBytes)[:n*size]
 		pg.offHeap = true
 	} else {
 		pg.buf = make([]byte, n*size)

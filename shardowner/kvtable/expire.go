@@ -5,10 +5,8 @@ import "time"
 // ActiveExpire deletes expired keys among random samples of the keys with a
 // TTL, spending at most about budgetNs, and returns how many it deleted. It
 // samples again while more than a quarter of a sample had expired, and reads
-// the time every 16 samples. It also advances a resize in progress by a
-// bounded number of buckets, so an idle table finishes its rehash.
+// the time every 16 samples.
 func (t *Table) ActiveExpire(budgetNs int64) int {
-	t.rehashStep(rehashPerExpireCycle)
 	start := time.Now()
 	now := t.clock.Ms
 	deleted, checked := 0, 0

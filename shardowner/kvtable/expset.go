@@ -28,14 +28,14 @@ func (e *expSet) push(ref uint32) int {
 	case c == len(e.chunks) && c == 0:
 		e.chunks = append(e.chunks, make([]uint32, 16))
 	case c == len(e.chunks):
-		e.chunks = append(e.chunks, blockU32(e.pool.get()))
+		e.chunks = append(e.chunks, blockU32(e.pool.get(false)))
 	case i&expChunkMask == len(e.chunks[c]):
 		// Only the first chunk starts short; it doubles up to full size.
 		old := e.chunks[c]
 		if n := 2 * len(old); n < expChunkLen {
 			e.chunks[c] = make([]uint32, n)
 		} else {
-			e.chunks[c] = blockU32(e.pool.get())
+			e.chunks[c] = blockU32(e.pool.get(false))
 		}
 		copy(e.chunks[c], old)
 	}

@@ -69,7 +69,7 @@ func (ix *index) bucket(b uint32) []uint64 {
 // bucketForWrite is bucket, allocating the chunk if needed.
 func (ix *index) bucketForWrite(b uint32) []uint64 {
 	if ix.dir[b>>chunkShift] == nil {
-		ix.dir[b>>chunkShift] = blockWords(ix.pool.get())
+		ix.dir[b>>chunkShift] = blockWords(ix.pool.get(true))
 		ix.words += chunkWords
 	}
 	return ix.bucket(b)
@@ -99,7 +99,7 @@ func (ix *index) newOverflow() uint32 {
 		ix.ovf = append(ix.ovf, make([]uint64, 4*wordsPerGroup))
 		ix.words += 4 * wordsPerGroup
 	case c == len(ix.ovf):
-		ix.ovf = append(ix.ovf, blockWords(ix.pool.get()))
+		ix.ovf = append(ix.ovf, blockWords(ix.pool.get(true)))
 		ix.words += chunkWords
 	case need > len(ix.ovf[c]):
 		// The first chunk grows by doubling so that a small table pays
@@ -107,7 +107,7 @@ func (ix *index) newOverflow() uint32 {
 		old := ix.ovf[c]
 		n := min(2*len(old), chunkWords)
 		if n == chunkWords {
-			ix.ovf[c] = blockWords(ix.pool.get())
+			ix.ovf[c] = blockWords(ix.pool.get(true))
 		} else {
 			ix.ovf[c] = make([]uint64, n)
 		}

@@ -8,20 +8,23 @@ package kvtable
 // first few pages of each size class, and entries over 8 KiB.
 //
 // Blocks are carved from 2 MiB spans aligned to 2 MiB, so that a block's
-// span is found by masking its address. A freed block stays resident while
-// the pool holds fewer than warmLimit such blocks, and is cleared when it is
-// handed out again: a resize frees the old index's chunks while the table
-// keeps growing, and reusing them warm spares a page fault per page. Past
-// that limit freed blocks are given back to the kernel (MADV_DONTNEED), and
-// a span with no block in use is unmapped, except one kept spare so that a
-// table hovering at a span boundary does not map and unmap on every turn.
+// span is found by masking its address; spans are carved from regions of
+// address space mapped a few at a time. A freed block stays resident ("warm")
+// and is cleared when it is handed out again: a growing table reuses the
+// blocks a resize frees without a page fault. Warm blocks past warmFloor are
+// given back to the kernel (MADV_DONTNEED) gradually, an eighth of the excess
+// per Tick, as jemalloc decays dirty pages, so memory falls within seconds
+// after mass deletes while a table that frees and allocates in turn does not
+// pay for it. A given-back block reads as zeros.
 //
-// Giving memory back is done by a short-lived goroutine, never by the shard:
-// madvise and munmap must shoot down TLB entries on every CPU that ran the
-// process, which on a virtual machine can stop the calling thread for
-// milliseconds. Blocks being given back are neither free nor in use until
-// the goroutine reports them done (reap); one batch is in flight at a time.
-
+// Giving memory back is done by a short-lived goroutine, never by the shard,
+// and never while a table is being written in a burst: madvise must shoot
+// down TLB entries on every CPU that ran the process, which on a virtual
+// machine can stop the other threads for milliseconds. Blocks being given
+// back are neither free nor in use until the goroutine reports them done
+// (reap); one job is in flight at a time. Address space is unmapped only
+// when the whole pool is released.
+//
 // Spans are not advised to use transparent huge pages: the first touch of a
 // huge page stalls the faulting thread for milliseconds on virtual machines,
 // and on the one measured (a 2-vCPU VM) random lookups in a 10M-key table got
@@ -43,11 +46,13 @@ const (
 )
 
 const (
-	// warmLimit is how many freed blocks (4 MiB) a pool keeps resident.
-	warmLimit = 64
-	// releaseBatch is how many blocks past warmLimit wait before a
-	// goroutine gives them back.
-	releaseBatch = 16
+	// warmFloor is how many freed blocks (1 MiB) a pool keeps resident
+	// however long it idles.
+	warmFloor = 16
+	// decayDiv: each Tick gives back 1/decayDiv of the warm blocks past
+	// warmFloor (at least one), at most maxJob of them.
+	decayDiv = 8
+	maxJob   = 64
 )
 
 type span struct {
@@ -56,14 +61,6 @@ type span struct {
 	warm      uint32 // bit i set: block i is free, resident, and holds old bytes
 	releasing uint32 // bit i set: block i is being given back to the kernel
 	partial   int32  // position in blockPool.partial, -1 if not there
-}
-
-// releaseJob is what a goroutine gives back: blocks to empty with
-// MADV_DONTNEED, which the pool still owns, and spans to unmap, which it has
-// already forgotten.
-type releaseJob struct {
-	blocks []unsafe.Pointer
-	spans  []unsafe.Pointer
 }
 
 // blockPool hands out 64 KiB zeroed blocks. Like the table that owns it, it
@@ -75,18 +72,28 @@ type blockPool struct {
 	inUse   int               // blocks handed out
 	warm    int               // warm blocks over all spans
 
-	next     releaseJob      // what the next goroutine will give back
-	inFlight bool            // a goroutine is giving a job back
-	done     chan releaseJob // where it reports the job done
+	regions    []unsafe.Pointer // mapped address space, carved into spans
+	regionUsed int              // spans carved from the last region
+
+	inFlight bool                  // a goroutine is giving blocks back
+	done     chan []unsafe.Pointer // where it reports them done
 }
 
-// get returns a zeroed block of blockBytes bytes.
-func (p *blockPool) get() unsafe.Pointer {
-	p.reap()
+// get returns a zeroed block of blockBytes bytes. With touch, a block that
+// is not resident is faulted in at once, page by page (see prefault).
+func (p *blockPool) get(touch bool) unsafe.Pointer {
 	if len(p.partial) == 0 {
 		p.mapSpan()
 	}
 	si := p.partial[len(p.partial)-1]
+	if p.warm > 0 && p.spans[si].warm == 0 {
+		for _, k := range p.partial {
+			if p.spans[k].warm != 0 {
+				si = k
+				break
+			}
+		}
+	}
 	s := &p.spans[si]
 	pick := s.free
 	if s.warm != 0 {
@@ -99,7 +106,7 @@ func (p *blockPool) get() unsafe.Pointer {
 		s.warm &^= 1 << i
 		p.warm--
 		clear(unsafe.Slice((*byte)(b), blockBytes))
-	} else {
+	} else if touch {
 		prefault(b)
 	}
 	if s.free == 0 {
@@ -109,25 +116,18 @@ func (p *blockPool) get() unsafe.Pointer {
 	return b
 }
 
-// put returns block b, which get handed out, to the pool.
+// put returns block b, which get handed out, to the pool. It stays warm.
 func (p *blockPool) put(b unsafe.Pointer) {
-	p.reap()
 	si, bit := p.locate(b)
 	s := &p.spans[si]
 	if (s.free|s.releasing)&bit != 0 {
 		panic("kvtable: block freed twice")
 	}
 	p.inUse--
-	if p.warm >= warmLimit {
-		s.releasing |= bit
-		p.next.blocks = append(p.next.blocks, b)
-		p.launch(false)
-		return
-	}
 	s.free |= bit
 	s.warm |= bit
 	p.warm++
-	p.freed(si)
+	p.addPartial(si)
 }
 
 // locate returns the index of b's span and b's bit in it.
@@ -139,104 +139,133 @@ func (p *blockPool) locate(b unsafe.Pointer) (int32, uint32) {
 	return si, 1 << ((uintptr(b) - uintptr(p.spans[si].base)) / blockBytes)
 }
 
-// freed files span si after blocks of it became free: on the partial list,
-// or, if none of its blocks is in use and another span is spare, unmapped.
-func (p *blockPool) freed(si int32) {
-	s := &p.spans[si]
-	if s.free == 1<<spanBlocks-1 && p.spareSpans() > 1 {
-		p.unmapSpan(si)
-		return
-	}
-	if s.partial < 0 {
+func (p *blockPool) addPartial(si int32) {
+	if s := &p.spans[si]; s.partial < 0 {
 		s.partial = int32(len(p.partial))
 		p.partial = append(p.partial, si)
 	}
 }
 
-// launch starts a goroutine on the next job, unless one is in flight or,
-// when !now, the job is still small.
-func (p *blockPool) launch(now bool) {
-	job := p.next
-	if p.inFlight || len(job.blocks)+len(job.spans) == 0 ||
-		!now && len(job.blocks) < releaseBatch && len(job.spans) == 0 {
+// decay starts giving back part of the warm blocks past warmFloor, unless a
+// job is in flight. Blocks of the spans with the fewest blocks in use go
+// first, so that memory comes back in whole spans where it can.
+func (p *blockPool) decay() {
+	p.reap()
+	if p.inFlight || p.warm <= warmFloor {
 		return
 	}
-	if p.done == nil {
-		p.done = make(chan releaseJob, 1)
+	n := min(max((p.warm-warmFloor)/decayDiv, 1), maxJob)
+	job := make([]unsafe.Pointer, 0, n)
+	for used := 0; used < spanBlocks && len(job) < n; used++ {
+		for _, si := range p.partial {
+			s := &p.spans[si]
+			if s.warm == 0 || spanBlocks-bits.OnesCount32(s.free) != used {
+				continue
+			}
+			for w := s.warm; w != 0 && len(job) < n; w &= w - 1 {
+				bit := w & -w
+				s.free &^= bit
+				s.warm &^= bit
+				s.releasing |= bit
+				p.warm--
+				job = append(job, unsafe.Add(s.base, bits.TrailingZeros32(bit)*blockBytes))
+			}
+			if s.free == 0 {
+				p.dropPartial(si)
+				break // p.partial changed under the range
+			}
+			if len(job) == n {
+				break
+			}
+		}
 	}
-	p.next, p.inFlight = releaseJob{}, true
+	if p.done == nil {
+		p.done = make(chan []unsafe.Pointer, 1)
+	}
+	p.inFlight = true
 	go giveBack(job, p.done)
 }
 
-func giveBack(job releaseJob, done chan<- releaseJob) {
-	for _, b := range job.blocks {
+func giveBack(blocks []unsafe.Pointer, done chan<- []unsafe.Pointer) {
+	for _, b := range blocks {
 		if err := unix.Madvise(unsafe.Slice((*byte)(b), blockBytes), unix.MADV_DONTNEED); err != nil {
 			panic("kvtable: madvise: " + err.Error())
 		}
 	}
-	for _, b := range job.spans {
-		munmap(b, spanBytes)
-	}
-	done <- job
+	done <- blocks
 }
 
-// reap takes back the blocks of a finished job, which now read as zeros, and
-// starts the next job if one is waiting. It does not wait.
+// reap takes back the blocks of a finished job, which now read as zeros. It
+// does not wait.
 func (p *blockPool) reap() {
 	if !p.inFlight {
 		return
 	}
 	select {
-	case job := <-p.done:
-		p.inFlight = false
-		p.reclaim(job)
-		p.launch(false)
+	case blocks := <-p.done:
+		p.reclaim(blocks)
 	default:
 	}
 }
 
-func (p *blockPool) reclaim(job releaseJob) {
-	for _, b := range job.blocks {
+func (p *blockPool) reclaim(blocks []unsafe.Pointer) {
+	p.inFlight = false
+	for _, b := range blocks {
 		si, bit := p.locate(b)
 		s := &p.spans[si]
 		s.releasing &^= bit
 		s.free |= bit
-		p.freed(si)
+		p.addPartial(si)
 	}
 }
 
-// settle gives back everything waiting and waits until nothing is in
-// flight.
+// settle gives back every warm block past warmFloor, waiting for each job.
 func (p *blockPool) settle() {
 	for {
 		if p.inFlight {
 			p.reclaim(<-p.done)
-			p.inFlight = false
 		}
-		if len(p.next.blocks)+len(p.next.spans) == 0 {
+		if p.warm <= warmFloor {
 			return
 		}
-		p.launch(true)
+		p.decay()
 	}
-}
-
-// spareSpans counts spans with no block in use.
-func (p *blockPool) spareSpans() int {
-	n := 0
-	for _, si := range p.partial {
-		if p.spans[si].free == 1<<spanBlocks-1 {
-			n++
-		}
-	}
-	return n
 }
 
 // mappedBytes is the address space the pool holds.
 func (p *blockPool) mappedBytes() int { return len(p.byBase) * spanBytes }
 
+// regionSpans is the size of the largest region, in spans: address space is
+// mapped in regions of 2, 4, 8 … 64 MiB, so that a small table maps little
+// and a big one makes few mappings (every mmap and munmap takes the
+// process's memory-map lock, which page faults wait on).
+func regionSpans(k int) int { return 1 << min(k, 5) }
+
 func (p *blockPool) mapSpan() {
-	// Map twice the span and trim it to a 2 MiB-aligned one.
-	raw, err := unix.MmapPtr(-1, 0, nil, 2*spanBytes, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if len(p.regions) == 0 || p.regionUsed == regionSpans(len(p.regions)-1) {
+		p.mapRegion()
+	}
+	region := p.regions[len(p.regions)-1]
+	base := unsafe.Add(region, p.regionUsed*spanBytes)
+	p.regionUsed++
+	if p.regionUsed < regionSpans(len(p.regions)-1) {
+		go populate(unsafe.Add(region, p.regionUsed*spanBytes))
+	}
+	if p.byBase == nil {
+		p.byBase = make(map[uintptr]int32)
+	}
+	si := int32(len(p.spans))
+	p.spans = append(p.spans, span{base: base, free: 1<<spanBlocks - 1, partial: int32(len(p.partial))})
+	p.partial = append(p.partial, si)
+	p.byBase[uintptr(base)] = si
+}
+
+// mapRegion maps the next region, aligned to spanBytes: it maps one span
+// more than it needs and unmaps the unaligned head and tail.
+func (p *blockPool) mapRegion() {
+	n := uintptr(regionSpans(len(p.regions))) * spanBytes
+	raw, err := unix.MmapPtr(-1, 0, nil, n+spanBytes, unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		panic("kvtable: mmap: " + err.Error())
 	}
@@ -245,35 +274,9 @@ func (p *blockPool) mapSpan() {
 	if head > 0 {
 		munmap(raw, head)
 	}
-	munmap(unsafe.Add(base, spanBytes), spanBytes-head)
-	if p.byBase == nil {
-		p.byBase = make(map[uintptr]int32)
-	}
-	si := int32(len(p.spans))
-	for k, s := range p.spans {
-		if s.base == nil { // reuse the slot of an unmapped span
-			si = int32(k)
-			break
-		}
-	}
-	if int(si) == len(p.spans) {
-		p.spans = append(p.spans, span{})
-	}
-	p.spans[si] = span{base: base, free: 1<<spanBlocks - 1, partial: int32(len(p.partial))}
-	p.partial = append(p.partial, si)
-	p.byBase[uintptr(base)] = si
-}
-
-func (p *blockPool) unmapSpan(si int32) {
-	s := &p.spans[si]
-	if s.partial >= 0 {
-		p.dropPartial(si)
-	}
-	delete(p.byBase, uintptr(s.base))
-	p.warm -= bits.OnesCount32(s.warm)
-	p.next.spans = append(p.next.spans, s.base)
-	*s = span{partial: -1}
-	p.launch(false)
+	munmap(unsafe.Add(base, n), spanBytes-head)
+	p.regions = append(p.regions, base)
+	p.regionUsed = 0
 }
 
 func (p *blockPool) dropPartial(si int32) {
@@ -285,29 +288,35 @@ func (p *blockPool) dropPartial(si int32) {
 	p.spans[si].partial = -1
 }
 
-// release unmaps every span, whether or not its blocks were put back: the
+// release unmaps every region, whether or not its blocks were put back: the
 // table is being cleared or has become unreachable. It waits for a job in
 // flight, whose blocks it is about to unmap.
 func (p *blockPool) release() {
 	if p.inFlight {
 		<-p.done
 	}
-	for _, b := range p.next.spans {
-		munmap(b, spanBytes)
-	}
-	for _, s := range p.spans {
-		if s.base != nil {
-			munmap(s.base, spanBytes)
-		}
+	for k, r := range p.regions {
+		munmap(r, uintptr(regionSpans(k))*spanBytes)
 	}
 	*p = blockPool{}
+}
+
+// populate faults in the span at b, which will be carved next, from another
+// thread, so that the shard that carves it finds its pages resident. It
+// asks the kernel to fault pages in for writing without changing their
+// contents (MADV_POPULATE_WRITE, Linux 5.14), which is safe while the shard
+// already writes to the span; on older kernels it does nothing. If the pool
+// has been released meanwhile the call fails harmlessly.
+func populate(b unsafe.Pointer) {
+	_ = unix.Madvise(unsafe.Slice((*byte)(b), spanBytes), unix.MADV_POPULATE_WRITE)
 }
 
 // prefault touches every page of block b, which is not resident, in address
 // order. Index chunks are written at random places; touched here, their pages
 // fault in one short run instead of one at a time in later operations, where
-// on a virtual machine a fault at a random address often costs milliseconds
-// (the hypervisor backs guest memory lazily, in large pages).
+// on a virtual machine a fault at a random address often costs milliseconds.
+// Arena pages and TTL-set chunks fill from the front, so their pages fault
+// one at a time as they are reached, which spreads the cost.
 func prefault(b unsafe.Pointer) {
 	for off := 0; off < blockBytes; off += osPageBytes {
 		*(*byte)(unsafe.Add(b, off)) = 0

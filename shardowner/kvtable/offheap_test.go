@@ -36,20 +36,20 @@ func TestBlockPool(t *testing.T) {
 	var p blockPool
 	defer p.release()
 	// A freed block is kept warm, handed out again first, and cleared.
-	b := p.get()
+	b := p.get(true)
 	blockWords(b)[100] = 7
 	p.put(b)
 	if p.warm != 1 {
 		t.Fatalf("%d warm blocks after one put", p.warm)
 	}
-	if again := p.get(); again != b || blockWords(again)[100] != 0 || p.warm != 0 {
+	if again := p.get(true); again != b || blockWords(again)[100] != 0 || p.warm != 0 {
 		t.Fatalf("warm block not reused and cleared: %p vs %p, word %d", again, b, blockWords(again)[100])
 	}
 	p.put(b)
 	const n = 3*spanBlocks + 5
 	blocks := make([]unsafe.Pointer, n)
 	for i := range blocks {
-		b := p.get()
+		b := p.get(true)
 		if uintptr(b)%blockBytes != 0 {
 			t.Fatalf("block %d at %#x is not aligned", i, uintptr(b))
 		}
@@ -75,22 +75,40 @@ func TestBlockPool(t *testing.T) {
 	for _, b := range blocks[:n-1] {
 		p.put(b)
 	}
+	// Freed blocks stay warm until decay gives all but warmFloor back.
+	if p.inUse != 1 || p.warm != n-1 {
+		t.Fatalf("after freeing all but one: in use %d, warm %d", p.inUse, p.warm)
+	}
+	p.decay()
+	if !p.inFlight {
+		t.Fatal("decay started no job")
+	}
 	p.settle()
 	if err := p.checkErr(); err != nil {
 		t.Fatal(err)
 	}
-	if p.warm == 0 || p.warm > warmLimit {
-		t.Fatalf("%d warm blocks, want some and at most %d", p.warm, warmLimit)
+	if p.warm != warmFloor {
+		t.Fatalf("%d warm blocks after settling, want %d", p.warm, warmFloor)
 	}
-	// One block still in use and one spare span: everything else unmapped.
-	if p.inUse != 1 || p.mappedBytes() > 2*spanBytes {
-		t.Fatalf("after freeing all but one: in use %d, mapped %d", p.inUse, p.mappedBytes())
+	// Every block is handed out again, zeroed, warm ones first, without
+	// mapping more.
+	for i := range n {
+		b := p.get(true)
+		if w := blockWords(b); w[0] != 0 || w[len(w)-1] != 0 {
+			t.Fatalf("reused block %d is not zeroed", i)
+		}
+		if i < warmFloor && p.warm != warmFloor-1-i {
+			t.Fatalf("block %d: warm blocks not handed out first (%d warm left)", i, p.warm)
+		}
+		blocks[i] = b
 	}
-	// A block handed out again reads as zeros.
-	again := p.get()
-	if w := blockWords(again); w[0] != 0 || w[len(w)-1] != 0 {
-		t.Fatal("reused block is not zeroed")
+	if err := p.checkErr(); err != nil {
+		t.Fatal(err)
 	}
+	if p.mappedBytes() != 4*spanBytes || p.inUse != n+1 {
+		t.Fatalf("in use %d, mapped %d", p.inUse, p.mappedBytes())
+	}
+	again := blocks[0]
 	p.put(again)
 	defer func() {
 		if recover() == nil {
@@ -148,7 +166,7 @@ func TestOffHeap(t *testing.T) {
 		tb.Delete(k(i))
 	}
 	for tb.rehashing() || len(tb.retired) > 0 {
-		tb.ActiveExpire(0)
+		tb.Tick()
 	}
 	tb.pool.settle()
 	tb.check(t)

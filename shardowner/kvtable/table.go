@@ -44,10 +44,10 @@ const (
 	// rehashPerOp is how many non-empty buckets each operation migrates
 	// while the index is being resized.
 	rehashPerOp = 2
-	// rehashPerExpireCycle is the same for each ActiveExpire call.
-	rehashPerExpireCycle = 256
+	// rehashPerTick is the same for each Tick.
+	rehashPerTick = 256
 	// retiredPerStep is how many blocks of a dropped index one operation
-	// (or one ActiveExpire call) gives back to the pool.
+	// (or one Tick) gives back to the pool.
 	retiredPerStep = 2
 	// activeSample is how many keys with a TTL one round of ActiveExpire
 	// samples.
@@ -210,7 +210,6 @@ func (t *Table) startRehash(buckets uint32) {
 // rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
 // visiting at most 10n empty ones.
 func (t *Table) rehashStep(n int) {
-	t.pool.reap()
 	if k := len(t.retired); k > 0 {
 		for _, b := range t.retired[max(0, k-retiredPerStep):] {
 			t.pool.put(b)
@@ -266,6 +265,15 @@ func (t *Table) rehashStep(n int) {
 		t.ix[0], t.ix[1] = t.ix[1], index{}
 		t.rehashIdx = -1
 	}
+}
+
+// Tick is the table's periodic upkeep, for the shard's timer: it advances a
+// resize in progress by a bounded number of buckets, so that an idle table
+// finishes it, and gives part of the memory freed since the last Tick back to
+// the kernel.
+func (t *Table) Tick() {
+	t.rehashStep(rehashPerTick)
+	t.pool.decay()
 }
 
 func (t *Table) expired(it []byte) bool {

@@ -48,7 +48,7 @@ func TestScanAcrossResize(t *testing.T) {
 				tb.SetInt(k(i), int64(i), 0)
 			}
 			for tb.rehashing() {
-				tb.ActiveExpire(0)
+				tb.Tick()
 			}
 			sawRehash := false
 			added, dropped := 0, 0
@@ -149,7 +149,7 @@ func TestMemoryFallsAfterDeletes(t *testing.T) {
 		tb.Delete(k(i))
 	}
 	for tb.rehashing() {
-		tb.ActiveExpire(0)
+		tb.Tick()
 	}
 	tb.check(t)
 	after := tb.ArenaBytes()
