@@ -76,7 +76,7 @@ type coreStats struct {
 // them, refreshed every timer tick.
 type publishedStats struct {
 	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
-	hits, misses, arenaBytes                                                        atomic.Uint64
+	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
 	calls                                                                           []atomic.Uint64
 	keys, expires                                                                   []atomic.Int64
 	connected                                                                       atomic.Int64
@@ -653,6 +653,7 @@ func (c *Core) publishStats() {
 	p.hits.Store(c.shard.Stats.Hits)
 	p.misses.Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))
+	p.offHeapBytes.Store(uint64(c.shard.OffHeapBytes()))
 	for i, n := range c.stats.calls {
 		if n != 0 {
 			p.calls[i].Store(n)

@@ -135,23 +135,32 @@ func (s *Server) infoText(want map[string]bool) string {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		rss := readRSS()
-		kv("used_memory", ms.HeapInuse+ms.StackInuse)
-		kv("used_memory_human", humanBytes(ms.HeapInuse+ms.StackInuse))
-		kv("used_memory_rss", rss)
-		kv("used_memory_rss_human", humanBytes(rss))
-		var dataset uint64
+		var dataset, offHeap uint64
 		for _, c := range s.cores {
 			dataset += c.pub.arenaBytes.Load()
+			offHeap += c.pub.offHeapBytes.Load()
 		}
-		// The keyspace lives in the shards' arenas and indexes, memory the
-		// garbage collector never scans; the rest of the heap is buffers.
+		// Most of the keyspace lives in blocks the shards map themselves,
+		// outside the Go heap; used_memory counts both.
+		used := ms.HeapInuse + ms.StackInuse + offHeap
+		peak := s.memoryPeak.Load()
+		for used > peak && !s.memoryPeak.CompareAndSwap(peak, used) {
+			peak = s.memoryPeak.Load()
+		}
+		kv("used_memory", used)
+		kv("used_memory_human", humanBytes(used))
+		kv("used_memory_rss", rss)
+		kv("used_memory_rss_human", humanBytes(rss))
+		kv("used_memory_peak", max(peak, used))
+		kv("used_memory_peak_human", humanBytes(max(peak, used)))
 		kv("used_memory_dataset", dataset)
-		kv("used_memory_peak", ms.Sys)
+		kv("used_memory_go_heap", ms.HeapInuse)
+		kv("used_memory_off_heap", offHeap)
 		kv("total_system_memory", totalMemory())
 		kv("maxmemory", 0)
 		kv("maxmemory_policy", "noeviction")
 		ratio := 0.0
-		if used := ms.HeapInuse + ms.StackInuse; used > 0 {
+		if used > 0 {
 			ratio = float64(rss) / float64(used)
 		}
 		kv("mem_fragmentation_ratio", strconv.FormatFloat(ratio, 'f', 2, 64))

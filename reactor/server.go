@@ -47,6 +47,7 @@ type Server struct {
 	pass         atomic.Pointer[string]
 	outHard      atomic.Int64
 	activeExpire atomic.Bool
+	memoryPeak   atomic.Uint64 // the highest used_memory INFO has reported
 
 	// LevelVar, when set, is the log level that CONFIG SET loglevel changes.
 	LevelVar *slog.LevelVar

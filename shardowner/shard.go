@@ -44,6 +44,15 @@ func (s *Shard) ArenaBytes() int {
 	return n
 }
 
+// OffHeapBytes is the memory the shard's tables hold outside the Go heap.
+func (s *Shard) OffHeapBytes() int {
+	n := 0
+	for _, t := range s.DBs {
+		n += t.OffHeapBytes()
+	}
+	return n
+}
+
 // NewShard returns shard id of count, with the given number of databases.
 func NewShard(id, count, databases int) *Shard {
 	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases)}

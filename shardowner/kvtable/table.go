@@ -545,6 +545,10 @@ func (t *Table) ArenaBytes() int {
 		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 16*cap(t.objs)
 }
 
+// OffHeapBytes returns the memory the table has mapped outside the Go heap
+// and not given back: blocks in use and warm ones.
+func (t *Table) OffHeapBytes() int { return (t.pool.inUse + t.pool.warm) * blockBytes }
+
 // RandomKey appends a random live key to dst. Expired keys it meets are
 // deleted.
 func (t *Table) RandomKey(dst []byte) ([]byte, bool) {
