@@ -21,8 +21,8 @@ import (
 const (
 	gcValueSize = 16 // bytes per value loaded by the --gc mode
 	gcPipeline  = 16 // -P of its GET runs
-	gcGetRuns   = 2  // GET runs per server and key count
-	gcForced    = 3  // full GC cycles forced after the load
+	gcGetRuns   = 3  // GET runs per server and key count
+	gcForced    = 9  // full GC cycles forced after the load
 )
 
 // gcCycle is one line of the Go runtime's GODEBUG=gctrace=1 output:
