@@ -283,13 +283,17 @@ type gcResult struct {
 	ForcedCycles []gcCycle `json:"forced_gc_cycles"` // full cycles forced once the keys were loaded
 	GetCycles    []gcCycle `json:"get_gc_cycles"`    // cycles that started during the GET runs
 	// Medians over ForcedCycles, 0 when there were none:
-	MarkClockMs float64  `json:"mark_clock_ms"`
-	MarkCPUMs   float64  `json:"mark_cpu_ms"`
-	HeapMB      int64    `json:"heap_mb"`
-	Runs        []sample `json:"get_runs"`
-	GetRPS      float64  `json:"get_rps"`     // median of the good runs
-	GetP999Ms   float64  `json:"get_p999_ms"` // median of the good runs
-	Error       string   `json:"error,omitempty"`
+	MarkClockMs float64 `json:"mark_clock_ms"`
+	MarkCPUMs   float64 `json:"mark_cpu_ms"`
+	HeapMB      int64   `json:"heap_mb"`
+	// corekv's own view of its loop during the GET runs (INFO stats after a
+	// CONFIG RESETSTAT): turns of 1 ms or more, and the longest.
+	SlowTurns     int64    `json:"slow_loop_turns"`
+	LongestTurnMs float64  `json:"longest_loop_turn_ms"`
+	Runs          []sample `json:"get_runs"`
+	GetRPS        float64  `json:"get_rps"`     // median of the good runs
+	GetP999Ms     float64  `json:"get_p999_ms"` // median of the good runs
+	Error         string   `json:"error,omitempty"`
 }
 
 // gcTargets are the servers of the --gc mode: corekv with one shard, then redis, both on all server CPUs.
@@ -331,9 +335,10 @@ func runGC(ctx context.Context, cfg *config, tl *tools, work string, stdout io.W
 func (g gcResult) line() string {
 	s := fmt.Sprintf("%.1f B/key  load %.1fs", g.BytesPerKey, g.LoadS)
 	if g.Traced {
-		s += fmt.Sprintf("  GC load %d cycles, forced GC mark %s ms clock %s ms cpu, heap %s MB  GC get %d",
+		s += fmt.Sprintf("  GC load %d cycles, forced GC mark %s ms clock %s ms cpu, heap %s MB  GC get %d"+
+			"  loop turns >=1ms %d, longest %.3f ms",
 			len(g.LoadCycles), g.markClock(), g.markCPU(), g.heapMB(),
-			len(g.GetCycles))
+			len(g.GetCycles), g.SlowTurns, g.LongestTurnMs)
 	}
 	return s + fmt.Sprintf("  GET %s req/s p99.9 %s ms", groupDigits(g.GetRPS), fmtMs(g.GetP999Ms))
 }
@@ -414,6 +419,11 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 
 	c := cell{Test: "get", Pipeline: gcPipeline, Clients: cfg.Clients, Keyspace: keys, Size: gcValueSize,
 		Requests: cfg.GCRequests}
+	if g.Traced {
+		if _, err := command(srv.addr(), 10*time.Second, "CONFIG", "RESETSTAT"); err != nil {
+			return fail(err)
+		}
+	}
 	getFrom := logSize()
 	for i := 0; i < gcGetRuns; i++ {
 		if err := ctx.Err(); err != nil {
@@ -427,6 +437,14 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		}
 	}
 	getTo := logSize()
+	if g.Traced {
+		time.Sleep(200 * time.Millisecond) // INFO's figures are published every 100 ms
+		st, err := infoInts(srv.addr(), "stats")
+		if err != nil {
+			return fail(err)
+		}
+		g.SlowTurns, g.LongestTurnMs = st["slow_loop_turns"], float64(st["longest_loop_turn_usec"])/1000
+	}
 	var rps, p999 []float64
 	for _, s := range g.Runs {
 		if s.Error == "" {

@@ -375,6 +375,9 @@ func TestGCSmokeCorekv(t *testing.T) {
 	if g.Error != "" || !g.Traced || g.DBSize != 3000 || len(g.ForcedCycles) != gcForced || g.MarkCPUMs <= 0 {
 		t.Errorf("corekv: %+v\n%s", g, log.String())
 	}
+	if g.LongestTurnMs > 0 && g.SlowTurns == 0 {
+		t.Errorf("longest loop turn %.3f ms with no slow turn counted", g.LongestTurnMs)
+	}
 	for _, c := range g.ForcedCycles {
 		if !c.Forced {
 			t.Errorf("cycle %d of the forced ones is not marked (forced): %+v", c.Num, c)

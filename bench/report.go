@@ -380,10 +380,10 @@ func printSummary(w io.Writer, rep *report) {
 		tw.Flush()
 	}
 	if len(rep.GC) > 0 {
-		fmt.Fprintln(tw, "keys\tserver\tbytes/key\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tGET req/s\tGET p99.9 ms\t")
+		fmt.Fprintln(tw, "keys\tserver\tbytes/key\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tslow turns\tlongest ms\tGET req/s\tGET p99.9 ms\t")
 		for _, g := range rep.GC {
 			if g.Error != "" {
-				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\n", shortCount(g.Keys), g.Target.label())
+				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\t\t\n", shortCount(g.Keys), g.Target.label())
 				continue
 			}
 			c := gcRow(g)
@@ -438,8 +438,8 @@ func mdEscape(s string) string {
 }
 
 // gcRow is one row of the GC table: keys, server, bytes/key, GC cycles during the load, mark clock and CPU
-// and live heap of the forced full cycles (medians), GC cycles during the GET runs, GET req/s and p99.9
-// (medians).
+// and live heap of the forced full cycles (medians), GC cycles during the GET runs, slow and longest loop
+// turns during them (corekv), GET req/s and p99.9 (medians).
 func gcRow(g gcResult) []string {
 	cycles := func(cs []gcCycle) string {
 		if !g.Traced {
@@ -447,8 +447,12 @@ func gcRow(g gcResult) []string {
 		}
 		return strconv.Itoa(len(cs))
 	}
+	slow, longest := "-", "-"
+	if g.Traced {
+		slow, longest = strconv.FormatInt(g.SlowTurns, 10), fmtMs(g.LongestTurnMs)
+	}
 	return []string{shortCount(g.Keys), g.Target.label(), fmt.Sprintf("%.1f", g.BytesPerKey), cycles(g.LoadCycles),
-		g.markClock(), g.markCPU(), g.heapMB(), cycles(g.GetCycles), groupDigits(g.GetRPS), fmtMs(g.GetP999Ms)}
+		g.markClock(), g.markCPU(), g.heapMB(), cycles(g.GetCycles), slow, longest, groupDigits(g.GetRPS), fmtMs(g.GetP999Ms)}
 }
 
 // writeGC is the "GC and size" section of a --gc run.
@@ -465,13 +469,14 @@ func writeGC(w io.Writer, rep *report) {
 		"forces %d full GC cycles (corekv runs with `--pprof`; `GET /debug/pprof/heap?gc=1` runs one): *mark "+
 		"clock* (wall time of the concurrent mark), *mark CPU* (assist + background + idle mark workers) and "+
 		"*heap* (live heap after the mark) are the medians of those. *GC get* counts the cycles during the GET "+
-		"runs. Every cycle is in the JSON (`gc[].load_gc_cycles`, `gc[].forced_gc_cycles`, `gc[].get_gc_cycles`). "+
+		"runs; *slow turns* and *longest turn* are corekv's own INFO figures over the GET runs (after a CONFIG "+
+		"RESETSTAT): loop turns of a shard that took 1 ms or more, and the longest. Every cycle is in the JSON (`gc[].load_gc_cycles`, `gc[].forced_gc_cycles`, `gc[].get_gc_cycles`). "+
 		"redis has no GC: its columns are empty.\n\n", gcForced)
-	fmt.Fprint(w, "| keys | server | bytes/key | GC cycles during load | full GC mark clock ms | full GC mark CPU ms | heap MB | GC cycles during GET | GET req/s | GET p99.9 ms |\n")
-	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprint(w, "| keys | server | bytes/key | GC cycles during load | full GC mark clock ms | full GC mark CPU ms | heap MB | GC cycles during GET | slow turns | longest turn ms | GET req/s | GET p99.9 ms |\n")
+	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, g := range rep.GC {
 		if g.Error != "" {
-			fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | | | |\n", shortCount(g.Keys), g.Target.label(),
+			fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | | | | | |\n", shortCount(g.Keys), g.Target.label(),
 				mdEscape(firstLine(g.Error)))
 			continue
 		}

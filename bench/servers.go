@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -241,6 +242,41 @@ func command(addr string, timeout time.Duration, args ...string) (string, error)
 		return line[1:], nil
 	}
 	return "", fmt.Errorf("%s: unexpected reply %q", args[0], line)
+}
+
+// infoInts sends INFO section and returns its integer fields.
+func infoInts(addr, section string) (map[string]int64, error) {
+	const timeout = 10 * time.Second
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write(appendCommand(nil, "INFO", section)); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(c)
+	head, err := r.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("INFO: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(head, "$"), "\r\n"))
+	if !strings.HasPrefix(head, "$") || err != nil || n < 0 {
+		return nil, fmt.Errorf("INFO: unexpected reply %q", head)
+	}
+	body := make([]byte, n+2)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, fmt.Errorf("INFO: %w", err)
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(string(body[:n]), "\r\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if x, err := strconv.ParseInt(v, 10, 64); ok && err == nil {
+			out[k] = x
+		}
+	}
+	return out, nil
 }
 
 func flushAll(addr string) error {

@@ -70,6 +70,13 @@ type coreStats struct {
 	keyHits      uint64
 	keyMisses    uint64
 	drainCounted bool
+
+	// Loop turns that took 1 ms or more from epoll_wait's return to the
+	// end of the turn, and the longest turn since start or since the
+	// CONFIG RESETSTAT of generation statGen.
+	slowTurns     uint64
+	longestTurnNs uint64
+	statGen       uint64
 }
 
 // publishedStats are the core's counters as other goroutines (INFO) read
@@ -77,6 +84,7 @@ type coreStats struct {
 type publishedStats struct {
 	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
 	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
+	slowTurns, longestTurnNs, statGen                                               atomic.Uint64
 	calls                                                                           []atomic.Uint64
 	keys, expires                                                                   []atomic.Int64
 	connected                                                                       atomic.Int64
@@ -186,7 +194,8 @@ func (c *Core) turn(maxWait int) {
 	if err != nil && err != unix.EINTR {
 		c.log.Error("epoll_wait", "err", err)
 	}
-	now := time.Now().UnixMilli()
+	start := time.Now()
+	now := start.UnixMilli()
 	c.shard.Clock.Ms = now
 	busy := n > 0
 	for i := 0; i < n; i++ {
@@ -211,6 +220,19 @@ func (c *Core) turn(maxWait int) {
 	if busy {
 		c.idleTurns = 0
 		c.lastBusy = now
+	}
+	if d := uint64(time.Since(start)); d >= uint64(time.Millisecond) {
+		c.stats.slowTurns++
+		c.resetMaxima()
+		c.stats.longestTurnNs = max(c.stats.longestTurnNs, d)
+	}
+}
+
+// resetMaxima forgets the longest turn if a CONFIG RESETSTAT came since it
+// was measured.
+func (c *Core) resetMaxima() {
+	if gen := c.srv.statGen.Load(); gen != c.stats.statGen {
+		c.stats.longestTurnNs, c.stats.statGen = 0, gen
 	}
 }
 
@@ -654,6 +676,10 @@ func (c *Core) publishStats() {
 	p.misses.Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))
 	p.offHeapBytes.Store(uint64(c.shard.OffHeapBytes()))
+	c.resetMaxima()
+	p.slowTurns.Store(c.stats.slowTurns)
+	p.longestTurnNs.Store(c.stats.longestTurnNs)
+	p.statGen.Store(c.stats.statGen)
 	for i, n := range c.stats.calls {
 		if n != 0 {
 			p.calls[i].Store(n)

@@ -14,8 +14,8 @@ import (
 
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
-	commands, netIn, netOut, expired, conns, rejected, hits, misses uint64
-	calls                                                           []uint64
+	commands, netIn, netOut, expired, conns, rejected, hits, misses, slowTurns uint64
+	calls                                                                      []uint64
 }
 
 func (s *Server) totals() statTotals {
@@ -30,6 +30,7 @@ func (s *Server) totals() statTotals {
 		t.rejected += p.rejected.Load()
 		t.hits += p.hits.Load()
 		t.misses += p.misses.Load()
+		t.slowTurns += p.slowTurns.Load()
 		for i := range t.calls {
 			t.calls[i] += p.calls[i].Load()
 		}
@@ -45,6 +46,7 @@ func (s *Server) totals() statTotals {
 	t.rejected -= b.rejected
 	t.hits -= b.hits
 	t.misses -= b.misses
+	t.slowTurns -= b.slowTurns
 	for i := range b.calls {
 		t.calls[i] -= b.calls[i]
 	}
@@ -60,6 +62,16 @@ func (s *Server) resetStats() {
 	s.mu.Lock()
 	s.baseline = t
 	s.mu.Unlock()
+	s.statGen.Add(1)
+}
+
+// longestTurnUs is core c's longest loop turn, in microseconds, since the
+// last CONFIG RESETSTAT: 0 until the core has seen the reset.
+func (s *Server) longestTurnUs(c *Core) uint64 {
+	if c.pub.statGen.Load() != s.statGen.Load() {
+		return 0
+	}
+	return c.pub.longestTurnNs.Load() / 1000
 }
 
 var infoDefault = []string{"server", "clients", "memory", "stats", "cpu", "keyspace", "corekv"}
@@ -178,6 +190,14 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("evicted_keys", 0)
 		kv("keyspace_hits", t.hits)
 		kv("keyspace_misses", t.misses)
+		var longest uint64
+		for _, c := range s.cores {
+			longest = max(longest, s.longestTurnUs(c))
+		}
+		// Not in Redis: loop turns of a shard that ran 1 ms or longer, and
+		// the longest, so that stalls show without a profiler.
+		kv("slow_loop_turns", t.slowTurns)
+		kv("longest_loop_turn_usec", longest)
 	}
 	if section("cpu") {
 		var ru syscall.Rusage
@@ -211,9 +231,10 @@ func (s *Server) infoText(want map[string]bool) string {
 			for db := range c.pub.keys {
 				keys += c.pub.keys[db].Load()
 			}
-			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,ops=%d,connected_clients=%d,ring_batches_sent=%d,ring_batches_received=%d,ring_commands_received=%d\r\n",
-				c.id, c.cpu, keys, c.pub.arenaBytes.Load(), c.pub.commands.Load(), c.pub.connected.Load(),
-				c.pub.ringSent.Load(), c.pub.ringRecv.Load(), c.pub.ringCmds.Load())
+			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,off_heap_bytes=%d,ops=%d,connected_clients=%d,"+
+				"ring_batches_sent=%d,ring_batches_received=%d,ring_commands_received=%d,slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n",
+				c.id, c.cpu, keys, c.pub.arenaBytes.Load(), c.pub.offHeapBytes.Load(), c.pub.commands.Load(), c.pub.connected.Load(),
+				c.pub.ringSent.Load(), c.pub.ringRecv.Load(), c.pub.ringCmds.Load(), c.pub.slowTurns.Load(), s.longestTurnUs(c))
 		}
 	}
 	return b.String()

@@ -48,6 +48,7 @@ type Server struct {
 	outHard      atomic.Int64
 	activeExpire atomic.Bool
 	memoryPeak   atomic.Uint64 // the highest used_memory INFO has reported
+	statGen      atomic.Uint64 // CONFIG RESETSTAT count, for maxima the cores reset
 
 	// LevelVar, when set, is the log level that CONFIG SET loglevel changes.
 	LevelVar *slog.LevelVar

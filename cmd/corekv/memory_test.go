@@ -13,18 +13,7 @@ import (
 // infoMemory returns the fields of INFO memory as integers (those that are).
 func infoMemory(t *testing.T, ctx context.Context, c *redis.Client) map[string]int64 {
 	t.Helper()
-	text, err := c.Info(ctx, "memory").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]int64{}
-	for _, line := range strings.Split(text, "\r\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if n, err := strconv.ParseInt(v, 10, 64); ok && err == nil {
-			out[k] = n
-		}
-	}
-	return out
+	return infoFields(t, ctx, c, "memory")
 }
 
 // TestMemoryAccounting loads keys into a real server and checks that INFO
@@ -117,4 +106,57 @@ func TestMemoryAccounting(t *testing.T) {
 	t.Logf("after deleting every key: used_memory %d (off heap %d), rss %d", after["used_memory"],
 		after["used_memory_off_heap"], after["used_memory_rss"])
 	s.mustServe(t)
+}
+
+// infoFields returns the integer fields of one INFO section.
+func infoFields(t *testing.T, ctx context.Context, c *redis.Client, section string) map[string]int64 {
+	t.Helper()
+	text, err := c.Info(ctx, section).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(text, "\r\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if n, err := strconv.ParseInt(v, 10, 64); ok && err == nil {
+			out[k] = n
+		}
+	}
+	return out
+}
+
+// TestLoopStallCounters checks the INFO fields that show a stalled shard: a
+// DEBUG SLEEP of 50 ms blocks its shard's loop for one turn, which must be
+// counted as a slow turn and be the longest; CONFIG RESETSTAT clears both.
+func TestLoopStallCounters(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	c := s.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, "DEBUG", "SLEEP", "0.05").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]int64
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m = infoFields(t, ctx, c, "stats"); m["slow_loop_turns"] >= 1 && m["longest_loop_turn_usec"] >= 50_000 {
+			break
+		}
+	}
+	if m["slow_loop_turns"] < 1 || m["longest_loop_turn_usec"] < 50_000 || m["longest_loop_turn_usec"] > 5_000_000 {
+		t.Fatalf("after DEBUG SLEEP 0.05: slow_loop_turns %d, longest_loop_turn_usec %d",
+			m["slow_loop_turns"], m["longest_loop_turn_usec"])
+	}
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m = infoFields(t, ctx, c, "stats"); m["slow_loop_turns"] == 0 && m["longest_loop_turn_usec"] < 50_000 {
+			return
+		}
+	}
+	t.Fatalf("after CONFIG RESETSTAT: slow_loop_turns %d, longest_loop_turn_usec %d",
+		m["slow_loop_turns"], m["longest_loop_turn_usec"])
 }
