@@ -25,8 +25,10 @@
 // the Go heap (offheap.go); the heap holds only the first, smaller pages of
 // each size class, entries over 8 KiB and the small bookkeeping arrays. So a
 // shard with 10M keys has a Go heap of a few megabytes, and the cost of a GC
-// cycle does not grow with the keyspace. Clear unmaps a table's blocks; so
-// does a cleanup once a table is unreachable.
+// cycle does not grow with the keyspace. Freed blocks stay warm for reuse;
+// Tick, which the shard's timer runs, gives the excess back to the kernel a
+// little at a time. Clear unmaps a table's blocks; so does a cleanup once a
+// table is unreachable.
 //
 // # Invariants
 //
