@@ -272,6 +272,27 @@ func TestParseFlags(t *testing.T) {
 
 // TestSmoke runs the harness in --smoke mode with redis-server on both sides, once through --only-redis and
 // once through the corekv command line (testdata/corekv-as-redis.sh takes corekv's flags).
+func TestReportBase(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "2026-11-30-box"},
+		{[]string{"--memory"}, "2026-11-30-box-memory"},
+		{[]string{"--gc"}, "2026-11-30-box-gc"},
+		{[]string{"--scaling"}, "2026-11-30-box"},
+	} {
+		cfg, err := parseFlags(append(c.args, "--server-cpus", "1", "--client-cpus", "0"), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := &report{Config: cfg, Machine: machine{Host: "box"}, Started: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)}
+		if got := reportBase(rep); got != c.want {
+			t.Errorf("%v: report named %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
 func TestSmoke(t *testing.T) {
 	needTools(t, "redis-server", "redis-benchmark", "taskset")
 	allowed, err := allowedCPUs()

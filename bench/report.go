@@ -114,15 +114,26 @@ func firstOutputLine(ctx context.Context, name string, args ...string) string {
 	return strings.TrimSpace(firstLine(string(out)))
 }
 
+// reportBase is the file name, without extension, of rep's report:
+// <date>-<host>, with -gc or -memory for the single-measurement modes, which
+// write beside, not over, a full report of the same day.
+func reportBase(rep *report) string {
+	base := rep.Started.Format("2006-01-02") + "-" + fileSafe(rep.Machine.Host)
+	switch {
+	case rep.Config.GC && !rep.Config.Memory:
+		base += "-gc"
+	case rep.Config.MemoryOnly:
+		base += "-memory"
+	}
+	return base
+}
+
 // writeReport writes <date>-<host>.md, .json and the charts into dir and returns their paths.
 func writeReport(rep *report, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	base := rep.Started.Format("2006-01-02") + "-" + fileSafe(rep.Machine.Host)
-	if rep.Config.GC && !rep.Config.Memory {
-		base += "-gc" // beside, not over, a full report of the same day
-	}
+	base := reportBase(rep)
 	var files []string
 
 	charts, chartErr := writeCharts(rep, dir, base)
