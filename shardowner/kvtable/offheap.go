@@ -17,13 +17,13 @@ package kvtable
 // after mass deletes while a table that frees and allocates in turn does not
 // pay for it. A given-back block reads as zeros.
 //
-// Giving memory back is done by a short-lived goroutine, never by the shard,
-// and never while a table is being written in a burst: madvise must shoot
-// down TLB entries on every CPU that ran the process, which on a virtual
-// machine can stop the other threads for milliseconds. Blocks being given
-// back are neither free nor in use until the goroutine reports them done
-// (reap); one job is in flight at a time. Address space is unmapped only
-// when the whole pool is released.
+// Giving memory back is done by a short-lived goroutine, never by the shard
+// itself, and only from the timer, a bounded job at a time: madvise must
+// shoot down TLB entries on every CPU that ran the process, which on a
+// virtual machine can stop the calling thread for milliseconds. Blocks being
+// given back are neither free nor in use until the goroutine reports them
+// done (reap). Address space is unmapped only when the whole pool is
+// released.
 //
 // Spans are not advised to use transparent huge pages: the first touch of a
 // huge page stalls the faulting thread for milliseconds on virtual machines,
@@ -232,7 +232,7 @@ func (p *blockPool) settle() {
 	}
 }
 
-// mappedBytes is the address space the pool holds.
+// mappedBytes is the address space of the spans carved so far.
 func (p *blockPool) mappedBytes() int { return len(p.byBase) * spanBytes }
 
 // regionSpans is the size of the largest region, in spans: address space is
