@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -21,6 +22,13 @@ func startInProcess(tb testing.TB, shards int) *Server {
 	cfg.Port = 0
 	cfg.Bind = []string{"127.0.0.1"}
 	cfg.Shards = shards
+	// As cmd/corekv does: each shard holds a P while it polls with raw
+	// system calls, so the test's own goroutines need one more, or they
+	// wait for the scheduler to preempt a shard (milliseconds).
+	if prev := runtime.GOMAXPROCS(0); prev < shards+1 {
+		runtime.GOMAXPROCS(shards + 1)
+		tb.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	}
 	srv, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
