@@ -293,33 +293,40 @@ func TestReportBase(t *testing.T) {
 	}
 }
 
-func TestSmoke(t *testing.T) {
+// runHarness runs the harness with args, its client pinned to the first CPU
+// the test may use, and returns the report and what it printed. It skips
+// when the tools or CPU affinity information are missing.
+func runHarness(t *testing.T, timeout time.Duration, args ...string) (*report, string) {
+	t.Helper()
 	needTools(t, "redis-server", "redis-benchmark", "taskset")
 	allowed, err := allowedCPUs()
 	if err != nil {
 		t.Skipf("no CPU affinity information: %v", err)
 	}
-	cpus := formatCPUList(allowed[:1])
+	cfg, err := parseFlags(append(args, "--client-cpus", formatCPUList(allowed[:1])), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	rep, err := run(ctx, cfg, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	return rep, log.String()
+}
+
+func TestSmoke(t *testing.T) {
 	for name, extra := range map[string][]string{
 		"only-redis": {"--only-redis"},
 		"wrapper":    {"--corekv-bin", filepath.Join("testdata", "corekv-as-redis.sh")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			args := append([]string{"--smoke", "--out", out, "--client-cpus", cpus}, extra...)
-			cfg, err := parseFlags(args, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var log strings.Builder
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			rep, err := run(ctx, cfg, &log)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, log.String())
-			}
+			rep, log := runHarness(t, 30*time.Second, append([]string{"--smoke", "--out", out}, extra...)...)
 			if len(rep.Results) != 2 || len(rep.Comparisons) != 1 {
-				t.Fatalf("%d results, %d comparisons; want 2 and 1\n%s", len(rep.Results), len(rep.Comparisons), log.String())
+				t.Fatalf("%d results, %d comparisons; want 2 and 1\n%s", len(rep.Results), len(rep.Comparisons), log)
 			}
 			for _, r := range rep.Results {
 				if r.Median.Runs != 1 || r.Median.RPS <= 0 || r.Median.P99Ms <= 0 || r.Median.P999Ms < r.Median.P99Ms {
@@ -348,8 +355,8 @@ func TestSmoke(t *testing.T) {
 					t.Errorf("%s does not read back: %v", f, err)
 				}
 			}
-			if !strings.Contains(log.String(), "ratio") {
-				t.Errorf("no ratio table on stdout:\n%s", log.String())
+			if !strings.Contains(log, "ratio") {
+				t.Errorf("no ratio table on stdout:\n%s", log)
 			}
 		})
 	}

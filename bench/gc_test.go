@@ -301,26 +301,10 @@ func TestParseFlagsGC(t *testing.T) {
 // TestGCSmoke runs the --gc mode end to end with redis-server on both sides (--only-redis), at one small key
 // count.
 func TestGCSmoke(t *testing.T) {
-	needTools(t, "redis-server", "redis-benchmark", "taskset")
-	allowed, err := allowedCPUs()
-	if err != nil {
-		t.Skipf("no CPU affinity information: %v", err)
-	}
 	out := t.TempDir()
-	cfg, err := parseFlags([]string{"--gc", "--smoke", "--only-redis", "--gc-keys", "2000", "--out", out,
-		"--client-cpus", formatCPUList(allowed[:1])}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rep, err := run(ctx, cfg, &log)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	rep, log := runHarness(t, 30*time.Second, "--gc", "--smoke", "--only-redis", "--gc-keys", "2000", "--out", out)
 	if len(rep.Results) != 0 || len(rep.Memory) != 0 || len(rep.GC) != 2 {
-		t.Fatalf("%d results, %d memory, %d gc; want 0, 0, 2\n%s", len(rep.Results), len(rep.Memory), len(rep.GC), log.String())
+		t.Fatalf("%d results, %d memory, %d gc; want 0, 0, 2\n%s", len(rep.Results), len(rep.Memory), len(rep.GC), log)
 	}
 	for _, g := range rep.GC {
 		if g.Error != "" || g.DBSize != 2000 || g.BytesPerKey <= 0 || len(g.Runs) != gcGetRuns || g.GetRPS <= 0 ||
@@ -328,14 +312,14 @@ func TestGCSmoke(t *testing.T) {
 			t.Errorf("%s: %+v", g.Target.label(), g)
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(out, rep.Started.Format("2006-01-02")+"-"+fileSafe(rep.Machine.Host)+"-gc.md"))
+	md, err := os.ReadFile(filepath.Join(out, reportBase(rep)+".md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(md), "## GC and size") || !strings.Contains(string(md), "| 2k | redis |") {
 		t.Errorf("report lacks the GC section:\n%s", md)
 	}
-	data, err := os.ReadFile(filepath.Join(out, rep.Started.Format("2006-01-02")+"-"+fileSafe(rep.Machine.Host)+"-gc.json"))
+	data, err := os.ReadFile(filepath.Join(out, reportBase(rep)+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,37 +327,22 @@ func TestGCSmoke(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil || len(back.GC) != 2 || back.GC[1].GetP999Ms != rep.GC[1].GetP999Ms {
 		t.Errorf("JSON does not read back: %v", err)
 	}
-	if !strings.Contains(log.String(), "GET p99.9") {
-		t.Errorf("no GC table on stdout:\n%s", log.String())
+	if !strings.Contains(filepath.Base(reportBase(rep)), "-gc") || !strings.Contains(log, "GET p99.9") {
+		t.Errorf("report %s, or no GC table on stdout:\n%s", reportBase(rep), log)
 	}
 }
 
 // TestGCSmokeCorekv runs the --gc mode against corekv itself, built by the harness, and checks what only a
 // traced server gives: the forced full GC cycles and their mark times.
 func TestGCSmokeCorekv(t *testing.T) {
-	needTools(t, "redis-server", "redis-benchmark", "taskset", "go")
-	allowed, err := allowedCPUs()
-	if err != nil {
-		t.Skipf("no CPU affinity information: %v", err)
-	}
-	cfg, err := parseFlags([]string{"--gc", "--smoke", "--gc-keys", "3000", "--out", t.TempDir(),
-		"--client-cpus", formatCPUList(allowed[:1])}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &log)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	needTools(t, "go")
+	rep, log := runHarness(t, 2*time.Minute, "--gc", "--smoke", "--gc-keys", "3000", "--out", t.TempDir())
 	if len(rep.GC) != 2 || rep.GC[0].Target.Server != "corekv" {
-		t.Fatalf("gc results %+v\n%s", rep.GC, log.String())
+		t.Fatalf("gc results %+v\n%s", rep.GC, log)
 	}
 	g := rep.GC[0]
 	if g.Error != "" || !g.Traced || g.DBSize != 3000 || len(g.ForcedCycles) != gcForced || g.MarkCPUMs <= 0 {
-		t.Errorf("corekv: %+v\n%s", g, log.String())
+		t.Errorf("corekv: %+v\n%s", g, log)
 	}
 	if g.LongestTurnMs > 0 && g.SlowTurns == 0 {
 		t.Errorf("longest loop turn %.3f ms with no slow turn counted", g.LongestTurnMs)
