@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -185,5 +186,62 @@ func TestOffHeap(t *testing.T) {
 	debug.FreeOSMemory()
 	if left := vmRSS(t) - rss0; rssFalls && left > grew/4 {
 		t.Fatalf("after Clear RSS is still %d KiB above the start (grew %d KiB)", left>>10, grew>>10)
+	}
+}
+
+// TestDecayAndReuse frees most of a big table, lets Tick give the freed
+// blocks back while the table keeps being written, then fills it again,
+// so that blocks given back (and read as zeros) and warm blocks (cleared on
+// reuse) both hold live entries and index chunks; every key must read back.
+func TestDecayAndReuse(t *testing.T) {
+	const n = 200_000
+	tb := NewTable(&Clock{Ms: 1})
+	val := func(i int) []byte { return []byte("value-" + strconv.Itoa(i*7919)) }
+	for i := range n {
+		tb.SetString(k(i), val(i), 0)
+	}
+	order := rand.New(rand.NewPCG(5, 6)).Perm(n)
+	for j, i := range order[:n*9/10] {
+		tb.Delete(k(i))
+		if j%5000 == 0 {
+			tb.Tick()
+		}
+	}
+	released := false
+	for range 200 {
+		tb.Tick()
+		if tb.pool.inFlight {
+			released = true
+		}
+		if tb.pool.warm <= warmFloor && !tb.pool.inFlight && !tb.rehashing() {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tb.pool.settle()
+	if !released || tb.pool.warm > warmFloor {
+		t.Fatalf("Tick gave nothing back (released %v, %d warm blocks)", released, tb.pool.warm)
+	}
+	tb.check(t)
+	for i := n; i < 2*n; i++ {
+		tb.SetString(k(i), val(i), 0)
+		if i%20000 == 0 {
+			tb.Tick()
+		}
+	}
+	tb.pool.settle()
+	tb.check(t)
+	live := append(order[n*9/10:], make([]int, 0, n)...)
+	for i := n; i < 2*n; i++ {
+		live = append(live, i)
+	}
+	for _, i := range live {
+		v, ok := tb.Get(k(i))
+		if !ok || string(v.Str) != string(val(i)) {
+			t.Fatalf("key %d: %q %v, want %q", i, v.Str, ok, val(i))
+		}
+	}
+	if tb.Len() != len(live) {
+		t.Fatalf("Len %d, want %d", tb.Len(), len(live))
 	}
 }
