@@ -127,10 +127,9 @@ func (t *Table) checkErr() error {
 	return nil
 }
 
-// blocksHeld counts the pool blocks the table's structures point at, and
-// those waiting to be given back.
+// blocksHeld counts the pool blocks the table's structures point at.
 func (t *Table) blocksHeld() int {
-	n := len(t.retired)
+	n := 0
 	for i := range t.ar.pages {
 		if t.ar.pages[i].offHeap {
 			n++

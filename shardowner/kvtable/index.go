@@ -1,7 +1,5 @@
 package kvtable
 
-import "unsafe"
-
 // The index is a power-of-two array of buckets. A bucket is a group of 8
 // uint64 words: 7 slots and a link to an overflow group (0: none). A slot is
 //
@@ -128,20 +126,18 @@ func (ix *index) dropChunk(c uint32) {
 	ix.dir[c] = nil
 }
 
-// retire empties the index, appending the pool blocks it held to blocks
-// rather than handing them back at once: an index that has just been
-// rehashed away can hold a hundred overflow chunks, and giving back each
-// one may cost a system call.
-func (ix *index) retire(blocks []unsafe.Pointer) []unsafe.Pointer {
+// release empties the index, handing its blocks back to the pool (where
+// they stay warm: an index rehashed away can hold a hundred overflow chunks,
+// and none of them costs a system call here).
+func (ix *index) release() {
 	for _, chunks := range [2][][]uint64{ix.dir, ix.ovf} {
 		for _, ch := range chunks {
 			if len(ch) == chunkWords {
-				blocks = append(blocks, blockOf(ch))
+				ix.pool.put(blockOf(ch))
 			}
 		}
 	}
 	*ix = index{}
-	return blocks
 }
 
 func (ix *index) freeOverflow(id uint32) {

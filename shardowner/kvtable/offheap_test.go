@@ -166,7 +166,7 @@ func TestOffHeap(t *testing.T) {
 	for i := range n {
 		tb.Delete(k(i))
 	}
-	for tb.rehashing() || len(tb.retired) > 0 {
+	for tb.rehashing() {
 		tb.Tick()
 	}
 	tb.pool.settle()

@@ -46,9 +46,6 @@ const (
 	rehashPerOp = 2
 	// rehashPerTick is the same for each Tick.
 	rehashPerTick = 256
-	// retiredPerStep is how many blocks of a dropped index one operation
-	// (or one Tick) gives back to the pool.
-	retiredPerStep = 2
 	// activeSample is how many keys with a TTL one round of ActiveExpire
 	// samples.
 	activeSample = 20
@@ -75,8 +72,7 @@ type Table struct {
 	objs    []any
 	objFree []uint32
 
-	pool     *blockPool       // the off-heap blocks of ix, ar and exp
-	retired  []unsafe.Pointer // blocks of a dropped index, given back a few per operation
+	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
 	hashMask uint64 // all ones; tests clear bits to force collisions
 }
@@ -210,12 +206,6 @@ func (t *Table) startRehash(buckets uint32) {
 // rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
 // visiting at most 10n empty ones.
 func (t *Table) rehashStep(n int) {
-	if k := len(t.retired); k > 0 {
-		for _, b := range t.retired[max(0, k-retiredPerStep):] {
-			t.pool.put(b)
-		}
-		t.retired = t.retired[:max(0, k-retiredPerStep)]
-	}
 	if t.rehashIdx < 0 {
 		return
 	}
@@ -261,7 +251,7 @@ func (t *Table) rehashStep(n int) {
 		}
 	}
 	if t.rehashIdx > int(old.mask) {
-		t.retired = old.retire(t.retired)
+		old.release()
 		t.ix[0], t.ix[1] = t.ix[1], index{}
 		t.rehashIdx = -1
 	}
