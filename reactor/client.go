@@ -116,9 +116,7 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "kill"):
 		c.clientKill(cn, argv)
 	case resp.EqualFold(sub, "help") && n == 2:
-		w := cn.begin()
-		w.SimpleArray(clientHelp)
-		cn.end()
+		cn.helpReply(clientHelp)
 	default:
 		cn.errorReply(errUnknownSub(sub, "client"))
 	}

@@ -103,26 +103,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		}
 		cn.end()
 	case resp.EqualFold(sub, "help"):
-		lines := []string{
-			"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-			"(no subcommand)",
-			"    Return details about all commands.",
-			"COUNT",
-			"    Return the total number of commands in this server.",
-			"LIST",
-			"    Return a list of all commands in this server.",
-			"INFO [<command-name> ...]",
-			"    Return details about multiple commands.",
-			"DOCS [<command-name> ...]",
-			"    Return documentation details about multiple commands.",
-			"GETKEYS <full-command>",
-			"    Return the keys from a full command.",
-			"HELP",
-			"    Print this help.",
-		}
-		w := cn.begin()
-		w.SimpleArray(lines)
-		cn.end()
+		cn.helpReply(commandHelp)
 	default:
 		cn.errorReply(errUnknownSub(sub, "command"))
 	}
@@ -174,4 +155,23 @@ func writeCommandInfo(w *resp.Writer, cmd *router.Command) {
 	w.Array(0)
 	w.Array(0)
 	w.Array(0)
+}
+
+// commandHelp is what COMMAND HELP answers.
+var commandHelp = []string{
+	"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"(no subcommand)",
+	"    Return details about all commands.",
+	"COUNT",
+	"    Return the total number of commands in this server.",
+	"LIST",
+	"    Return a list of all commands in this server.",
+	"INFO [<command-name> ...]",
+	"    Return details about multiple commands.",
+	"DOCS [<command-name> ...]",
+	"    Return documentation details about multiple commands.",
+	"GETKEYS <full-command>",
+	"    Return the keys from a full command.",
+	"HELP",
+	"    Print this help.",
 }

@@ -164,20 +164,7 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
 		cn.errorReply(resp.Error("ERR The server is running without a config file"))
 	case resp.EqualFold(sub, "help"):
-		lines := []string{
-			"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-			"GET <pattern>",
-			"    Return parameters matching the glob-like <pattern> and their values.",
-			"SET <directive> <value>",
-			"    Set the configuration <directive> to <value>.",
-			"RESETSTAT",
-			"    Reset statistics reported by the INFO command.",
-			"HELP",
-			"    Print this help.",
-		}
-		w := cn.begin()
-		w.SimpleArray(lines)
-		cn.end()
+		cn.helpReply(configHelp)
 	default:
 		cn.errorReply(errUnknownSub(sub, "config"))
 	}
@@ -191,4 +178,17 @@ func findParam(name string) *configParam {
 		}
 	}
 	return nil
+}
+
+// configHelp is what CONFIG HELP answers.
+var configHelp = []string{
+	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"GET <pattern>",
+	"    Return parameters matching the glob-like <pattern> and their values.",
+	"SET <directive> <value>",
+	"    Set the configuration <directive> to <value>.",
+	"RESETSTAT",
+	"    Reset statistics reported by the INFO command.",
+	"HELP",
+	"    Print this help.",
 }

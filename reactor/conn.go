@@ -196,6 +196,14 @@ func (c *Conn) collect() {
 	}
 }
 
+// helpReply answers a HELP subcommand: its lines as an array of simple
+// strings, as Redis sends them.
+func (c *Conn) helpReply(lines []string) {
+	w := c.begin()
+	w.SimpleArray(lines)
+	c.end()
+}
+
 // outPending is the output not yet written to the socket.
 func (c *Conn) outPending() int { return len(c.out) - c.outAt }
 

@@ -267,18 +267,7 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 		c.srv.activeExpire.Store(n != 0)
 		cn.okReply()
 	case resp.EqualFold(sub, "help"):
-		w := cn.begin()
-		lines := []string{
-			"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-			"SLEEP <seconds>",
-			"    Stop the server for <seconds>. Decimals allowed.",
-			"SET-ACTIVE-EXPIRE <0|1>",
-			"    Turn the active expiry cycle off or on.",
-			"HELP",
-			"    Print this help.",
-		}
-		w.SimpleArray(lines)
-		cn.end()
+		cn.helpReply(debugHelp)
 	default:
 		cn.errorReply(errUnknownSub(sub, "debug"))
 	}
@@ -326,4 +315,15 @@ func subcommandArityOK(cn *Conn, parent string, argv [][]byte) bool {
 		return false
 	}
 	return true
+}
+
+// debugHelp is what DEBUG HELP answers.
+var debugHelp = []string{
+	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"SLEEP <seconds>",
+	"    Stop the server for <seconds>. Decimals allowed.",
+	"SET-ACTIVE-EXPIRE <0|1>",
+	"    Turn the active expiry cycle off or on.",
+	"HELP",
+	"    Print this help.",
 }

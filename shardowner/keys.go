@@ -222,12 +222,12 @@ var objectHelp = []string{
 	"    Return the internal encoding of the value stored at <key>.",
 	"FREQ <key>",
 	"    Return the access frequency counter of <key> (LFU policies only).",
-	"HELP",
-	"    Print this help.",
 	"IDLETIME <key>",
 	"    Return the seconds since <key> was last accessed (not tracked: always 0).",
 	"REFCOUNT <key>",
 	"    Return the number of references to the value stored at <key>.",
+	"HELP",
+	"    Print this help.",
 }
 
 // Object: OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP.

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -373,5 +374,26 @@ func TestConcurrentIncr(t *testing.T) {
 				t.Fatalf("total = %d, want %d", total, clients*per)
 			}
 		})
+	}
+}
+
+// TestHelpSubcommands checks every HELP subcommand: an array of status lines
+// that opens with the command's usage line and closes with HELP's own entry,
+// as Redis answers.
+func TestHelpSubcommands(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	c := s.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, cmd := range []string{"CLIENT", "COMMAND", "CONFIG", "DEBUG", "OBJECT", "MEMORY"} {
+		v, err := c.Do(ctx, cmd, "HELP").StringSlice()
+		if err != nil {
+			t.Errorf("%s HELP: %v", cmd, err)
+			continue
+		}
+		if len(v) < 3 || !strings.HasPrefix(v[0], cmd+" <subcommand>") || v[len(v)-2] != "HELP" ||
+			v[len(v)-1] != "    Print this help." {
+			t.Errorf("%s HELP answered %q", cmd, v)
+		}
 	}
 }
