@@ -397,3 +397,15 @@ func TestHelpSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// TestStopRightAfterReady sends SIGTERM the moment the ready line is read, as
+// a supervisor may: the signal must already be caught and the exit clean.
+func TestStopRightAfterReady(t *testing.T) {
+	for range 5 {
+		s := startServer(t, nil, "--shards", "2")
+		s.stop(t)
+		if t.Failed() {
+			return
+		}
+	}
+}

@@ -73,6 +73,11 @@ func run(args []string) int {
 		return 1
 	}
 	srv.LevelVar = level
+	// Catch the signals before saying ready: a supervisor (or a test) that
+	// sends SIGTERM as soon as it reads the ready line must get a clean
+	// shutdown, not the default action.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	srv.Start()
 	log.Info("corekv ready", "version", reactor.Version, "shards", cfg.Shards, "cpus", fmt.Sprint(cfg.CPUs),
 		"bind", fmt.Sprint(cfg.Bind), "port", srv.Port(), "pid", os.Getpid())
@@ -85,8 +90,6 @@ func run(args []string) int {
 		}()
 	}
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case s := <-sig:
 		log.Info("received signal, shutting down", "signal", s.String())
