@@ -245,3 +245,67 @@ func TestDecayAndReuse(t *testing.T) {
 		t.Fatalf("Len %d, want %d", tb.Len(), len(live))
 	}
 }
+
+// TestBlockPoolRandom runs random gets, puts and decays against the pool and
+// checks that no block is handed out twice, that every block handed out reads
+// as zeros, that a block's bytes stay its owner's, and that the counters
+// agree with the bitmaps throughout.
+func TestBlockPoolRandom(t *testing.T) {
+	var p blockPool
+	defer p.release()
+	rng := rand.New(rand.NewPCG(7, 8))
+	held := map[unsafe.Pointer]uint64{} // block -> the stamp written in it
+	var order []unsafe.Pointer
+	stamp := uint64(0)
+	jobs := 0
+	for op := range 20_000 {
+		switch r := rng.IntN(100); {
+		case r < 50 || len(order) == 0:
+			b := p.get(rng.IntN(2) == 0)
+			if _, dup := held[b]; dup {
+				t.Fatalf("op %d: block %p handed out twice", op, b)
+			}
+			w := blockWords(b)
+			if w[0] != 0 || w[len(w)/2] != 0 || w[len(w)-1] != 0 {
+				t.Fatalf("op %d: block %p handed out dirty", op, b)
+			}
+			stamp++
+			w[0], w[len(w)/2], w[len(w)-1] = stamp, stamp, stamp
+			held[b] = stamp
+			order = append(order, b)
+		case r < 95:
+			i := rng.IntN(len(order))
+			b := order[i]
+			order[i] = order[len(order)-1]
+			order = order[:len(order)-1]
+			if w := blockWords(b); w[0] != held[b] || w[len(w)/2] != held[b] || w[len(w)-1] != held[b] {
+				t.Fatalf("op %d: block %p lost its bytes", op, b)
+			}
+			delete(held, b)
+			p.put(b)
+		case r < 99:
+			p.decay()
+			if p.inFlight {
+				jobs++
+			}
+		default:
+			p.settle()
+		}
+		if op%500 == 0 {
+			if err := p.checkErr(); err != nil {
+				t.Fatalf("op %d: %v", op, err)
+			}
+		}
+	}
+	p.settle()
+	if err := p.checkErr(); err != nil {
+		t.Fatal(err)
+	}
+	if p.inUse != len(held) {
+		t.Fatalf("pool counts %d in use, the test holds %d", p.inUse, len(held))
+	}
+	if jobs == 0 {
+		t.Fatal("decay never gave blocks back: the test did not reach the path it is for")
+	}
+	t.Logf("%d blocks held at the end, %d decay jobs", len(held), jobs)
+}
