@@ -12,10 +12,8 @@ package kvtable
 // free is released at once; pages with room are on a per-class list that
 // allocation takes from.
 //
-// Entries larger than the biggest class (32 KiB) get a page of their own
-// ("large" pages, one item each). The classes go up to half a full page so
-// that entries of a few kilobytes share full pages, off the Go heap, at most
-// a quarter of an item lost to rounding (as with jemalloc's classes).
+// Entries larger than the biggest class get a page of their own ("large"
+// pages, one item each).
 //
 // A page of full size (64 KiB) is a block of the table's off-heap pool; the
 // first, smaller pages of a class and large pages are on the Go heap, so a
@@ -36,8 +34,8 @@ const (
 	maxPageBytes  = 64 << 10
 	pageGrowSteps = 6 // minPageBytes<<6 == maxPageBytes
 
-	numClasses   = 48
-	maxClassSize = 32 << 10
+	numClasses   = 40
+	maxClassSize = 8192
 	largeClass   = 255
 
 	// keepPageBytes: a class keeps its last page, once empty, if it is no

@@ -23,7 +23,7 @@
 // Memory: every piece of full size (64 KiB arena pages, index chunks,
 // overflow chunks, TTL-set chunks) is a block the table maps itself, outside
 // the Go heap (offheap.go); the heap holds only the first, smaller pages of
-// each size class, entries over 32 KiB and the small bookkeeping arrays. So a
+// each size class, entries over 8 KiB and the small bookkeeping arrays. So a
 // shard with 10M keys has a Go heap of a few megabytes, and the cost of a GC
 // cycle does not grow with the keyspace. Freed blocks stay warm for reuse;
 // Tick, which the shard's timer runs, gives the excess back to the kernel a
@@ -50,5 +50,5 @@
 //     whole scan is returned at least once across any resizes.
 //
 // Limits: at most 2^20 arena pages per table (64 GiB of small entries; each
-// entry over 32 KiB has a page of its own) and 2^32 buckets.
+// entry over 8 KiB has a page of its own) and 2^32 buckets.
 package kvtable

