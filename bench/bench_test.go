@@ -361,3 +361,19 @@ func TestSmoke(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteList(t *testing.T) {
+	for _, c := range []struct {
+		lines []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a run 1: boom", "b run 2: bang"}, "Failed runs:\n\n- a run 1: boom\n- b run 2: bang\n\n"},
+	} {
+		var b strings.Builder
+		writeList(&b, "Failed runs", c.lines)
+		if b.String() != c.want {
+			t.Errorf("%q: wrote %q, want %q", c.lines, b.String(), c.want)
+		}
+	}
+}

@@ -316,22 +316,28 @@ func writeSetup(w io.Writer, rep *report) {
 }
 
 func writeFailures(w io.Writer, results []*result) {
-	header := false
+	var lines []string
 	for _, r := range results {
 		for i, s := range r.Samples {
-			if s.Error == "" {
-				continue
+			if s.Error != "" {
+				lines = append(lines, fmt.Sprintf("%s %s run %d: %s", r.Target.label(), r.Cell, i+1, mdEscape(firstLine(s.Error))))
 			}
-			if !header {
-				fmt.Fprint(w, "Failed runs:\n\n")
-				header = true
-			}
-			fmt.Fprintf(w, "- %s %s run %d: %s\n", r.Target.label(), r.Cell, i+1, mdEscape(firstLine(s.Error)))
 		}
 	}
-	if header {
-		fmt.Fprintln(w)
+	writeList(w, "Failed runs", lines)
+}
+
+// writeList writes a heading and a bullet list of lines; nothing when there
+// are no lines.
+func writeList(w io.Writer, heading string, lines []string) {
+	if len(lines) == 0 {
+		return
 	}
+	fmt.Fprintf(w, "%s:\n\n", heading)
+	for _, l := range lines {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	fmt.Fprintln(w)
 }
 
 // writeScaling tabulates req/s per cell against the shard count, with redis beside.
@@ -498,20 +504,13 @@ func writeGC(w io.Writer, rep *report) {
 		fmt.Fprintln(w, strings.Join(trends, " "))
 		fmt.Fprintln(w)
 	}
-	header := false
+	var failed []string
 	for _, g := range rep.GC {
 		for i, s := range g.Runs {
-			if s.Error == "" {
-				continue
+			if s.Error != "" {
+				failed = append(failed, fmt.Sprintf("%s %s keys run %d: %s", g.Target.label(), shortCount(g.Keys), i+1, mdEscape(firstLine(s.Error))))
 			}
-			if !header {
-				fmt.Fprint(w, "Failed GET runs:\n\n")
-				header = true
-			}
-			fmt.Fprintf(w, "- %s %s keys run %d: %s\n", g.Target.label(), shortCount(g.Keys), i+1, mdEscape(firstLine(s.Error)))
 		}
 	}
-	if header {
-		fmt.Fprintln(w)
-	}
+	writeList(w, "Failed GET runs", failed)
 }
