@@ -407,13 +407,14 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		return fail(err)
 	}
 	g.BytesPerKey = float64(g.RSSLoaded-g.RSSStart) / float64(keys)
-	forcedFrom := logSize()
 	if g.Traced {
 		// A shard polls for a second after its last request (see reactor's
 		// rawWaitWindow); on a shared CPU that polling would slow the
 		// collector's workers and be counted as mark time.
 		time.Sleep(1500 * time.Millisecond)
-		forcedFrom = logSize()
+	}
+	forcedFrom := logSize()
+	if g.Traced {
 		for range gcForced {
 			if err := forceGC(ctx, pprofAddr); err != nil {
 				return fail(err)

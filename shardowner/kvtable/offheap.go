@@ -232,9 +232,6 @@ func (p *blockPool) settle() {
 	}
 }
 
-// mappedBytes is the address space of the spans carved so far.
-func (p *blockPool) mappedBytes() int { return len(p.byBase) * spanBytes }
-
 // regionSpans is the size of the largest region, in spans: address space is
 // mapped in regions of 2, 4, 8 … 64 MiB, so that a small table maps little
 // and a big one makes few mappings (every mmap and munmap takes the

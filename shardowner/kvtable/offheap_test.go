@@ -14,6 +14,9 @@ import (
 	"unsafe"
 )
 
+// mappedBytes is the address space of the spans carved so far.
+func (p *blockPool) mappedBytes() int { return len(p.byBase) * spanBytes }
+
 // checkErr verifies the pool's counters against its spans' bitmaps.
 func (p *blockPool) checkErr() error {
 	inUse, warm := 0, 0

@@ -10,12 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// infoMemory returns the fields of INFO memory as integers (those that are).
-func infoMemory(t *testing.T, ctx context.Context, c *redis.Client) map[string]int64 {
-	t.Helper()
-	return infoFields(t, ctx, c, "memory")
-}
-
 // TestMemoryAccounting loads keys into a real server and checks that INFO
 // memory counts the keyspace (most of which lives outside the Go heap), and
 // that the memory goes back to the kernel after FLUSHALL and, within seconds,
@@ -52,7 +46,7 @@ func TestMemoryAccounting(t *testing.T) {
 		t.Helper()
 		var m map[string]int64
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if m = infoMemory(t, ctx, c); ok(m) {
+			if m = infoFields(t, ctx, c, "memory"); ok(m) {
 				return m
 			}
 		}
@@ -60,7 +54,7 @@ func TestMemoryAccounting(t *testing.T) {
 		return nil
 	}
 
-	base := infoMemory(t, ctx, c)
+	base := infoFields(t, ctx, c, "memory")
 	load()
 	full := settled("loaded", func(m map[string]int64) bool { return m["used_memory_dataset"] > 20*int64(n) })
 	t.Logf("base rss %d; loaded %d keys: used_memory %d (off heap %d, Go heap %d), rss %d, dataset %d",
