@@ -20,9 +20,10 @@ type Config struct {
 	// OutputSafetyCap bounds every client's pending output whatever the
 	// configured limits, so a client that stops reading cannot exhaust memory.
 	OutputSafetyCap int64
-	// SpinPasses is how many empty loop turns a core spins with a zero
-	// timeout before it sleeps in epoll_wait; 0 sleeps at once.
-	SpinPasses int
+	// SpinMicros is how long a core keeps polling epoll with a zero timeout
+	// after a turn that ran at least spinAfterCommands commands, before it
+	// sleeps; 0 sleeps at once. An idle core never spins.
+	SpinMicros int
 	// Hz is how many times a second each core runs its timers (active expiry).
 	Hz int
 }
@@ -38,5 +39,6 @@ func Defaults() Config {
 		LogLevel:        "notice",
 		OutputSafetyCap: 1 << 30,
 		Hz:              10,
+		SpinMicros:      20,
 	}
 }

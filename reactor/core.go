@@ -51,7 +51,9 @@ type Core struct {
 	pub       publishedStats
 	nextTimer int64 // Unix ms of the next timer run
 	lastBusy  int64 // Unix ms of the last turn that had work
-	idleTurns int
+	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
+	// spinAfterCommands.
+	spinUntil int64
 	stopped   bool // stopped reading; draining
 }
 
@@ -169,6 +171,15 @@ func (c *Core) run() {
 	c.closeAll()
 }
 
+// spinAfterCommands is how many commands a turn must run for the core to
+// poll, rather than sleep, for the next SpinMicros. Waking a sleeping thread
+// costs both sides microseconds of CPU (the client's write does the wake-up),
+// and a client that pipelines or many busy clients send again within
+// microseconds: polling then saves the client CPU and the request latency. A
+// turn of one or two commands is a request-response rhythm, where sleeping
+// costs the server less CPU per request than polling.
+const spinAfterCommands = 16
+
 // turn is one pass of the loop; maxWait caps the epoll timeout in ms (-1:
 // until the next timer).
 func (c *Core) turn(maxWait int) {
@@ -177,10 +188,10 @@ func (c *Core) turn(maxWait int) {
 		timeout = maxWait
 	}
 	if timeout != 0 {
-		if c.idleTurns < c.srv.cfg.SpinPasses {
-			c.idleTurns++
+		if c.spinUntil != 0 && time.Now().UnixNano() < c.spinUntil {
 			timeout = 0
 		} else {
+			c.spinUntil = 0
 			c.sleeping.Store(1)
 			if !c.inboundEmpty() || c.kill.Load() || c.srv.stopping.Load() != c.stopped {
 				c.sleeping.Store(0)
@@ -196,6 +207,7 @@ func (c *Core) turn(maxWait int) {
 	}
 	start := time.Now()
 	now := start.UnixMilli()
+	ran := c.stats.commands
 	c.shard.Clock.Ms = now
 	busy := n > 0
 	for i := 0; i < n; i++ {
@@ -217,11 +229,14 @@ func (c *Core) turn(maxWait int) {
 	if now >= c.nextTimer {
 		c.timers(now)
 	}
+	end := time.Now()
 	if busy {
-		c.idleTurns = 0
 		c.lastBusy = now
+		if c.stats.commands-ran >= spinAfterCommands && c.srv.cfg.SpinMicros > 0 {
+			c.spinUntil = end.UnixNano() + int64(c.srv.cfg.SpinMicros)*1000
+		}
 	}
-	if d := uint64(time.Since(start)); d >= uint64(time.Millisecond) {
+	if d := uint64(end.Sub(start)); d >= uint64(time.Millisecond) {
 		c.stats.slowTurns++
 		c.resetMaxima()
 		c.stats.longestTurnNs = max(c.stats.longestTurnNs, d)

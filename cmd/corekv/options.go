@@ -24,7 +24,7 @@ Options (also accepted as "name value" lines in the config file):
                                  close a client whose unread output passes HARD (0: no limit)
   --output-safety-cap BYTES      hard cap on any client's unread output (default 1gb)
   --hz N                         timer runs per second per shard (default 10)
-  --spin N                       empty loop turns a shard spins before sleeping (default 0)
+  --spin USEC                    how long a shard polls after a turn of 16+ commands (default 20; 0: never)
   --pprof ADDR                   serve net/http/pprof on ADDR (off by default)
   --version, -v                  print the version
   --help, -h                     print this help
@@ -190,7 +190,7 @@ func (o *options) apply(name string, vals []string) error {
 	case "hz":
 		o.cfg.Hz, err = num()
 	case "spin":
-		o.cfg.SpinPasses, err = num()
+		o.cfg.SpinMicros, err = num()
 	case "pprof":
 		o.pprof, err = one()
 	case "output-safety-cap":

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNoIdleSpin checks that a shard polls only right after busy turns: once
+// a burst of pipelines is over, an idle server sleeps. With --spin 1000000 a
+// shard would poll for a second after every pipelined turn; that setting
+// must show as CPU burnt, or the measurement could not catch a shard that
+// never stops polling.
+func TestNoIdleSpin(t *testing.T) {
+	for _, tc := range []struct {
+		spin    string
+		maxIdle float64 // CPU share of the idle second after the burst
+		minIdle float64
+	}{
+		{spin: "20", maxIdle: 0.2},
+		{spin: "0", maxIdle: 0.2},
+		{spin: "1000000", minIdle: 0.5},
+	} {
+		t.Run("spin="+tc.spin, func(t *testing.T) {
+			s := startServer(t, nil, "--shards", "2", "--spin", tc.spin)
+			c := s.client(t, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			p := c.Pipeline()
+			for i := range 2000 {
+				p.Set(ctx, "key:"+strconv.Itoa(i), "v", 0)
+			}
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// Let the last burst's window pass; the measured second starts then.
+			time.Sleep(100 * time.Millisecond)
+			pid := s.cmd.Process.Pid
+			before, wall := cpuSeconds(t, pid), time.Now()
+			time.Sleep(time.Second)
+			share := (cpuSeconds(t, pid) - before) / time.Since(wall).Seconds()
+			if tc.maxIdle > 0 && share > tc.maxIdle {
+				t.Fatalf("--spin %s: idle server used %.0f%% of a CPU", tc.spin, share*100)
+			}
+			if share < tc.minIdle {
+				t.Fatalf("--spin %s: %.0f%% of a CPU in the second after the burst; a polling shard uses more",
+					tc.spin, share*100)
+			}
+		})
+	}
+}
+
+// cpuSeconds is the user and system time of process pid, all threads.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	// The command name, in parentheses, may hold spaces: fields count from
+	// the closing one. utime and stime are fields 14 and 15 of the line.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		t.Fatalf("short /proc/%d/stat: %q", pid, b)
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("/proc/%d/stat: %q", pid, b)
+	}
+	return (utime + stime) / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every Linux
+// architecture Go supports.
+const clockTicks = 100
