@@ -245,8 +245,15 @@ func (p *blockPool) mapSpan() {
 	region := p.regions[len(p.regions)-1]
 	base := unsafe.Add(region, p.regionUsed*spanBytes)
 	p.regionUsed++
-	if p.regionUsed < regionSpans(len(p.regions)-1) {
+	switch {
+	case p.regionUsed < regionSpans(len(p.regions)-1):
 		go populate(unsafe.Add(region, p.regionUsed*spanBytes))
+	case len(p.regions) > 1:
+		// The region is used up and the table keeps growing: map the next
+		// one now, so that its first span is made resident ahead like the
+		// others instead of faulting under the shard one page at a time.
+		p.mapRegion()
+		go populate(p.regions[len(p.regions)-1])
 	}
 	if p.byBase == nil {
 		p.byBase = make(map[uintptr]int32)
