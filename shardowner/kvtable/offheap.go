@@ -77,6 +77,8 @@ type blockPool struct {
 
 	inFlight bool                  // a goroutine is giving blocks back
 	done     chan []unsafe.Pointer // where it reports them done
+
+	inUseAtTick int // inUse at the last decay
 }
 
 // get returns a zeroed block of blockBytes bytes. With touch, a block that
@@ -151,7 +153,12 @@ func (p *blockPool) addPartial(si int32) {
 // first, so that memory comes back in whole spans where it can.
 func (p *blockPool) decay() {
 	p.reap()
-	if p.inFlight || p.warm <= warmFloor {
+	grew := p.inUse > p.inUseAtTick
+	p.inUseAtTick = p.inUse
+	if grew || p.inFlight || p.warm <= warmFloor {
+		// A table that took more blocks than it gave back since the last
+		// Tick is growing, and will soon take its warm blocks as well: a
+		// block given back now would fault in again under the shard.
 		return
 	}
 	n := min(max((p.warm-warmFloor)/decayDiv, 1), maxJob)

@@ -75,6 +75,7 @@ func TestBlockPool(t *testing.T) {
 	if p.inUse != n || p.mappedBytes() != 4*spanBytes {
 		t.Fatalf("in use %d, mapped %d", p.inUse, p.mappedBytes())
 	}
+	p.decay() // the Tick that sees the growth
 	rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
 	for _, b := range blocks[:n-1] {
 		p.put(b)
@@ -246,6 +247,48 @@ func TestDecayAndReuse(t *testing.T) {
 	}
 	if tb.Len() != len(live) {
 		t.Fatalf("Len %d, want %d", tb.Len(), len(live))
+	}
+}
+
+// TestNoDecayWhileGrowing checks that a pool that took more blocks than it
+// gave back since the last decay keeps its warm blocks, and gives them back
+// once it stops growing.
+func TestNoDecayWhileGrowing(t *testing.T) {
+	var p blockPool
+	defer p.release()
+	bs := make([]unsafe.Pointer, 4*spanBlocks)
+	for i := range bs {
+		bs[i] = p.get(true)
+	}
+	p.decay()
+	for _, b := range bs[:3*spanBlocks] {
+		p.put(b)
+	}
+	p.decay()
+	if !p.inFlight {
+		t.Fatal("a shrinking pool gave nothing back")
+	}
+	p.settle()
+	for i := range 2 * spanBlocks {
+		bs[i] = p.get(true)
+	}
+	for _, b := range bs[:spanBlocks] {
+		p.put(b)
+	}
+	if p.warm <= warmFloor {
+		t.Fatalf("%d warm blocks, the test needs more than %d", p.warm, warmFloor)
+	}
+	p.decay()
+	if p.inFlight {
+		t.Fatal("a growing pool gave blocks back")
+	}
+	p.decay()
+	if !p.inFlight {
+		t.Fatal("a pool that stopped growing gave nothing back")
+	}
+	p.settle()
+	if err := p.checkErr(); err != nil {
+		t.Fatal(err)
 	}
 }
 
