@@ -53,6 +53,9 @@ const (
 	// warmFloor (at least one), at most maxJob of them.
 	decayDiv = 8
 	maxJob   = 64
+	// keepTicks: decay keeps as many warm blocks as the pool recently
+	// handed out in this many Ticks.
+	keepTicks = 10
 )
 
 type span struct {
@@ -79,6 +82,11 @@ type blockPool struct {
 	done     chan []unsafe.Pointer // where it reports them done
 
 	inUseAtTick int // inUse at the last decay
+	gets        int // blocks handed out since the last decay
+	// recentGets is a slowly falling peak of gets per decay: the pool keeps
+	// keepTicks times as many warm blocks, the ones it is likely to hand out
+	// again within a second or so.
+	recentGets int
 }
 
 // get returns a zeroed block of blockBytes bytes. With touch, a block that
@@ -115,6 +123,7 @@ func (p *blockPool) get(touch bool) unsafe.Pointer {
 		p.dropPartial(si)
 	}
 	p.inUse++
+	p.gets++
 	return b
 }
 
@@ -155,13 +164,16 @@ func (p *blockPool) decay() {
 	p.reap()
 	grew := p.inUse > p.inUseAtTick
 	p.inUseAtTick = p.inUse
-	if grew || p.inFlight || p.warm <= warmFloor {
-		// A table that took more blocks than it gave back since the last
-		// Tick is growing, and will soon take its warm blocks as well: a
-		// block given back now would fault in again under the shard.
+	p.recentGets = max(p.gets, p.recentGets-(p.recentGets+decayDiv-1)/decayDiv)
+	p.gets = 0
+	keep := warmFloor + keepTicks*p.recentGets
+	if grew || p.inFlight || p.warm <= keep {
+		// A table that is growing, or that has been handing blocks out at
+		// a rate, will take its warm blocks again soon: a block given back
+		// now would fault in again under the shard, page by page.
 		return
 	}
-	n := min(max((p.warm-warmFloor)/decayDiv, 1), maxJob)
+	n := min(max((p.warm-keep)/decayDiv, 1), maxJob)
 	job := make([]unsafe.Pointer, 0, n)
 	for used := 0; used < spanBlocks && len(job) < n; used++ {
 		for _, si := range p.partial {
@@ -228,6 +240,7 @@ func (p *blockPool) reclaim(blocks []unsafe.Pointer) {
 
 // settle gives back every warm block past warmFloor, waiting for each job.
 func (p *blockPool) settle() {
+	p.gets, p.recentGets = 0, 0
 	for {
 		if p.inFlight {
 			p.reclaim(<-p.done)
