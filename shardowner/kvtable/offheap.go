@@ -11,11 +11,13 @@ package kvtable
 // span is found by masking its address; spans are carved from regions of
 // address space mapped a few at a time. A freed block stays resident ("warm")
 // and is cleared when it is handed out again: a growing table reuses the
-// blocks a resize frees without a page fault. Warm blocks past warmFloor are
-// given back to the kernel (MADV_DONTNEED) gradually, an eighth of the excess
-// per Tick, as jemalloc decays dirty pages, so memory falls within seconds
-// after mass deletes while a table that frees and allocates in turn does not
-// pay for it. A given-back block reads as zeros.
+// blocks a resize frees without a page fault. Warm blocks are given back to
+// the kernel (MADV_DONTNEED) gradually, an eighth of the excess per Tick, as
+// jemalloc decays dirty pages; the excess is what is warm past warmFloor and
+// past the blocks the pool handed out in its last keepTicks Ticks, and there
+// is none while the pool grows. So memory falls within seconds after mass
+// deletes, while a table that grows, or frees and allocates in turn, does
+// not fault its own blocks in again. A given-back block reads as zeros.
 //
 // Giving memory back is done by a short-lived goroutine, never by the shard
 // itself, and only from the timer, a bounded job at a time: madvise must
