@@ -48,6 +48,8 @@ const (
 	osPageBytes = 4 << 10 // the smallest page size of the platforms corekv runs on
 )
 
+// giveBack hands blocks back giveBackBurst at a time, with giveBackPause
+// between bursts (see giveBack for why).
 const (
 	giveBackBurst = 8
 	giveBackPause = 10 * time.Millisecond
@@ -220,7 +222,7 @@ func (p *blockPool) decay() {
 // for 7 ms. In bursts of 8 (under 1 ms each) a whole job still ends within
 // the 100 ms between two Ticks. With the process on one CPU, deleting 10M
 // keys one by one had 67-78 operations over 1 ms with one burst per job and
-// 2-9 with bursts of 8 (BenchmarkWorstSetLatency under taskset -c 0).
+// 0-9 with bursts of 8 (BenchmarkWorstSetLatency under taskset -c 0).
 func giveBack(blocks []unsafe.Pointer, done chan<- []unsafe.Pointer) {
 	for i, b := range blocks {
 		if i > 0 && i%giveBackBurst == 0 {
