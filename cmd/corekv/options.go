@@ -191,6 +191,9 @@ func (o *options) apply(name string, vals []string) error {
 		o.cfg.Hz, err = num()
 	case "spin":
 		o.cfg.SpinMicros, err = num()
+		if err == nil && o.cfg.SpinMicros < 0 {
+			err = fmt.Errorf("spin must be 0 or more microseconds")
+		}
 	case "pprof":
 		o.pprof, err = one()
 	case "output-safety-cap":
