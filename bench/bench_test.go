@@ -263,9 +263,35 @@ func TestParseFlags(t *testing.T) {
 	if len(tg) != 5 || tg[0].CPUs != "1-6" || tg[2].CPUs != "1-2" || tg[4].CPUs != "1-6" {
 		t.Errorf("--scaling targets %+v", tg)
 	}
+	cfg, err = parseFlags([]string{"--quick", "--corekv-args", " --spin 0  --hz 20"}, io.Discard)
+	if err != nil || !reflect.DeepEqual(cfg.CorekvArgs, []string{"--spin", "0", "--hz", "20"}) {
+		t.Errorf("--corekv-args: %q, %v", cfg.CorekvArgs, err)
+	}
 	for _, bad := range [][]string{{"--quick", "--smoke"}, {"--pipelines", "0"}, {"--server-cpus", "x"}, {"extra"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestServerArgv checks the command lines the harness starts servers with:
+// --corekv-args go to corekv only, never to redis-server.
+func TestServerArgv(t *testing.T) {
+	tl := &tools{Taskset: "taskset", RedisServer: "redis-server", Corekv: "corekv", CorekvArgs: []string{"--spin", "0"}}
+	for _, tc := range []struct {
+		t         target
+		onlyRedis bool
+		want      string
+	}{
+		{target{Server: "redis", CPUs: "1"}, false,
+			"taskset -c 1 redis-server --port 7 --bind 127.0.0.1 --save  --appendonly no --protected-mode no"},
+		{target{Server: "corekv", Shards: 2, CPUs: "0-1"}, false,
+			"taskset -c 0-1 corekv --port 7 --bind 127.0.0.1 --shards 2 --spin 0"},
+		{target{Server: "corekv", Shards: 1, CPUs: "1"}, true,
+			"taskset -c 1 redis-server --port 7 --bind 127.0.0.1 --save  --appendonly no --protected-mode no"},
+	} {
+		if got := strings.Join(serverArgv(tl, tc.t, 7, tc.onlyRedis), " "); got != tc.want {
+			t.Errorf("%+v (only redis %v):\n got %s\nwant %s", tc.t, tc.onlyRedis, got, tc.want)
 		}
 	}
 }

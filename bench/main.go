@@ -55,6 +55,7 @@ type config struct {
 	Timeout       time.Duration `json:"timeout_ns"`
 	CellTimeout   time.Duration `json:"cell_timeout_ns"`
 	CorekvBin     string        `json:"corekv_bin,omitempty"`
+	CorekvArgs    []string      `json:"corekv_args,omitempty"`
 	OnlyRedis     bool          `json:"only_redis"`
 
 	serverCPUList []int
@@ -112,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		timeout     = fs.Duration("timeout", 0, "bound on the whole run (default 90m; --quick 5m; --smoke 1m)")
 		cellTimeout = fs.Duration("cell-timeout", 2*time.Minute, "bound on one redis-benchmark run")
 		corekvBin   = fs.String("corekv-bin", "", "use this binary as corekv instead of building ./cmd/corekv")
+		corekvArgs  = fs.String("corekv-args", "", "options added to corekv's command line, e.g. \"--spin 0\"")
 		onlyRedis   = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
 	)
 	fs.Usage = func() {
@@ -197,7 +199,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		Memory: *memory || !(*quick || *smoke || *scaling || *gc),
 		GC:     *gc, GCRequests: *gcRequests,
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
-		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, OnlyRedis: *onlyRedis,
+		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, CorekvArgs: strings.Fields(*corekvArgs),
+		OnlyRedis: *onlyRedis,
 	}
 	var allowed []int
 	var err error

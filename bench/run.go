@@ -151,6 +151,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 		}
 	}()
 
+	tl.CorekvArgs = cfg.CorekvArgs
 	switch {
 	case cfg.OnlyRedis:
 	case cfg.CorekvBin != "":

@@ -28,7 +28,8 @@ type tools struct {
 	Taskset        string
 	RedisServer    string
 	RedisBenchmark string
-	Corekv         string // empty with --only-redis
+	Corekv         string   // empty with --only-redis
+	CorekvArgs     []string // --corekv-args: added to every corekv command line
 }
 
 func findTools() (*tools, error) {
@@ -85,8 +86,9 @@ func serverArgv(tl *tools, t target, port int, onlyRedis bool) []string {
 		return []string{tl.Taskset, "-c", t.CPUs, tl.RedisServer, "--port", p, "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--protected-mode", "no"}
 	}
-	return []string{tl.Taskset, "-c", t.CPUs, tl.Corekv, "--port", p, "--bind", "127.0.0.1",
+	argv := []string{tl.Taskset, "-c", t.CPUs, tl.Corekv, "--port", p, "--bind", "127.0.0.1",
 		"--shards", strconv.Itoa(t.Shards)}
+	return append(argv, tl.CorekvArgs...)
 }
 
 // startServer starts t on a free port and returns once it answers PING. Its output goes to a log file in
