@@ -23,7 +23,7 @@ func TestNoIdleSpin(t *testing.T) {
 	}{
 		{spin: "20", maxIdle: 0.2},
 		{spin: "0", maxIdle: 0.2},
-		{spin: "1000000", minIdle: 0.5},
+		{spin: "1000000", minIdle: 0.25},
 	} {
 		t.Run("spin="+tc.spin, func(t *testing.T) {
 			s := startServer(t, nil, "--shards", "2", "--spin", tc.spin)
