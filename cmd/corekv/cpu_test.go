@@ -54,6 +54,31 @@ func TestNoIdleSpin(t *testing.T) {
 	}
 }
 
+// TestNoSpinForRequestResponse checks that turns of one command never open
+// the polling window: with a window of a whole second, a client that sends
+// one PING a millisecond would otherwise keep a shard polling throughout.
+func TestNoSpinForRequestResponse(t *testing.T) {
+	s := startServer(t, nil, "--shards", "1", "--spin", "1000000")
+	c := s.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	pid := s.cmd.Process.Pid
+	before, wall := cpuSeconds(t, pid), time.Now()
+	for range 500 {
+		if err := c.Ping(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	share := (cpuSeconds(t, pid) - before) / time.Since(wall).Seconds()
+	if share > 0.3 {
+		t.Fatalf("one PING a millisecond used %.0f%% of a CPU: single-command turns start polling", share*100)
+	}
+}
+
 // cpuSeconds is the user and system time of process pid, all threads.
 func cpuSeconds(t *testing.T, pid int) float64 {
 	t.Helper()
