@@ -253,7 +253,7 @@ func BenchmarkMapSetNew(b *testing.B) {
 // BenchmarkWorstSetLatency loads 10M keys one SET at a time, then deletes
 // them all, so that the table grows and shrinks through every size. It
 // reports, per phase (set-, del-), the slowest single operation by the wall
-// clock and how many took over 1 ms, and the page faults the thread took.
+// clock, how many took over 1 ms, and the page faults the thread took.
 // On a shared or virtual machine the wall clock also counts time
 // the thread was not running, so it reads the thread's CPU time (user +
 // system) and minor page faults every 64 operations, and reports the most
@@ -284,13 +284,17 @@ func BenchmarkWorstSetLatency(b *testing.B) {
 	key := make([]byte, 0, 16)
 	{ // once, whatever b.N is
 		tb := NewTable(&Clock{Ms: 1})
-		var worst [2]time.Duration // SET phase, DEL phase
+		// phaseStats is what a phase reports under its own name: the
+		// slowest operation, how many took over 1 ms, and the page faults
+		// the thread took (each may stall it, the more so on a VM).
+		type phaseStats struct {
+			worst  time.Duration
+			over   int
+			faults int64
+		}
 		var worstCPU, worstNoFault time.Duration
-		var over [2]int // SET phase, DEL phase
-		faultRuns, ph := 0, 0
-		// phase runs op for every key and returns the page faults the
-		// thread took: each may stall it, the more so on a virtual machine.
-		phase := func(op func()) int64 {
+		faultRuns := 0
+		phase := func(op func()) (ps phaseStats) {
 			cpu0, flt0 := threadCPU()
 			first := flt0
 			for i := range n {
@@ -301,9 +305,9 @@ func BenchmarkWorstSetLatency(b *testing.B) {
 				}
 				op()
 				d := time.Since(start)
-				worst[ph] = max(worst[ph], d)
+				ps.worst = max(ps.worst, d)
 				if d > time.Millisecond {
-					over[ph]++
+					ps.over++
 				}
 				if i%batch == batch-1 {
 					cpu, flt := threadCPU()
@@ -317,29 +321,31 @@ func BenchmarkWorstSetLatency(b *testing.B) {
 				}
 			}
 			_, last := threadCPU()
-			return last - first
+			ps.faults = last - first
+			return ps
 		}
 		if allocs := testing.AllocsPerRun(1, func() { key = appendKey16(key[:0], 12345) }); allocs != 0 || string(key) != "k000000000012345" {
 			b.Fatalf("appendKey16: %q, %v allocs", key, allocs)
 		}
-		setFaults := phase(func() { tb.SetString(key, val16, 0) })
+		set := phase(func() { tb.SetString(key, val16, 0) })
 		if tb.Len() != n {
 			b.Fatalf("%d keys after loading %d", tb.Len(), n)
 		}
-		ph = 1
-		delFaults := phase(func() { tb.Delete(key) })
+		del := phase(func() { tb.Delete(key) })
 		if tb.Len() != 0 {
 			b.Fatalf("%d keys after deleting all", tb.Len())
 		}
-		b.ReportMetric(float64(worst[0].Microseconds()), "set-worst-µs")
-		b.ReportMetric(float64(worst[1].Microseconds()), "del-worst-µs")
-		b.ReportMetric(float64(over[0]), "set-ops>1ms")
-		b.ReportMetric(float64(over[1]), "del-ops>1ms")
+		for _, p := range []struct {
+			name string
+			ps   phaseStats
+		}{{"set", set}, {"del", del}} {
+			b.ReportMetric(float64(p.ps.worst.Microseconds()), p.name+"-worst-µs")
+			b.ReportMetric(float64(p.ps.over), p.name+"-ops>1ms")
+			b.ReportMetric(float64(p.ps.faults), p.name+"-faults")
+		}
 		b.ReportMetric(float64(worstCPU.Microseconds()), "worst-cpu-µs/64ops")
 		b.ReportMetric(float64(worstNoFault.Microseconds()), "worst-cpu-µs/64ops-no-fault")
 		b.ReportMetric(float64(faultRuns)/float64(2*n/batch)*100, "%runs-with-fault")
-		b.ReportMetric(float64(setFaults), "faults-set")
-		b.ReportMetric(float64(delFaults), "faults-del")
 		runtime.KeepAlive(tb)
 	}
 }
