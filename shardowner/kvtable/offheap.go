@@ -14,10 +14,9 @@ package kvtable
 // blocks a resize frees without a page fault. Warm blocks are given back to
 // the kernel (MADV_DONTNEED) gradually, an eighth of the excess per Tick, as
 // jemalloc decays dirty pages; the excess is what is warm past warmFloor and
-// past the blocks the pool handed out in its last keepTicks Ticks, and there
-// is none while the pool grows. So memory falls within seconds after mass
-// deletes, while a table that grows, or frees and allocates in turn, does
-// not fault its own blocks in again. A given-back block reads as zeros.
+// past the blocks the pool handed out in its last keepTicks Ticks. So memory
+// falls within seconds after mass deletes, while a table that grows, or frees
+// and allocates in turn, does not fault its own blocks in again. A given-back block reads as zeros.
 //
 // Giving memory back is done by a short-lived goroutine, never by the shard
 // itself, and only from the timer, a bounded job at a time: madvise must
@@ -91,8 +90,7 @@ type blockPool struct {
 	inFlight bool                  // a goroutine is giving blocks back
 	done     chan []unsafe.Pointer // where it reports them done
 
-	inUseAtTick int // inUse at the last decay
-	gets        int // blocks handed out since the last decay
+	gets int // blocks handed out since the last decay
 	// recentGets is a slowly falling peak of gets per decay: the pool keeps
 	// keepTicks times as many warm blocks, the ones it is likely to hand out
 	// again within a second or so.
@@ -172,15 +170,14 @@ func (p *blockPool) addPartial(si int32) {
 // first, so that memory comes back in whole spans where it can.
 func (p *blockPool) decay() {
 	p.reap()
-	grew := p.inUse > p.inUseAtTick
-	p.inUseAtTick = p.inUse
 	p.recentGets = max(p.gets, p.recentGets-(p.recentGets+decayDiv-1)/decayDiv)
 	p.gets = 0
 	keep := warmFloor + keepTicks*p.recentGets
-	if grew || p.inFlight || p.warm <= keep {
-		// A table that is growing, or that has been handing blocks out at
-		// a rate, will take its warm blocks again soon: a block given back
-		// now would fault in again under the shard, page by page.
+	if p.inFlight || p.warm <= keep {
+		// A table that has been handing blocks out (growing, or freeing
+		// and allocating in turn) will take its warm blocks again soon: a
+		// block given back now would fault in again under the shard, page
+		// by page.
 		return
 	}
 	n := min(max((p.warm-keep)/decayDiv, 1), maxJob)
