@@ -364,3 +364,45 @@ func TestBlockPoolRandom(t *testing.T) {
 	}
 	t.Logf("%d blocks held at the end, %d decay jobs", len(held), jobs)
 }
+
+// TestGiveBackRuns: giveBack joins adjacent blocks into one madvise call,
+// and the calls cover exactly the blocks it was given, in any order and
+// across burst boundaries, never a neighbour.
+func TestGiveBackRuns(t *testing.T) {
+	var p blockPool
+	defer p.release()
+	const n = 2*spanBlocks + 3
+	all := make([]unsafe.Pointer, n)
+	for i := range all {
+		all[i] = p.get(true)
+		for w := range blockWords(all[i]) {
+			blockWords(all[i])[w] = uint64(i + 1)
+		}
+	}
+	// Runs of several lengths, some longer than a burst, with gaps.
+	give := map[int]bool{}
+	for _, r := range [][2]int{{0, 3}, {4, 5}, {7, 7 + 2*giveBackBurst + 1}, {spanBlocks - 2, spanBlocks + 2}, {n - 1, n}} {
+		for i := r[0]; i < r[1]; i++ {
+			give[i] = true
+		}
+	}
+	var job []unsafe.Pointer
+	for i := range give { // map order: shuffled
+		job = append(job, all[i])
+	}
+	done := make(chan []unsafe.Pointer, 1)
+	giveBack(job, done)
+	if got := <-done; len(got) != len(give) {
+		t.Fatalf("giveBack reported %d blocks of %d", len(got), len(give))
+	}
+	for i, b := range all {
+		w := blockWords(b)
+		want := uint64(i + 1)
+		if give[i] {
+			want = 0
+		}
+		if w[0] != want || w[len(w)-1] != want {
+			t.Fatalf("block %d (given back %v): words %d..%d, want %d", i, give[i], w[0], w[len(w)-1], want)
+		}
+	}
+}
