@@ -306,7 +306,7 @@ func TestReportBase(t *testing.T) {
 		{nil, "2026-11-30-box"},
 		{[]string{"--memory"}, "2026-11-30-box-memory"},
 		{[]string{"--gc"}, "2026-11-30-box-gc"},
-		{[]string{"--scaling"}, "2026-11-30-box"},
+		{[]string{"--scaling"}, "2026-11-30-box-scaling"},
 	} {
 		cfg, err := parseFlags(append(c.args, "--server-cpus", "1", "--client-cpus", "0"), io.Discard)
 		if err != nil {

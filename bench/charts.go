@@ -78,7 +78,7 @@ func writeCharts(rep *report, dir, base string) ([]string, error) {
 	}
 
 	if rep.Config.Scaling {
-		path = filepath.Join(dir, base+"-scaling.svg")
+		path = filepath.Join(dir, base+"-curve.svg")
 		if err := scalingChart(rep, cellsInOrder, path); err != nil {
 			errs = append(errs, err)
 		} else {

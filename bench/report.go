@@ -124,6 +124,10 @@ func reportBase(rep *report) string {
 		base += "-gc"
 	case rep.Config.MemoryOnly:
 		base += "-memory"
+	case rep.Config.Scaling:
+		// Its own name, so that a scaling run keeps the full matrix's
+		// report of the same day.
+		base += "-scaling"
 	}
 	return base
 }
