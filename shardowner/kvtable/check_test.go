@@ -57,6 +57,9 @@ func (t *Table) checkErr() error {
 					if h&hashHigh != w&hashHigh || uint32(h>>32)&ix.mask != b {
 						return fmt.Errorf("key %q in wrong slot", entryKey(it))
 					}
+					if k == 1 && int(uint32(h>>32)&t.ix[0].mask) >= t.rehashIdx {
+						return fmt.Errorf("key %q in the new index, its old bucket not migrated yet", entryKey(it))
+					}
 					if it[0]&hdrTTL != 0 {
 						i := entryExpIdx(it)
 						if i >= t.exp.n || t.exp.at(i) != ref {
