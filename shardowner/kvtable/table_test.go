@@ -273,3 +273,45 @@ func TestCanonicalInt(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowthWritesNewIndexInOrder: while a resize runs, the new index's
+// chunks are handed out as the rehash cursor reaches them, not wherever new
+// keys happen to hash, so that the inserts right after a resize starts do
+// not fault in most of the new index at once.
+func TestGrowthWritesNewIndexInOrder(t *testing.T) {
+	tb := NewTable(&Clock{})
+	defer tb.Clear()
+	// Grow until a resize starts into an index of 64 chunks (64Ki buckets).
+	i := 0
+	for !tb.rehashing() || len(tb.ix[1].dir) < 64 {
+		tb.SetString(k(i), val16, 0)
+		i++
+	}
+	newChunks := len(tb.ix[1].dir)
+	const more = 2000
+	for j := range more {
+		tb.SetString(k(i+j), val16, 0)
+	}
+	if !tb.rehashing() {
+		t.Fatalf("resize over after %d inserts", more)
+	}
+	written := 0
+	for _, c := range tb.ix[1].dir {
+		if c != nil {
+			written++
+		}
+	}
+	// Old chunk c moves into new chunks c and c+len(old.dir): two per old
+	// chunk the cursor has entered.
+	reached := tb.rehashIdx>>chunkShift + 1
+	if written > 2*reached {
+		t.Errorf("%d of %d new chunks written after %d inserts; the cursor is in old chunk %d, so at most %d",
+			written, newChunks, more, reached-1, 2*reached)
+	}
+	tb.check(t)
+	for j := range i + more {
+		if v, ok := tb.Get(k(j)); !ok || string(v.Str) != string(val16) {
+			t.Fatalf("key %d lost across the resize", j)
+		}
+	}
+}
