@@ -66,7 +66,12 @@ func describeMachine(ctx context.Context, tl *tools, root string, cfg *config) m
 	case cfg.CorekvBin != "":
 		m.Corekv = "binary " + cfg.CorekvBin + " (--corekv-bin)"
 	default:
-		m.Corekv = "built from ./cmd/corekv at commit " + commit + " (uncommitted changes included)"
+		m.Corekv = "built from ./cmd/corekv at commit " + commit
+		// git diff exits 1 when tracked files differ from HEAD (results
+		// written into the tree are untracked and do not count).
+		if exec.CommandContext(ctx, "git", "-C", root, "diff", "--quiet", "HEAD").Run() != nil {
+			m.Corekv += " with uncommitted changes"
+		}
 	}
 	return m
 }
@@ -115,7 +120,7 @@ func firstOutputLine(ctx context.Context, name string, args ...string) string {
 }
 
 // reportBase is the file name, without extension, of rep's report:
-// <date>-<host>, with -gc or -memory for the single-measurement modes, which
+// <date>-<host>, with -gc, -memory or -scaling for the other modes, which
 // write beside, not over, a full report of the same day.
 func reportBase(rep *report) string {
 	base := rep.Started.Format("2006-01-02") + "-" + fileSafe(rep.Machine.Host)
