@@ -277,6 +277,10 @@ type gcResult struct {
 	RSSLoaded   int64   `json:"rss_loaded_bytes"`
 	BytesPerKey float64 `json:"bytes_per_key"`
 	LoadS       float64 `json:"load_s"` // wall time of the loader
+	// LoadLongestTurnMs is corekv's longest loop turn while the keys loaded
+	// (INFO stats of the fresh server): a table that grows in steps keeps it
+	// short at every key count.
+	LoadLongestTurnMs float64 `json:"load_longest_loop_turn_ms"`
 	// Traced is true for corekv, which runs with GODEBUG=gctrace=1; the GC fields of redis stay empty.
 	Traced       bool      `json:"traced"`
 	LoadCycles   []gcCycle `json:"load_gc_cycles"`   // cycles that started while the keys were loading
@@ -334,6 +338,9 @@ func runGC(ctx context.Context, cfg *config, tl *tools, work string, stdout io.W
 
 func (g gcResult) line() string {
 	s := fmt.Sprintf("%.1f B/key  load %.1fs", g.BytesPerKey, g.LoadS)
+	if g.Traced {
+		s += fmt.Sprintf(" (longest turn %s ms)", turnMs(g.LoadLongestTurnMs))
+	}
 	if g.Traced {
 		s += fmt.Sprintf("  GC load %d cycles, forced GC mark %s ms clock %s ms cpu, heap %s MB  GC get %d"+
 			"  loop turns >=1ms %d, longest %.3f ms",
@@ -396,6 +403,14 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 	}
 	g.LoadS = time.Since(t0).Seconds()
 	loadTo := logSize()
+	if g.Traced {
+		time.Sleep(200 * time.Millisecond) // INFO's figures are published every 100 ms
+		st, err := infoInts(srv.addr(), "stats")
+		if err != nil {
+			return fail(err)
+		}
+		g.LoadLongestTurnMs = float64(st["longest_loop_turn_usec"]) / 1000
+	}
 	settle()
 	if g.DBSize, err = dbSize(srv.addr()); err != nil {
 		return fail(err)

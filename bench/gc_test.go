@@ -344,6 +344,10 @@ func TestGCSmokeCorekv(t *testing.T) {
 	if g.Error != "" || !g.Traced || g.DBSize != 3000 || len(g.ForcedCycles) != gcForced || g.MarkCPUMs <= 0 {
 		t.Errorf("corekv: %+v\n%s", g, log)
 	}
+	// INFO keeps the longest of the turns of 1 ms or more: 0 says none was.
+	if g.LoadLongestTurnMs != 0 && g.LoadLongestTurnMs < 1 {
+		t.Errorf("longest loop turn during the load %.3f ms: below the 1 ms INFO counts from", g.LoadLongestTurnMs)
+	}
 	if g.LongestTurnMs > 0 && g.SlowTurns == 0 {
 		t.Errorf("longest loop turn %.3f ms with no slow turn counted", g.LongestTurnMs)
 	}

@@ -463,7 +463,7 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// gcRow is one row of the GC table: keys, server, bytes/key, GC cycles during the load, mark clock and CPU
+// gcRow is one row of the GC table: keys, server, bytes/key, corekv's longest loop turn and GC cycles during the load, mark clock and CPU
 // and live heap of the forced full cycles (medians), GC cycles during the GET runs, slow and longest loop
 // turns during them (corekv), GET req/s and p99.9 (medians).
 func gcRow(g gcResult) []string {
@@ -473,12 +473,22 @@ func gcRow(g gcResult) []string {
 		}
 		return strconv.Itoa(len(cs))
 	}
-	slow, longest := "-", "-"
+	slow, longest, loadLongest := "-", "-", "-"
 	if g.Traced {
-		slow, longest = strconv.FormatInt(g.SlowTurns, 10), fmtMs(g.LongestTurnMs)
+		slow, longest = strconv.FormatInt(g.SlowTurns, 10), turnMs(g.LongestTurnMs)
+		loadLongest = turnMs(g.LoadLongestTurnMs)
 	}
-	return []string{shortCount(g.Keys), g.Target.label(), fmt.Sprintf("%.1f", g.BytesPerKey), cycles(g.LoadCycles),
+	return []string{shortCount(g.Keys), g.Target.label(), fmt.Sprintf("%.1f", g.BytesPerKey), loadLongest, cycles(g.LoadCycles),
 		g.markClock(), g.markCPU(), g.heapMB(), cycles(g.GetCycles), slow, longest, groupDigits(g.GetRPS), fmtMs(g.GetP999Ms)}
+}
+
+// turnMs shows a longest loop turn from INFO, which counts only turns of
+// 1 ms or more: 0 means that none was.
+func turnMs(ms float64) string {
+	if ms == 0 {
+		return "< 1"
+	}
+	return fmtMs(ms)
 }
 
 // writeGC is the "GC and size" section of a --gc run.
@@ -491,15 +501,16 @@ func writeGC(w io.Writer, rep *report) {
 		"Then %d runs of\n\n```\ntaskset -c %s redis-benchmark -h 127.0.0.1 -p PORT -t get -P %d -c %d -r N -n %d\n```\n\n",
 		gcValueSize, gcGetRuns, formatCPUList(cfg.clientCPUList), gcPipeline, cfg.Clients, cfg.GCRequests)
 	fmt.Fprintf(w, "GET req/s and p99.9 are the medians of these runs (each run is in the JSON, `gc[].get_runs`). "+
-		"*GC load* counts the gctrace lines corekv wrote while the keys loaded. Once they are loaded the harness "+
+		"*Longest turn during load* is corekv's longest loop turn from its start to the end of the load (INFO "+
+		"stats): the table grows through every size on the way. *GC load* counts the gctrace lines corekv wrote while the keys loaded. Once they are loaded the harness "+
 		"forces %d full GC cycles (corekv runs with `--pprof`; `GET /debug/pprof/heap?gc=1` runs one): *mark "+
 		"clock* (wall time of the concurrent mark), *mark CPU* (assist + background + idle mark workers) and "+
 		"*heap* (live heap after the mark) are the medians of those. *GC get* counts the cycles during the GET "+
 		"runs; *slow turns* and *longest turn* are corekv's own INFO figures over the GET runs (after a CONFIG "+
 		"RESETSTAT): loop turns of a shard that took 1 ms or more, and the longest. Every cycle is in the JSON (`gc[].load_gc_cycles`, `gc[].forced_gc_cycles`, `gc[].get_gc_cycles`). "+
 		"redis has no GC: its columns are empty.\n\n", gcForced)
-	fmt.Fprint(w, "| keys | server | bytes/key | GC cycles during load | full GC mark clock ms | full GC mark CPU ms | heap MB | GC cycles during GET | slow turns | longest turn ms | GET req/s | GET p99.9 ms |\n")
-	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprint(w, "| keys | server | bytes/key | longest turn during load ms | GC cycles during load | full GC mark clock ms | full GC mark CPU ms | heap MB | GC cycles during GET | slow turns | longest turn ms | GET req/s | GET p99.9 ms |\n")
+	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, g := range rep.GC {
 		if g.Error != "" {
 			fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | | | | | |\n", shortCount(g.Keys), g.Target.label(),
