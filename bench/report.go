@@ -406,7 +406,7 @@ func printSummary(w io.Writer, rep *report) {
 		tw.Flush()
 	}
 	if len(rep.GC) > 0 {
-		fmt.Fprintln(tw, "keys\tserver\tbytes/key\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tslow turns\tlongest ms\tGET req/s\tGET p99.9 ms\t")
+		fmt.Fprintln(tw, "keys\tserver\tbytes/key\tload turn ms\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tslow turns\tlongest ms\tGET req/s\tGET p99.9 ms\t")
 		for _, g := range rep.GC {
 			if g.Error != "" {
 				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\t\t\n", shortCount(g.Keys), g.Target.label())
