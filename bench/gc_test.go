@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -251,16 +252,16 @@ func TestGCTrends(t *testing.T) {
 	rd := target{Server: "redis"}
 	cyc := []gcCycle{{Num: 1}}
 	results := []gcResult{
-		{Target: ck, Keys: 100000, Traced: true, ForcedCycles: cyc, MarkClockMs: 2, MarkCPUMs: 1, GetP999Ms: 1},
-		{Target: rd, Keys: 100000, GetP999Ms: 2},
+		{Target: ck, Keys: 100000, Traced: true, ForcedCycles: cyc, MarkClockMs: 2, MarkCPUMs: 1, Clients: 50, GetP999Ms: 1, LightGetP999Ms: 0.5},
+		{Target: rd, Keys: 100000, Clients: 50, GetP999Ms: 2, LightGetP999Ms: 1},
 		{Target: ck, Keys: 10000000, Error: "boom", GetP999Ms: 100},
-		{Target: ck, Keys: 1000000, Traced: true, ForcedCycles: cyc, MarkClockMs: 3, MarkCPUMs: 1.5, GetP999Ms: 1.1},
-		{Target: rd, Keys: 1000000, GetP999Ms: 3},
+		{Target: ck, Keys: 1000000, Traced: true, ForcedCycles: cyc, MarkClockMs: 3, MarkCPUMs: 1.5, Clients: 50, GetP999Ms: 1.1, LightGetP999Ms: 0.55},
+		{Target: rd, Keys: 1000000, Clients: 50, GetP999Ms: 3, LightGetP999Ms: 2},
 	}
 	got := gcTrends(results)
 	want := []string{
-		"corekv/1, 100k → 1M keys: GET p99.9 1.000 → 1.100 ms (+10%), full GC mark 2.000 → 3.000 ms clock (+50%), 1.000 → 1.500 ms CPU (+50%).",
-		"redis, 100k → 1M keys: GET p99.9 2.000 → 3.000 ms (+50%); no Go GC.",
+		"corekv/1, 100k → 1M keys: GET p99.9 1.000 → 1.100 ms (+10%) with 50 clients, 0.500 → 0.550 ms (+10%) with 10, full GC mark 2.000 → 3.000 ms clock (+50%), 1.000 → 1.500 ms CPU (+50%).",
+		"redis, 100k → 1M keys: GET p99.9 2.000 → 3.000 ms (+50%) with 50 clients, 1.000 → 2.000 ms (+100%) with 10; no Go GC.",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
@@ -343,6 +344,14 @@ func TestGCSmokeCorekv(t *testing.T) {
 	g := rep.GC[0]
 	if g.Error != "" || !g.Traced || g.DBSize != 3000 || len(g.ForcedCycles) != gcForced || g.MarkCPUMs <= 0 {
 		t.Errorf("corekv: %+v\n%s", g, log)
+	}
+	if len(g.LightRuns) != gcGetRuns || g.LightGetRPS <= 0 || g.LightGetP999Ms <= 0 {
+		t.Errorf("GET runs with %d clients: %d runs, %v req/s, p99.9 %v ms", gcLightClients, len(g.LightRuns), g.LightGetRPS, g.LightGetP999Ms)
+	}
+	for _, s := range g.LightRuns {
+		if !strings.Contains(s.Command, fmt.Sprintf(" -c %d ", gcLightClients)) {
+			t.Errorf("light GET run: %s", s.Command)
+		}
 	}
 	// INFO keeps the longest of the turns of 1 ms or more: 0 says none was.
 	if g.LoadLongestTurnMs != 0 && g.LoadLongestTurnMs < 1 {

@@ -406,10 +406,10 @@ func printSummary(w io.Writer, rep *report) {
 		tw.Flush()
 	}
 	if len(rep.GC) > 0 {
-		fmt.Fprintln(tw, "keys\tserver\tbytes/key\tload turn ms\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tslow turns\tlongest ms\tGET req/s\tGET p99.9 ms\t")
+		fmt.Fprintf(tw, "keys\tserver\tbytes/key\tload turn ms\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tslow turns\tlongest ms\tGET req/s\tGET p99.9 ms\tc=%d req/s\tc=%d p99.9 ms\t\n", gcLightClients, gcLightClients)
 		for _, g := range rep.GC {
 			if g.Error != "" {
-				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\t\t\n", shortCount(g.Keys), g.Target.label())
+				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\t\t\t\t\n", shortCount(g.Keys), g.Target.label())
 				continue
 			}
 			c := gcRow(g)
@@ -479,7 +479,8 @@ func gcRow(g gcResult) []string {
 		loadLongest = turnMs(g.LoadLongestTurnMs)
 	}
 	return []string{shortCount(g.Keys), g.Target.label(), fmt.Sprintf("%.1f", g.BytesPerKey), loadLongest, cycles(g.LoadCycles),
-		g.markClock(), g.markCPU(), g.heapMB(), cycles(g.GetCycles), slow, longest, groupDigits(g.GetRPS), fmtMs(g.GetP999Ms)}
+		g.markClock(), g.markCPU(), g.heapMB(), cycles(g.GetCycles), slow, longest, groupDigits(g.GetRPS), fmtMs(g.GetP999Ms),
+		groupDigits(g.LightGetRPS), fmtMs(g.LightGetP999Ms)}
 }
 
 // turnMs shows a longest loop turn from INFO, which counts only turns of
@@ -501,6 +502,9 @@ func writeGC(w io.Writer, rep *report) {
 		"Then %d runs of\n\n```\ntaskset -c %s redis-benchmark -h 127.0.0.1 -p PORT -t get -P %d -c %d -r N -n %d\n```\n\n",
 		gcValueSize, gcGetRuns, formatCPUList(cfg.clientCPUList), gcPipeline, cfg.Clients, cfg.GCRequests)
 	fmt.Fprintf(w, "GET req/s and p99.9 are the medians of these runs (each run is in the JSON, `gc[].get_runs`). "+
+		"With %[2]d clients both redis-benchmark and the server are saturated, so latency is mostly waiting in "+
+		"queues that grow with the cost of every request (a GET at 10M keys misses cache); %[1]d more runs with "+
+		"`-c %[3]d` leave the server room, so their tail shows pauses rather than queues (`gc[].light_get_runs`). "+
 		"*Longest turn during load* is corekv's longest loop turn from its start to the end of the load (INFO "+
 		"stats): the table grows through every size on the way. *GC load* counts the gctrace lines corekv wrote while the keys loaded. Once they are loaded the harness "+
 		"forces %d full GC cycles (corekv runs with `--pprof`; `GET /debug/pprof/heap?gc=1` runs one): *mark "+
@@ -508,12 +512,12 @@ func writeGC(w io.Writer, rep *report) {
 		"*heap* (live heap after the mark) are the medians of those. *GC get* counts the cycles during the GET "+
 		"runs; *slow turns* and *longest turn* are corekv's own INFO figures over the GET runs (after a CONFIG "+
 		"RESETSTAT): loop turns of a shard that took 1 ms or more, and the longest. Every cycle is in the JSON (`gc[].load_gc_cycles`, `gc[].forced_gc_cycles`, `gc[].get_gc_cycles`). "+
-		"redis has no GC: its columns are empty.\n\n", gcForced)
-	fmt.Fprint(w, "| keys | server | bytes/key | longest turn during load ms | GC cycles during load | full GC mark clock ms | full GC mark CPU ms | heap MB | GC cycles during GET | slow turns | longest turn ms | GET req/s | GET p99.9 ms |\n")
-	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		"redis has no GC: its columns are empty.\n\n", gcGetRuns, cfg.Clients, gcLightClients, gcForced)
+	fmt.Fprintf(w, "| keys | server | bytes/key | longest turn during load ms | GC cycles during load | full GC mark clock ms | full GC mark CPU ms | heap MB | GC cycles during GET | slow turns | longest turn ms | GET req/s | GET p99.9 ms | GET req/s, %d clients | GET p99.9 ms, %d clients |\n", gcLightClients, gcLightClients)
+	fmt.Fprint(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, g := range rep.GC {
 		if g.Error != "" {
-			fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | | | | | |\n", shortCount(g.Keys), g.Target.label(),
+			fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | | | | | | | | |\n", shortCount(g.Keys), g.Target.label(),
 				mdEscape(firstLine(g.Error)))
 			continue
 		}
@@ -526,9 +530,15 @@ func writeGC(w io.Writer, rep *report) {
 	}
 	var failed []string
 	for _, g := range rep.GC {
-		for i, s := range g.Runs {
-			if s.Error != "" {
-				failed = append(failed, fmt.Sprintf("%s %s keys run %d: %s", g.Target.label(), shortCount(g.Keys), i+1, mdEscape(firstLine(s.Error))))
+		for _, runs := range []struct {
+			clients int
+			runs    []sample
+		}{{g.Clients, g.Runs}, {gcLightClients, g.LightRuns}} {
+			for i, s := range runs.runs {
+				if s.Error != "" {
+					failed = append(failed, fmt.Sprintf("%s %s keys c=%d run %d: %s", g.Target.label(), shortCount(g.Keys),
+						runs.clients, i+1, mdEscape(firstLine(s.Error))))
+				}
 			}
 		}
 	}

@@ -443,7 +443,7 @@ func countFailed(rep *report) (failed, all int) {
 		if g.Error != "" {
 			failed++
 		}
-		for _, s := range g.Runs {
+		for _, s := range append(g.Runs, g.LightRuns...) {
 			all++
 			if s.Error != "" {
 				failed++
