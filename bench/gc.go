@@ -22,13 +22,16 @@ const (
 	gcValueSize = 16 // bytes per value loaded by the --gc mode
 	gcPipeline  = 16 // -P of its GET runs
 	gcGetRuns   = 3  // GET runs per server, key count and client count
-	// gcLightClients is the client count of the second set of GET runs.
-	// With --clients (50) redis-benchmark and the server are both saturated,
-	// so a request's latency is mostly its wait in queues, and those grow
-	// with the cost of every request before it (a GET at 10M keys misses
-	// cache; at 100k it does not). With 10 the server has room, and the tail
-	// shows the pauses (a GC cycle, a long loop turn) that the mode looks for.
+	// The second set of GET runs is light: gcLightClients connections
+	// without pipelining, gcLightShare of --gc-requests each. With --clients
+	// (50) at -P 16, redis-benchmark and the server are both saturated, so a
+	// request's latency is mostly its wait in queues, and those grow with the
+	// cost of every request before it (a GET at 10M keys misses cache; at
+	// 100k it does not). The light runs leave the server idle part of the
+	// time, so their tail shows pauses (a GC cycle, a long loop turn, the
+	// host) rather than queues.
 	gcLightClients = 10
+	gcLightShare   = 6
 	gcForced       = 9 // full GC cycles forced after the load
 )
 
@@ -305,7 +308,7 @@ type gcResult struct {
 	Clients       int      `json:"clients"`     // of the runs below
 	GetRPS        float64  `json:"get_rps"`     // median of the good runs
 	GetP999Ms     float64  `json:"get_p999_ms"` // median of the good runs
-	// The same with gcLightClients clients, after the runs above.
+	// The same for the light runs (gcLightClients clients, -P 1), after the runs above.
 	LightRuns      []sample `json:"light_get_runs"`
 	LightGetRPS    float64  `json:"light_get_rps"`
 	LightGetP999Ms float64  `json:"light_get_p999_ms"`
@@ -359,7 +362,7 @@ func (g gcResult) line() string {
 			len(g.LoadCycles), g.markClock(), g.markCPU(), g.heapMB(),
 			len(g.GetCycles), g.SlowTurns, g.LongestTurnMs)
 	}
-	return s + fmt.Sprintf("  GET %s req/s p99.9 %s ms, with %d clients %s req/s p99.9 %s ms", groupDigits(g.GetRPS),
+	return s + fmt.Sprintf("  GET %s req/s p99.9 %s ms, light (-c %d -P 1) %s req/s p99.9 %s ms", groupDigits(g.GetRPS),
 		fmtMs(g.GetP999Ms), gcLightClients, groupDigits(g.LightGetRPS), fmtMs(g.LightGetP999Ms))
 }
 
@@ -453,9 +456,7 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 
 	// getRuns runs the GET benchmark gcGetRuns times with clients
 	// connections and returns the runs with the medians of the good ones.
-	getRuns := func(clients int) (runs []sample, rps, p999 float64, err error) {
-		c := cell{Test: "get", Pipeline: gcPipeline, Clients: clients, Keyspace: keys, Size: gcValueSize,
-			Requests: cfg.GCRequests}
+	getRuns := func(c cell) (runs []sample, rps, p999 float64, err error) {
 		var rs, ps []float64
 		for i := 0; i < gcGetRuns; i++ {
 			if err := ctx.Err(); err != nil {
@@ -463,7 +464,8 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 			}
 			s := runBenchmark(ctx, cfg, tl, srv, c)
 			runs = append(runs, s)
-			fmt.Fprintf(stdout, "gc %-9s %5s keys  GET c=%d run %d: %s\n", t.label(), shortCount(keys), clients, i+1, s.line())
+			fmt.Fprintf(stdout, "gc %-9s %5s keys  GET c=%d P=%d run %d: %s\n", t.label(), shortCount(keys), c.Clients,
+				c.Pipeline, i+1, s.line())
 			if !srv.alive() {
 				return runs, 0, 0, fmt.Errorf("%s exited during the GET runs", t.label())
 			}
@@ -480,7 +482,9 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 	}
 	getFrom := logSize()
 	g.Clients = cfg.Clients
-	if g.Runs, g.GetRPS, g.GetP999Ms, err = getRuns(cfg.Clients); err != nil {
+	heavy := cell{Test: "get", Pipeline: gcPipeline, Clients: cfg.Clients, Keyspace: keys, Size: gcValueSize,
+		Requests: cfg.GCRequests}
+	if g.Runs, g.GetRPS, g.GetP999Ms, err = getRuns(heavy); err != nil {
 		return fail(err)
 	}
 	if g.Traced {
@@ -491,7 +495,9 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		}
 		g.SlowTurns, g.LongestTurnMs = st["slow_loop_turns"], float64(st["longest_loop_turn_usec"])/1000
 	}
-	if g.LightRuns, g.LightGetRPS, g.LightGetP999Ms, err = getRuns(gcLightClients); err != nil {
+	light := cell{Test: "get", Pipeline: 1, Clients: gcLightClients, Keyspace: keys, Size: gcValueSize,
+		Requests: max(cfg.GCRequests/gcLightShare, 1000)}
+	if g.LightRuns, g.LightGetRPS, g.LightGetP999Ms, err = getRuns(light); err != nil {
 		return fail(err)
 	}
 	getTo := logSize()
@@ -569,7 +575,7 @@ func gcTrends(results []gcResult) []string {
 		if lo.Keys == hi.Keys {
 			continue
 		}
-		s := fmt.Sprintf("%s, %s → %s keys: GET p99.9 %s → %s ms (%s) with %d clients, %s → %s ms (%s) with %d",
+		s := fmt.Sprintf("%s, %s → %s keys: GET p99.9 %s → %s ms (%s) with %d clients, %s → %s ms (%s) with %d clients and no pipelining",
 			l, shortCount(lo.Keys), shortCount(hi.Keys),
 			fmtMs(lo.GetP999Ms), fmtMs(hi.GetP999Ms), change(lo.GetP999Ms, hi.GetP999Ms), lo.Clients,
 			fmtMs(lo.LightGetP999Ms), fmtMs(hi.LightGetP999Ms), change(lo.LightGetP999Ms, hi.LightGetP999Ms), gcLightClients)

@@ -260,8 +260,8 @@ func TestGCTrends(t *testing.T) {
 	}
 	got := gcTrends(results)
 	want := []string{
-		"corekv/1, 100k → 1M keys: GET p99.9 1.000 → 1.100 ms (+10%) with 50 clients, 0.500 → 0.550 ms (+10%) with 10, full GC mark 2.000 → 3.000 ms clock (+50%), 1.000 → 1.500 ms CPU (+50%).",
-		"redis, 100k → 1M keys: GET p99.9 2.000 → 3.000 ms (+50%) with 50 clients, 1.000 → 2.000 ms (+100%) with 10; no Go GC.",
+		"corekv/1, 100k → 1M keys: GET p99.9 1.000 → 1.100 ms (+10%) with 50 clients, 0.500 → 0.550 ms (+10%) with 10 clients and no pipelining, full GC mark 2.000 → 3.000 ms clock (+50%), 1.000 → 1.500 ms CPU (+50%).",
+		"redis, 100k → 1M keys: GET p99.9 2.000 → 3.000 ms (+50%) with 50 clients, 1.000 → 2.000 ms (+100%) with 10 clients and no pipelining; no Go GC.",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
@@ -346,10 +346,10 @@ func TestGCSmokeCorekv(t *testing.T) {
 		t.Errorf("corekv: %+v\n%s", g, log)
 	}
 	if len(g.LightRuns) != gcGetRuns || g.LightGetRPS <= 0 || g.LightGetP999Ms <= 0 {
-		t.Errorf("GET runs with %d clients: %d runs, %v req/s, p99.9 %v ms", gcLightClients, len(g.LightRuns), g.LightGetRPS, g.LightGetP999Ms)
+		t.Errorf("light GET runs: %d, %v req/s, p99.9 %v ms", len(g.LightRuns), g.LightGetRPS, g.LightGetP999Ms)
 	}
 	for _, s := range g.LightRuns {
-		if !strings.Contains(s.Command, fmt.Sprintf(" -c %d ", gcLightClients)) {
+		if !strings.Contains(s.Command, fmt.Sprintf(" -P 1 -c %d ", gcLightClients)) {
 			t.Errorf("light GET run: %s", s.Command)
 		}
 	}
