@@ -37,10 +37,10 @@
 //     (Get, Exists, Scan and RandomKey never move other entries).
 //   - Resizing is incremental: while ix[1] exists, every operation moves a
 //     few buckets of ix[0] into it, and buckets of ix[0] below rehashIdx are
-//     empty. A key lives in ix[0] if its bucket there is at or above
-//     rehashIdx, else in ix[1]; new keys too. Index chunks, overflow chunks and TTL-set chunks are allocated
-//     in bounded pieces, so no operation copies or zeroes a table-sized
-//     array.
+//     empty. A key, new or old, lives in ix[0] if its bucket there is at or
+//     above rehashIdx, else in ix[1]. Index chunks, overflow chunks and
+//     TTL-set chunks are allocated in bounded pieces, so no operation copies
+//     or zeroes a table-sized array, and ix[1] is written in rehash order.
 //   - A bucket's chain is packed (no empty slot before a full one, no empty
 //     overflow group), so a lookup stops at the first empty slot.
 //   - Every live arena item is referenced by exactly one slot; a free item
