@@ -355,8 +355,6 @@ func (g gcResult) line() string {
 	s := fmt.Sprintf("%.1f B/key  load %.1fs", g.BytesPerKey, g.LoadS)
 	if g.Traced {
 		s += fmt.Sprintf(" (longest turn %s ms)", turnMs(g.LoadLongestTurnMs))
-	}
-	if g.Traced {
 		s += fmt.Sprintf("  GC load %d cycles, forced GC mark %s ms clock %s ms cpu, heap %s MB  GC get %d"+
 			"  loop turns >=1ms %d, longest %.3f ms",
 			len(g.LoadCycles), g.markClock(), g.markCPU(), g.heapMB(),
@@ -366,7 +364,8 @@ func (g gcResult) line() string {
 		fmtMs(g.GetP999Ms), gcLightClients, groupDigits(g.LightGetRPS), fmtMs(g.LightGetP999Ms))
 }
 
-// measureGC starts t afresh, loads keys keys, and runs the GET benchmark gcGetRuns times. corekv runs with
+// measureGC starts t afresh, loads keys keys, and runs the GET benchmark gcGetRuns times saturated, then
+// gcGetRuns times light. corekv runs with
 // GODEBUG=gctrace=1 and --pprof: between the load and the GET runs the harness forces gcForced full GC cycles
 // through the pprof heap endpoint (?gc=1), so that every key count has cycles that marked the whole loaded
 // heap, whether or not the load itself started one. Its log is cut by byte offsets into the load, the forced
@@ -420,12 +419,9 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 	g.LoadS = time.Since(t0).Seconds()
 	loadTo := logSize()
 	if g.Traced {
-		time.Sleep(200 * time.Millisecond) // INFO's figures are published every 100 ms
-		st, err := infoInts(srv.addr(), "stats")
-		if err != nil {
+		if _, g.LoadLongestTurnMs, err = loopTurns(srv.addr()); err != nil {
 			return fail(err)
 		}
-		g.LoadLongestTurnMs = float64(st["longest_loop_turn_usec"]) / 1000
 	}
 	settle()
 	if g.DBSize, err = dbSize(srv.addr()); err != nil {
@@ -454,8 +450,8 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 	}
 	forcedTo := logSize()
 
-	// getRuns runs the GET benchmark gcGetRuns times with clients
-	// connections and returns the runs with the medians of the good ones.
+	// getRuns runs cell c gcGetRuns times and returns the runs with the
+	// medians of the good ones.
 	getRuns := func(c cell) (runs []sample, rps, p999 float64, err error) {
 		var rs, ps []float64
 		for i := 0; i < gcGetRuns; i++ {
@@ -488,12 +484,9 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		return fail(err)
 	}
 	if g.Traced {
-		time.Sleep(200 * time.Millisecond) // INFO's figures are published every 100 ms
-		st, err := infoInts(srv.addr(), "stats")
-		if err != nil {
+		if g.SlowTurns, g.LongestTurnMs, err = loopTurns(srv.addr()); err != nil {
 			return fail(err)
 		}
-		g.SlowTurns, g.LongestTurnMs = st["slow_loop_turns"], float64(st["longest_loop_turn_usec"])/1000
 	}
 	light := cell{Test: "get", Pipeline: 1, Clients: gcLightClients, Keyspace: keys, Size: gcValueSize,
 		Requests: max(cfg.GCRequests/gcLightShare, 1000)}
@@ -520,6 +513,18 @@ func measureGC(ctx context.Context, cfg *config, tl *tools, t target, keys int, 
 		g.MarkClockMs, g.MarkCPUMs, g.HeapMB = median(clock), median(cpu), int64(median(heap))
 	}
 	return g
+}
+
+// loopTurns reads corekv's loop-turn figures from INFO stats: turns of 1 ms
+// or more, and the longest of them in ms (0 when there was none), since the
+// start or the last CONFIG RESETSTAT.
+func loopTurns(addr string) (slow int64, longestMs float64, err error) {
+	time.Sleep(200 * time.Millisecond) // INFO's figures are published every 100 ms
+	st, err := infoInts(addr, "stats")
+	if err != nil {
+		return 0, 0, err
+	}
+	return st["slow_loop_turns"], float64(st["longest_loop_turn_usec"]) / 1000, nil
 }
 
 // forceGC asks corekv's pprof endpoint for a heap profile with gc=1, which runs one full, blocking GC cycle
