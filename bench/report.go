@@ -463,9 +463,10 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// gcRow is one row of the GC table: keys, server, bytes/key, corekv's longest loop turn and GC cycles during the load, mark clock and CPU
-// and live heap of the forced full cycles (medians), GC cycles during the GET runs, slow and longest loop
-// turns during them (corekv), GET req/s and p99.9 (medians).
+// gcRow is one row of the GC table: keys, server, bytes/key, corekv's longest loop turn and the GC cycles
+// during the load, mark clock and CPU and live heap of the forced full cycles (medians), GC cycles during the
+// GET runs, slow and longest loop turns during the saturated ones (corekv), and GET req/s and p99.9 (medians)
+// of the saturated and of the light runs.
 func gcRow(g gcResult) []string {
 	cycles := func(cs []gcCycle) string {
 		if !g.Traced {
