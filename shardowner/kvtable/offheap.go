@@ -16,12 +16,14 @@ package kvtable
 // jemalloc decays dirty pages; the excess is what is warm past warmFloor and
 // past the blocks the pool handed out in its last keepTicks Ticks. So memory
 // falls within seconds after mass deletes, while a table that grows, or frees
-// and allocates in turn, does not fault its own blocks in again. A given-back block reads as zeros.
+// and allocates in turn, does not fault its own blocks in again. A given-back
+// block reads as zeros.
 //
 // Giving memory back is done by a short-lived goroutine, never by the shard
 // itself, and only from the timer, a bounded job at a time: madvise must
 // shoot down TLB entries on every CPU that ran the process, which on a
-// virtual machine can stop the calling thread for milliseconds. Blocks being
+// virtual machine can stop the calling thread, and the CPUs it waits for,
+// for milliseconds (see giveBack). Blocks being
 // given back are neither free nor in use until the goroutine reports them
 // done (reap). Address space is unmapped only when the whole pool is
 // released.
@@ -231,24 +233,35 @@ func (p *blockPool) decay() {
 // Deleting 10M keys made 5.4k calls one block each and 1.3k this way; the
 // deletes over 1 ms went from 7, 9, 9 to 4, 2, 6 in alternated runs.
 func giveBack(blocks []unsafe.Pointer, done chan<- []unsafe.Pointer) {
-	slices.SortFunc(blocks, func(a, b unsafe.Pointer) int { return cmp.Compare(uintptr(a), uintptr(b)) })
-	for i := 0; i < len(blocks); {
-		if i > 0 {
+	eachRun(blocks, func(first unsafe.Pointer, n int, newBurst bool) {
+		if newBurst {
 			time.Sleep(giveBackPause)
 		}
+		if err := unix.Madvise(unsafe.Slice((*byte)(first), n*blockBytes), unix.MADV_DONTNEED); err != nil {
+			panic("kvtable: madvise: " + err.Error())
+		}
+	})
+	done <- blocks
+}
+
+// eachRun sorts blocks by address, cuts them into bursts of giveBackBurst,
+// and calls fn once per run of adjacent blocks within a burst: its first
+// block, its length, and whether it starts a burst after the first.
+func eachRun(blocks []unsafe.Pointer, fn func(first unsafe.Pointer, n int, newBurst bool)) {
+	slices.SortFunc(blocks, func(a, b unsafe.Pointer) int { return cmp.Compare(uintptr(a), uintptr(b)) })
+	for i := 0; i < len(blocks); {
 		end := min(i+giveBackBurst, len(blocks))
+		newBurst := i > 0
 		for i < end {
 			j := i + 1
 			for j < end && uintptr(blocks[j]) == uintptr(blocks[j-1])+blockBytes {
 				j++
 			}
-			if err := unix.Madvise(unsafe.Slice((*byte)(blocks[i]), (j-i)*blockBytes), unix.MADV_DONTNEED); err != nil {
-				panic("kvtable: madvise: " + err.Error())
-			}
+			fn(blocks[i], j-i, newBurst)
+			newBurst = false
 			i = j
 		}
 	}
-	done <- blocks
 }
 
 // reap takes back the blocks of a finished job, which now read as zeros. It

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"testing"
@@ -375,8 +376,9 @@ func TestGiveBackRuns(t *testing.T) {
 	all := make([]unsafe.Pointer, n)
 	for i := range all {
 		all[i] = p.get(true)
-		for w := range blockWords(all[i]) {
-			blockWords(all[i])[w] = uint64(i + 1)
+		w := blockWords(all[i])
+		for j := range w {
+			w[j] = uint64(i + 1)
 		}
 	}
 	// Runs of several lengths, some longer than a burst, with gaps.
@@ -404,5 +406,38 @@ func TestGiveBackRuns(t *testing.T) {
 		if w[0] != want || w[len(w)-1] != want {
 			t.Fatalf("block %d (given back %v): words %d..%d, want %d", i, give[i], w[0], w[len(w)-1], want)
 		}
+	}
+}
+
+// TestEachRun checks how a give-back job is cut into madvise calls: adjacent
+// blocks share a call, a gap or a burst's end starts a new one, and only the
+// first call of each later burst pauses before it.
+func TestEachRun(t *testing.T) {
+	mem := make([]byte, (8+giveBackBurst)*blockBytes) // addresses only: eachRun reads no block
+	base := uintptr(unsafe.Pointer(&mem[0]))
+	blk := func(i int) unsafe.Pointer { return unsafe.Pointer(&mem[i*blockBytes]) }
+	// Blocks 0-2, 4, then 6 to 6+giveBackBurst+1 (which crosses the first
+	// burst's end), handed over out of order.
+	idx := []int{4, 2, 0, 1}
+	for i := 6; i < 6+giveBackBurst+2; i++ {
+		idx = append(idx, i)
+	}
+	idx[0], idx[len(idx)-1] = idx[len(idx)-1], idx[0]
+	var job []unsafe.Pointer
+	for _, i := range idx {
+		job = append(job, blk(i))
+	}
+	type call struct {
+		first, n int
+		pause    bool
+	}
+	var got []call
+	eachRun(job, func(first unsafe.Pointer, n int, newBurst bool) {
+		got = append(got, call{int((uintptr(first) - base) / blockBytes), n, newBurst})
+	})
+	// The first burst holds the 8 lowest blocks: 0-2, 4, and 6-9.
+	want := []call{{0, 3, false}, {4, 1, false}, {6, giveBackBurst - 4, false}, {6 + giveBackBurst - 4, 6, true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("runs %+v, want %+v", got, want)
 	}
 }
