@@ -296,8 +296,8 @@ func TestServerArgv(t *testing.T) {
 	}
 }
 
-// TestSmoke runs the harness in --smoke mode with redis-server on both sides, once through --only-redis and
-// once through the corekv command line (testdata/corekv-as-redis.sh takes corekv's flags).
+// TestReportBase checks the report's file names: each single-measurement mode writes beside, not over, the
+// full report of the same day.
 func TestReportBase(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -343,6 +343,8 @@ func runHarness(t *testing.T, timeout time.Duration, args ...string) (*report, s
 	return rep, log.String()
 }
 
+// TestSmoke runs the harness in --smoke mode with redis-server on both sides, once through --only-redis and
+// once through the corekv command line (testdata/corekv-as-redis.sh takes corekv's flags).
 func TestSmoke(t *testing.T) {
 	for name, extra := range map[string][]string{
 		"only-redis": {"--only-redis"},

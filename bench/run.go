@@ -443,10 +443,12 @@ func countFailed(rep *report) (failed, all int) {
 		if g.Error != "" {
 			failed++
 		}
-		for _, s := range append(g.Runs, g.LightRuns...) {
-			all++
-			if s.Error != "" {
-				failed++
+		for _, runs := range [][]sample{g.Runs, g.LightRuns} {
+			for _, s := range runs {
+				all++
+				if s.Error != "" {
+					failed++
+				}
 			}
 		}
 	}
