@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // Commands that plans send to shards, resolved once.
@@ -349,16 +350,12 @@ func (p *plan) copyOptions(ex Exec, s *Slot) bool {
 		case resp.EqualFold(a, "replace"):
 			p.replace = true
 		case resp.EqualFold(a, "db") && i+1 < len(p.argv):
-			n, ok := resp.ParseInt(p.argv[i+1])
-			if !ok {
-				p.done(ex, s, errReply(resp.ErrNotInteger))
+			n, err := shardowner.DBIndex(p.argv[i+1], ex.Databases())
+			if err != "" {
+				p.done(ex, s, errReply(err))
 				return false
 			}
-			if n < 0 || n >= int64(ex.Databases()) {
-				p.done(ex, s, errReply(resp.ErrDBIndex))
-				return false
-			}
-			p.copyDB = int(n)
+			p.copyDB = n
 			i++
 		default:
 			p.done(ex, s, errReply(resp.ErrSyntax))

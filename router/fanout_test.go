@@ -471,6 +471,8 @@ func TestSplitCopy(t *testing.T) {
 			// Bad options are answered without touching a shard.
 			{cmd: "copy {a} {b} db 16", want: "-ERR DB index is out of range\r\n"},
 			{cmd: "copy {a} {b} db -1", want: "-ERR DB index is out of range\r\n"},
+			{cmd: "copy {a} {b} db 2147483648", want: "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n"},
+			{cmd: "copy {a} {b} db -9223372036854775808", want: "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n"},
 			{cmd: "copy {a} {b} db x", want: "-ERR value is not an integer or out of range\r\n"},
 			{cmd: "copy {a} {b} db", want: "-ERR syntax error\r\n"},
 			{cmd: "copy {a} {b} nx", want: "-ERR syntax error\r\n"},

@@ -131,20 +131,29 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 
 // dbIndex reads a database number argument; on error it writes the reply.
 func dbIndex(c *Ctx, arg []byte) (int, bool) {
+	n, err := DBIndex(arg, len(c.Shard.DBs))
+	if err != "" {
+		c.W.Err(err)
+		return 0, false
+	}
+	return n, true
+}
+
+// DBIndex reads a database number argument as Redis does for COPY and MOVE:
+// not an integer, not a 32-bit one, and not one of the databases are three
+// different errors. It returns "" when n is a database.
+func DBIndex(arg []byte, databases int) (int, resp.Error) {
 	n, ok := resp.ParseInt(arg)
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return 0, false
+		return 0, resp.ErrNotInteger
 	}
 	if n < math.MinInt32 || n > math.MaxInt32 {
-		c.W.Err(errIntRange)
-		return 0, false
+		return 0, errIntRange
 	}
-	if n < 0 || n >= int64(len(c.Shard.DBs)) {
-		c.W.Err(resp.ErrDBIndex)
-		return 0, false
+	if n < 0 || n >= int64(databases) {
+		return 0, resp.ErrDBIndex
 	}
-	return int(n), true
+	return int(n), ""
 }
 
 // Copy: COPY source destination [DB destination-db] [REPLACE]. Replies 1 when

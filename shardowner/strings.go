@@ -613,7 +613,8 @@ func SetRange(c *Ctx, argv [][]byte) {
 		c.W.Int(int64(stringLen(v)))
 		return
 	}
-	if off+int64(len(val)) > maxStringLen {
+	// Written so that a huge offset cannot overflow the sum.
+	if off > maxStringLen-int64(len(val)) {
 		c.W.Err(resp.ErrStringTooLong)
 		return
 	}
