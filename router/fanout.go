@@ -1,6 +1,8 @@
 package router
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/corekv/corekv/resp"
@@ -15,6 +17,7 @@ var (
 	cmdDump    = LookupString("corekv.dump")
 	cmdTake    = LookupString("corekv.take")
 	cmdRestore = LookupString("corekv.restore")
+	cmdRandom  = LookupString("corekv.randomkey")
 )
 
 var (
@@ -79,9 +82,15 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 
 	switch {
 	case cmd.Route == RouteAll:
+		part := cmd
+		if cmd.Combine == CombineRandomKey {
+			// Each shard answers its key count with its key.
+			part = cmdRandom
+			p.argv = append(p.argv[:0], cmdRandom.NameBytes())
+		}
 		p.begin()
 		for sh := 0; sh < n; sh++ {
-			p.send(ex, s, sh, cmd, p.db, p.argv)
+			p.send(ex, s, sh, part, p.db, p.argv)
 		}
 		p.partDone(ex, s)
 	case cmd.Split == SplitMoveKey:
@@ -222,25 +231,60 @@ func (p *plan) combine(ex Exec, s *Slot) {
 				out = append(out, c.Reply[h:]...)
 			}
 		}
-	case CombineFirstNonNil:
-		var pick []byte
-		for _, c := range p.parts {
-			if c != nil && !isNull(c.Reply) {
-				pick = c.Reply
-				break
-			}
-		}
-		if pick == nil {
-			w := resp.Writer{B: out, Proto: p.proto}
-			w.Null()
-			out = w.B
-		} else {
-			out = append(out, pick...)
-		}
+	case CombineRandomKey:
+		out = p.randomKey(out)
 	}
 	s.Reply = out
 	p.release(ex)
 	finish(ex, s)
+}
+
+// randomKey appends RANDOMKEY's reply: the key of a shard chosen with a
+// chance proportional to its key count, so that every key of the database is
+// about as likely as any other, or nil when no shard has a key.
+func (p *plan) randomKey(out []byte) []byte {
+	var total uint64
+	for _, c := range p.parts {
+		n, _ := randomPart(c)
+		total += n
+	}
+	if total == 0 {
+		w := resp.Writer{B: out, Proto: p.proto}
+		w.Null()
+		return w.B
+	}
+	r := rand.Uint64N(total)
+	for _, c := range p.parts {
+		n, key := randomPart(c)
+		if r < n {
+			return append(out, key...)
+		}
+		r -= n
+	}
+	// Not reached: r < total, the sum of the counts.
+	w := resp.Writer{B: out, Proto: p.proto}
+	w.Null()
+	return w.B
+}
+
+// randomPart reads a shard's corekv.randomkey reply: its key count and its
+// key as a bulk reply. A shard without a live key counts 0.
+func randomPart(c *Slot) (uint64, []byte) {
+	if c == nil {
+		return 0, nil
+	}
+	_, h := arrayHeader(c.Reply)
+	r := c.Reply[h:]
+	end := bytes.IndexByte(r, '\r')
+	if h == 0 || len(r) == 0 || r[0] != ':' || end < 0 {
+		return 0, nil
+	}
+	n, _ := resp.ParseInt(r[1:end])
+	key := r[end+2:]
+	if isNull(key) {
+		return 0, nil
+	}
+	return uint64(max(n, 1)), key
 }
 
 // interleave puts MGET's per-shard replies back into the order of the keys.

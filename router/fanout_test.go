@@ -572,6 +572,48 @@ func TestSplitRandomKeyOneShard(t *testing.T) {
 	})
 }
 
+// TestSplitRandomKeySpread spreads keys unevenly over four shards, one of
+// them empty: RANDOMKEY must return every key, and each shard's keys in
+// proportion to their number. Each bound is over six standard deviations
+// from its expectation.
+func TestSplitRandomKeySpread(t *testing.T) {
+	forModes(t, 4, func(t *testing.T, e *testExec) {
+		perShard := []int{30, 10, 0, 60}
+		shardOf := map[string]int{}
+		for sh, n := range perShard {
+			for i := 0; i < n; i++ {
+				key := keyOn("s"+strconv.Itoa(sh)+"-"+strconv.Itoa(i)+"-", sh, 4)
+				shardOf[key] = sh
+				e.do(0, "set "+key+" v")
+			}
+		}
+		const calls = 4000
+		hits := make([]int, 4)
+		seen := map[string]bool{}
+		for i := 0; i < calls; i++ {
+			keys, ok := parseBulks(e.split(t, 0, 2, "randomkey"))
+			if !ok || len(keys) != 1 {
+				t.Fatalf("RANDOMKEY = %q", keys)
+			}
+			sh, in := shardOf[keys[0]]
+			if !in {
+				t.Fatalf("RANDOMKEY = %q, not a key", keys[0])
+			}
+			hits[sh]++
+			seen[keys[0]] = true
+		}
+		for sh, n := range perShard {
+			want := calls * n / 100
+			if hits[sh] < want*7/10 || hits[sh] > want*13/10 {
+				t.Errorf("shard %d holds %d%% of the keys and got %d of %d picks, want about %d", sh, n, hits[sh], calls, want)
+			}
+		}
+		if len(seen) != len(shardOf) {
+			t.Errorf("%d of %d keys came up", len(seen), len(shardOf))
+		}
+	})
+}
+
 // TestSplitOrphan: a reply for a connection that has gone is handed to
 // Orphaned once, after the plan, instead of being left filled.
 func TestSplitOrphan(t *testing.T) {

@@ -94,8 +94,7 @@ func Keys(c *Ctx, argv [][]byte) {
 
 // RandomKey: RANDOMKEY. A random key of this shard, or nil.
 func RandomKey(c *Ctx, argv [][]byte) {
-	key, ok := c.Table().RandomKey(c.Scratch[:0])
-	c.Scratch = key[:0]
+	key, ok := c.Table().RandomKey()
 	if !ok {
 		c.W.Null()
 		return

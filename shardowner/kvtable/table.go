@@ -548,12 +548,13 @@ func (t *Table) ArenaBytes() int {
 // and not given back: blocks in use and warm ones.
 func (t *Table) OffHeapBytes() int { return (t.pool.inUse + t.pool.warm) * blockBytes }
 
-// RandomKey appends a random live key to dst. Expired keys it meets are
+// RandomKey returns a random live key, each about as likely as any other.
+// The key aliases table memory, as Value.Str does. Expired keys it meets are
 // deleted.
-func (t *Table) RandomKey(dst []byte) ([]byte, bool) {
+func (t *Table) RandomKey() ([]byte, bool) {
 	for range 100 {
 		if t.Len() == 0 {
-			return dst, false
+			return nil, false
 		}
 		w := t.randomSlot()
 		it := t.ar.item(uint32(w))
@@ -562,27 +563,25 @@ func (t *Table) RandomKey(dst []byte) ([]byte, bool) {
 			t.dropEntry(uint32(w), false)
 			continue
 		}
-		return append(dst, entryKey(it)...), true
+		return entryKey(it), true
 	}
 	// Mostly expired keys: look at every bucket.
 	for k := range 2 {
 		ix := &t.ix[k]
 		for b := uint32(0); ix.dir != nil && b <= ix.mask; b++ {
-			found := false
+			var key []byte
 			t.eachSlot(ix, b, func(w uint64) bool {
-				it := t.ar.item(uint32(w))
-				if !t.expired(it) {
-					dst = append(dst, entryKey(it)...)
-					found = true
+				if it := t.ar.item(uint32(w)); !t.expired(it) {
+					key = entryKey(it)
 				}
-				return !found
+				return key == nil
 			})
-			if found {
-				return dst, true
+			if key != nil {
+				return key, true
 			}
 		}
 	}
-	return dst, false
+	return nil, false
 }
 
 // eachSlot calls fn on the slots of bucket b until fn returns false.
@@ -602,9 +601,18 @@ func (t *Table) eachSlot(ix *index, b uint32, fn func(w uint64) bool) {
 	}
 }
 
+// randomChain is the chain length up to which randomSlot picks every key
+// with the same chance; keys of longer chains (rare at maxLoad) are a little
+// less likely.
+const randomChain = 16
+
 // randomSlot returns a random slot word; the table must not be empty. It
-// picks a random bucket, walks on to a non-empty one, then picks a random
-// slot of its chain.
+// picks a random bucket and a random position below randomChain, and keeps
+// the slot there if the bucket's chain reaches it: every slot of every chain
+// is then equally likely, where taking any slot of the first non-empty
+// bucket would favour keys in short chains and after runs of empty buckets.
+// After a bounded number of misses (a table that shrank, nearly all empty
+// buckets) it takes the first non-empty bucket from a random start.
 func (t *Table) randomSlot() uint64 {
 	k := 0
 	if t.rehashing() && t.rand()%uint64(t.Len()) < uint64(t.ix[1].count) {
@@ -614,22 +622,41 @@ func (t *Table) randomSlot() uint64 {
 	if ix.count == 0 {
 		ix = &t.ix[1-k]
 	}
+	for range 64 {
+		r := t.rand()
+		b := uint32(r) & ix.mask
+		if w, ok := t.slotAt(ix, b, int((r>>32)%randomChain)); ok {
+			return w
+		}
+	}
 	b := uint32(t.rand()) & ix.mask
 	for {
 		if g := ix.bucket(b); g != nil && g[0] != 0 {
 			n := 0
 			t.eachSlot(ix, b, func(uint64) bool { n++; return true })
-			i := int(t.rand() % uint64(n))
-			var w uint64
-			t.eachSlot(ix, b, func(x uint64) bool {
-				w = x
-				i--
-				return i >= 0
-			})
+			w, _ := t.slotAt(ix, b, int(t.rand()%uint64(n)))
 			return w
 		}
 		b = (b + 1) & ix.mask
 	}
+}
+
+// slotAt returns the slot at position i of bucket b's chain, if the chain
+// is that long.
+func (t *Table) slotAt(ix *index, b uint32, i int) (uint64, bool) {
+	g := ix.bucket(b)
+	if g == nil {
+		return 0, false
+	}
+	var w uint64
+	t.eachSlot(ix, b, func(x uint64) bool {
+		if i == 0 {
+			w = x
+		}
+		i--
+		return i >= 0
+	})
+	return w, w != 0
 }
 
 // CanonicalInt parses b as Redis decides whether a string can be stored as an
