@@ -3,6 +3,8 @@ package shardowner
 import (
 	"encoding/binary"
 
+	"github.com/valyala/bytebufferpool"
+
 	"github.com/corekv/corekv/resp"
 )
 
@@ -89,8 +91,10 @@ func InternalDump(c *Ctx, argv [][]byte) {
 		c.W.Null()
 		return
 	}
-	c.Scratch = EncodeValue(c.Scratch[:0], v)
-	c.W.Bulk(c.Scratch)
+	b := bytebufferpool.Get()
+	b.B = EncodeValue(b.B[:0], v)
+	c.W.Bulk(b.B)
+	bytebufferpool.Put(b)
 }
 
 // InternalRandomKey: corekv.randomkey. RANDOMKEY's part on a shard of
@@ -140,8 +144,8 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	}
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
-	} else {
-		putValue(t, key, v)
+	} else if !stored(c, putValue(t, key, v)) {
+		return
 	}
 	c.W.Int(1)
 }

@@ -206,7 +206,10 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			}
 		case r < 75:
 			exp := expOf()
-			got := tb.SetExpire(key, exp)
+			got, err := tb.SetExpire(key, exp)
+			if err != nil {
+				t.Fatal(err)
+			}
 			v, wok := m.get(k)
 			if wok {
 				v.exp = exp

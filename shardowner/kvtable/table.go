@@ -2,6 +2,7 @@ package kvtable
 
 import (
 	"bytes"
+	"errors"
 	"hash/maphash"
 	"math/bits"
 	"runtime"
@@ -86,10 +87,13 @@ func NewTable(clock *Clock) *Table {
 	return t
 }
 
-// reset empties t, keeping its clock, pool, random state and hash mask.
+// reset empties t, keeping its clock, pool, random state, hash mask and page
+// limit.
 func (t *Table) reset() {
+	limit := t.ar.pageLimit
 	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool}
 	t.ar.pool = t.pool
+	t.ar.pageLimit = limit
 	t.exp.pool = t.pool
 }
 
@@ -301,35 +305,40 @@ func (t *Table) Exists(key []byte) bool {
 	return ok
 }
 
+// ErrFull is what a write returns, changing nothing, when the table's arena
+// has no page left for the entry: a ref addresses at most 2^20 pages.
+var ErrFull = errors.New("kvtable: the table's arena has no page left")
+
 // SetString stores val under key with the given expiry, replacing any value.
 // A value that is a canonical 64-bit decimal integer is stored as an integer.
 // val may alias a Value.Str of this table.
-func (t *Table) SetString(key, val []byte, expireAt int64) {
+func (t *Table) SetString(key, val []byte, expireAt int64) error {
 	if n, ok := CanonicalInt(val); ok {
-		t.SetInt(key, n, expireAt)
-		return
+		return t.SetInt(key, n, expireAt)
 	}
-	t.put(key, byte(KindString)|encRaw, val, 0, expireAt)
+	return t.put(key, byte(KindString)|encRaw, val, 0, expireAt)
 }
 
 // SetVerbatim stores val under key as a string exactly as given, even when it
 // reads as an integer (Value.Verbatim). grown records that APPEND or SETRANGE
 // built it (Value.Grown), which is what OBJECT ENCODING reports as "raw".
-func (t *Table) SetVerbatim(key, val []byte, expireAt int64, grown bool) {
+func (t *Table) SetVerbatim(key, val []byte, expireAt int64, grown bool) error {
 	hdr := byte(KindString) | encRaw | hdrVerbatim
 	if grown {
 		hdr = byte(KindString) | encRaw | hdrGrown
 	}
-	t.put(key, hdr, val, 0, expireAt)
+	return t.put(key, hdr, val, 0, expireAt)
 }
 
 // SetInt stores n under key as an integer-encoded string.
-func (t *Table) SetInt(key []byte, n int64, expireAt int64) {
-	t.put(key, byte(KindString)|encInt, nil, n, expireAt)
+func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
+	return t.put(key, byte(KindString)|encInt, nil, n, expireAt)
 }
 
-// put stores an entry: raw for encRaw, n for encInt and encObj.
-func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
+// put stores an entry: raw for encRaw, n for encInt and encObj. It returns
+// ErrFull, leaving the table as it was, when the entry needs an item the
+// arena cannot give.
+func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	t.rehashStep(rehashPerOp)
 	ttl := expireAt != 0
 	if ttl {
@@ -340,25 +349,32 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
 	w := t.lookup(h, key)
 	if w == 0 {
 		ref := t.ar.alloc(size)
+		if ref == 0 {
+			return ErrFull
+		}
 		idx := 0
 		if ttl {
 			idx = t.exp.push(ref)
 		}
 		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
 		t.insert(h, ref)
-		return
+		return nil
 	}
 	ref := uint32(w)
 	it := t.ar.item(ref)
-	t.dropObj(it)
 	old := it[0]
 	if old&hdrTTL == hdr&hdrTTL && t.ar.fits(ref, size) {
 		// Same layout up to the value: rewrite the value in place.
+		t.dropObj(it)
 		writePrefix(it, hdr, expireAt, entryExpIdxOr0(it))
 		writeValue(it, valueOff(it), hdr&hdrEncMask, raw, n)
-		return
+		return nil
 	}
 	nref := t.ar.alloc(size)
+	if nref == 0 {
+		return ErrFull
+	}
+	t.dropObj(it)
 	idx := 0
 	switch {
 	case ttl && old&hdrTTL != 0:
@@ -372,6 +388,7 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
 	writeEntry(t.ar.item(nref), hdr, expireAt, idx, key, raw, n)
 	t.reindex(w, nref)
 	t.freeItem(ref, true)
+	return nil
 }
 
 func entryExpIdxOr0(it []byte) int {
@@ -382,27 +399,28 @@ func entryExpIdxOr0(it []byte) int {
 }
 
 // SetExpire sets (or with 0 removes) the expiry of a live key and reports
-// whether the key was there.
-func (t *Table) SetExpire(key []byte, expireAt int64) bool {
+// whether the key was there. Adding a TTL can need a bigger item: when the
+// arena cannot give one it returns ErrFull and changes nothing.
+func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	t.rehashStep(rehashPerOp)
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
-		return false
+		return false, nil
 	}
 	ref := uint32(w)
 	it := t.ar.item(ref)
 	if t.expired(it) {
 		t.unindex(w)
 		t.dropEntry(ref, true)
-		return false
+		return false, nil
 	}
 	had := it[0]&hdrTTL != 0
 	switch {
 	case had && expireAt != 0:
 		le.PutUint64(it[1:], uint64(expireAt))
-		return true
+		return true, nil
 	case !had && expireAt == 0:
-		return true
+		return true, nil
 	}
 	// The TTL fields come or go: everything after them moves.
 	tail := it[prefixLen(it[0]):entryLen(it)]
@@ -411,7 +429,15 @@ func (t *Table) SetExpire(key []byte, expireAt int64) bool {
 	dst, nref := it, ref
 	if !t.ar.fits(ref, pre+len(tail)) {
 		nref = t.ar.alloc(pre + len(tail))
-		dst = t.ar.item(nref)
+		switch {
+		case nref != 0:
+			dst = t.ar.item(nref)
+		case expireAt != 0:
+			return true, ErrFull
+		default:
+			// Dropping the TTL shrinks the entry: it stays where it is.
+			nref = ref
+		}
 	}
 	idx := 0
 	if expireAt != 0 {
@@ -425,7 +451,7 @@ func (t *Table) SetExpire(key []byte, expireAt int64) bool {
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
 	}
-	return true
+	return true, nil
 }
 
 // Delete removes key and reports whether it held a live value.
@@ -485,7 +511,7 @@ func (t *Table) dropObj(it []byte) {
 // putObject stores obj under key as an entry of the given kind; the entry
 // holds only the object's position in t.objs. It is the hook aggregate types
 // will use.
-func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) {
+func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) error {
 	var i uint32
 	if k := len(t.objFree); k > 0 {
 		i = t.objFree[k-1]
@@ -495,7 +521,12 @@ func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) {
 		i = uint32(len(t.objs))
 		t.objs = append(t.objs, obj)
 	}
-	t.put(key, byte(kind)|encObj, nil, int64(i), expireAt)
+	if err := t.put(key, byte(kind)|encObj, nil, int64(i), expireAt); err != nil {
+		t.objs[i] = nil
+		t.objFree = append(t.objFree, i)
+		return err
+	}
+	return nil
 }
 
 // object returns the object of key, if key holds one.
@@ -510,6 +541,10 @@ func (t *Table) object(key []byte) (any, bool) {
 	}
 	return t.objs[le.Uint32(it[valueOff(it):])], true
 }
+
+// LimitPages caps the pages the table's arena may hold at n, below the 2^20
+// a ref can address, so that tests can fill a table cheaply.
+func (t *Table) LimitPages(n int) { t.ar.pageLimit = min(n, maxPages) }
 
 // Len is the number of keys, counting expired ones not yet reclaimed.
 func (t *Table) Len() int { return t.ix[0].count + t.ix[1].count }
