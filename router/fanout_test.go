@@ -43,10 +43,9 @@ type testExec struct {
 	orphaned  []*Slot
 	bad       []string // misuse seen by the Exec methods
 
-	w       resp.Writer
-	ctx     shardowner.Ctx
-	scratch []byte
-	parent  *Slot
+	w      resp.Writer
+	ctx    shardowner.Ctx
+	parent *Slot
 }
 
 func newTestExec(n int, deferred bool) *testExec {
@@ -84,9 +83,8 @@ func (e *testExec) Submit(shard int, cmd *Command, db, proto int, argv [][]byte,
 // on, and the plan may submit again from inside Fill.
 func (e *testExec) run(shard int, cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 	e.w.B, e.w.Proto = e.w.B[:0], proto
-	e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: db, W: &e.w, Scratch: e.scratch}
+	e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: db, W: &e.w}
 	cmd.Run(&e.ctx, argv)
-	e.scratch = e.ctx.Scratch
 	Fill(e, dest, e.w.B)
 }
 
@@ -727,8 +725,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	if b.Len() != len(lines) {
 		t.Fatalf("Len = %d, want %d", b.Len(), len(lines))
 	}
-	var scratch []byte
-	b.Execute(e.shards[0], &scratch)
+	b.Execute(e.shards[0])
 	if !b.Done {
 		t.Fatal("Done not set after Execute")
 	}
@@ -749,7 +746,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	// Reused after Reset, the batch carries only the new requests.
 	s := new(Slot)
 	b.Add(Lookup([]byte("get")), 1, 2, words("get k"), s)
-	b.Execute(e.shards[0], &scratch)
+	b.Execute(e.shards[0])
 	b.Deliver(e)
 	if string(s.Reply) != "$2\r\nv2\r\n" {
 		t.Errorf("reused batch: reply %q", s.Reply)
@@ -774,9 +771,8 @@ func TestBatchCarriesPlanParts(t *testing.T) {
 		batches[c.shard].Add(c.cmd, c.db, c.proto, c.argv, c.dest)
 	}
 	e.queue = nil
-	var scratch []byte
 	for i := len(batches) - 1; i >= 0; i-- {
-		batches[i].Execute(e.shards[i], &scratch)
+		batches[i].Execute(e.shards[i])
 	}
 	for i := range batches {
 		if s.Filled {
@@ -824,13 +820,12 @@ func TestBatchSteadyStateAllocs(t *testing.T) {
 		slots[i] = new(Slot)
 	}
 	var batch Batch
-	var scratch []byte
 	run := func() {
 		batch.Reset()
 		for _, s := range slots {
 			batch.Add(cmd, 0, 2, argv, s)
 		}
-		batch.Execute(e.shards[0], &scratch)
+		batch.Execute(e.shards[0])
 		batch.Deliver(e)
 	}
 	run()

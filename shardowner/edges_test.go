@@ -1,6 +1,9 @@
 package shardowner
 
 import (
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/corekv/corekv/resp"
@@ -163,4 +166,64 @@ func TestNumericEdges(t *testing.T) {
 	if got := do(c, "setrange", "s", "9223372036854775807", ""); got != num(5) {
 		t.Errorf("SETRANGE of nothing = %q, want :5", got)
 	}
+}
+
+// TestAppendCopies builds a 4 MiB value by 1 KiB APPENDs and SETRANGEs past
+// its end, and measures the bytes allocated meanwhile, which is what copying
+// the value costs: a value that grows with room to spare needs a few times
+// its final size, where copying it whole on every call needs over 4 GiB.
+func TestAppendCopies(t *testing.T) {
+	for _, cmd := range []string{"append", "setrange"} {
+		c := newTestCtx()
+		chunk := string(make([]byte, 1024))
+		const n = 4 << 10
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := 0; i < n; i++ {
+			argv := []string{cmd, "k", chunk}
+			if cmd == "setrange" {
+				argv = []string{cmd, "k", strconv.Itoa(i * len(chunk)), chunk}
+			}
+			if got, want := do(c, argv...), num(int64((i+1)*len(chunk))); got != want {
+				t.Fatalf("%s %d = %q, want %q", cmd, i, got, want)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8*n*1024 {
+			t.Errorf("%s: building %d bytes allocated %d", cmd, n*1024, got)
+		}
+	}
+}
+
+// TestBigTemporariesGoBack runs commands that need a value-sized temporary
+// buffer (COPY, RENAME, MOVE, SET … GET, GETSET, APPEND, KEYS) on a 32 MiB
+// value, then drops the keys: once the collector has run, the heap must not
+// keep a buffer of that size for the next command.
+func TestBigTemporariesGoBack(t *testing.T) {
+	c := newTestCtx()
+	func() {
+		big := strings.Repeat("x", 32<<20)
+		runScript(t, c, []step{
+			{"set k " + big, ok},
+			{"copy k k2", num(1)},
+			{"copy k k4 db 1", num(1)},
+			{"rename k k3", ok},
+			{"move k3 2", num(1)},
+			{"set k2 y get", bulk(big)},
+			{"getset k2 z", bulk("y")},
+			{"append k2 " + big, num(1 + 32<<20)},
+			{"dbsize", num(1)},
+			{"flushall", ok},
+		})
+	}()
+	c.W = &resp.Writer{} // the reply buffer is the connection's business
+	var m runtime.MemStats
+	for range 3 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 16<<20 {
+		t.Errorf("heap holds %d bytes after the keys are gone", m.HeapAlloc)
+	}
+	runtime.KeepAlive(c) // as a core keeps its Ctx
 }

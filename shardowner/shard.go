@@ -84,9 +84,6 @@ type Ctx struct {
 	Shard *Shard
 	DB    int
 	W     *resp.Writer
-	// Scratch is a buffer handlers may reuse for temporary bytes (APPEND,
-	// SETRANGE) so that the steady state allocates nothing.
-	Scratch []byte
 }
 
 // Table returns the table of the client's selected database.

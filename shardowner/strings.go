@@ -54,14 +54,6 @@ func intLen(n int64) int {
 	return len(strconv.AppendInt(tmp[:0], n, 10))
 }
 
-// appendValue appends the bytes of a string value to dst.
-func appendValue(dst []byte, v Value) []byte {
-	if v.IsInt {
-		return strconv.AppendInt(dst, v.Int, 10)
-	}
-	return append(dst, v.Str...)
-}
-
 // Get: GET key.
 func Get(c *Ctx, argv [][]byte) {
 	v, found, ok := getString(c, argv[1])
@@ -387,29 +379,43 @@ func MSetNX(c *Ctx, argv [][]byte) {
 	c.W.Int(1)
 }
 
-// Append: APPEND key value. Keeps the TTL; replies the new length.
+// Append: APPEND key value. Keeps the TTL; replies the new length. The
+// value grows in place, with room to spare (Table.WriteAt), so that building
+// a string by appends costs time in proportion to its length.
 func Append(c *Ctx, argv [][]byte) {
 	v, found, ok := getString(c, argv[1])
 	if !ok {
 		return
 	}
+	t := c.Table()
 	if !found {
-		if stored(c, c.Table().SetString(argv[1], argv[2], 0)) {
+		if stored(c, t.SetString(argv[1], argv[2], 0)) {
 			c.W.Int(int64(len(argv[2])))
 		}
 		return
 	}
-	if stringLen(v)+len(argv[2]) > maxStringLen {
+	n := stringLen(v)
+	if n+len(argv[2]) > maxStringLen {
 		c.W.Err(resp.ErrStringTooLong)
 		return
 	}
-	c.Scratch = appendValue(c.Scratch[:0], v)
-	c.Scratch = append(c.Scratch, argv[2]...)
-	// Appending to an existing value leaves a string in Redis's "raw"
-	// encoding, digits or not.
-	if stored(c, c.Table().SetVerbatim(argv[1], c.Scratch, v.ExpireAt, true)) {
-		c.W.Int(int64(len(c.Scratch)))
+	if !toRaw(c, argv[1], v) {
+		return
 	}
+	if n, err := t.WriteAt(argv[1], n, argv[2]); stored(c, err) {
+		c.W.Int(int64(n))
+	}
+}
+
+// toRaw stores an integer-encoded value as its digits, which WriteAt can
+// then change in place. Appending to a value or writing into it leaves it
+// in Redis's "raw" encoding, digits or not.
+func toRaw(c *Ctx, key []byte, v Value) bool {
+	if !v.IsInt {
+		return true
+	}
+	var tmp [20]byte
+	return stored(c, c.Table().SetVerbatim(key, strconv.AppendInt(tmp[:0], v.Int, 10), v.ExpireAt, true))
 }
 
 // StrLen: STRLEN key.
@@ -656,17 +662,21 @@ func SetRange(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrStringTooLong)
 		return
 	}
-	buf := c.Scratch[:0]
-	if found {
-		buf = appendValue(buf, v)
+	t := c.Table()
+	if !found {
+		// An empty string to write into; it goes again if there is no
+		// room for the rest.
+		if !stored(c, t.SetVerbatim(argv[1], nil, 0, true)) {
+			return
+		}
+	} else if !toRaw(c, argv[1], v) {
+		return
 	}
-	end := int(off) + len(val)
-	if len(buf) < end {
-		buf = append(buf, make([]byte, end-len(buf))...)
+	n, err := t.WriteAt(argv[1], int(off), val)
+	if err != nil && !found {
+		t.Delete(argv[1])
 	}
-	copy(buf[off:], val)
-	c.Scratch = buf
-	if stored(c, c.Table().SetVerbatim(argv[1], buf, v.ExpireAt, true)) {
-		c.W.Int(int64(len(buf)))
+	if stored(c, err) {
+		c.W.Int(int64(n))
 	}
 }

@@ -391,6 +391,71 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 	return nil
 }
 
+// maxSpare bounds the room WriteAt leaves after a value it grows.
+const maxSpare = 64 << 20
+
+// errNotRaw is WriteAt's answer for a key that holds no raw string.
+var errNotRaw = errors.New("kvtable: WriteAt on a key without a raw string")
+
+// WriteAt writes data into the string value of key at offset off, padding
+// with zero bytes from the value's end to off, marks the value grown
+// (Value.Grown) and returns its new length. The key must hold a live string
+// stored as bytes, not as an integer: APPEND and SETRANGE read it with Get
+// first.
+//
+// A value that outgrows its item moves to one with half its new size to
+// spare (at most maxSpare), so that building a value by appends copies each
+// byte a bounded number of times, as Redis's strings do; an empty value
+// grows to its exact size. It returns ErrFull, changing nothing, when the
+// arena has no room for the bigger item.
+func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return 0, errNotRaw
+	}
+	ref := uint32(w)
+	it := t.ar.item(ref)
+	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.expired(it) {
+		return 0, errNotRaw
+	}
+	voff := valueOff(it)
+	vl, ln := getUvarint(it[voff:])
+	end := max(vl, off+len(data))
+	nln := uvarintLen(end)
+	need := voff + nln + end
+	dst, nref := it, ref
+	if need > len(it) {
+		spare := 0
+		if vl > 0 {
+			spare = min(need/2, maxSpare)
+		}
+		if nref = t.ar.alloc(need + spare); nref == 0 {
+			return 0, ErrFull
+		}
+		dst = t.ar.item(nref)
+		copy(dst, it[:voff+ln+vl])
+	}
+	if nln != ln {
+		copy(dst[voff+nln:], dst[voff+ln:voff+ln+vl])
+	}
+	val := dst[voff+nln:]
+	if off > vl {
+		clear(val[vl:off])
+	}
+	copy(val[off:], data)
+	putUvarint(dst[voff:], end)
+	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
+	if nref != ref {
+		if dst[0]&hdrTTL != 0 {
+			t.exp.set(entryExpIdx(dst), nref)
+		}
+		t.reindex(w, nref)
+		t.freeItem(ref, true)
+	}
+	return end, nil
+}
+
 func entryExpIdxOr0(it []byte) int {
 	if it[0]&hdrTTL == 0 {
 		return 0
