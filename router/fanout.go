@@ -41,8 +41,9 @@ type plan struct {
 	parts    []*Slot
 	pending  int
 	phase    int
-	copyDB   int  // COPY: destination database
-	replace  bool // COPY: REPLACE given
+	copyDB   int    // COPY: destination database
+	replace  bool   // COPY: REPLACE given
+	failed   []byte // RENAME: the destination's error, answered once the source is back
 	sub      [][]byte
 }
 
@@ -359,6 +360,17 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 		p.send(ex, s, dstShard, cmdRestore, db, p.sub)
 		p.partDone(ex, s)
 	case 2: // RENAMENX wrote the destination: remove the source
+		if isErr(last) && name == "rename" {
+			// The destination had no room, and the source is already
+			// taken: put it back (unless written since), then answer.
+			p.failed = append(p.failed[:0], last...)
+			p.release(ex)
+			p.begin()
+			p.sub[1], p.sub[3] = src, wordNX
+			p.send(ex, s, srcShard, cmdRestore, p.db, p.sub)
+			p.partDone(ex, s)
+			return
+		}
 		if isErr(last) {
 			p.done(ex, s, last)
 			return
@@ -380,6 +392,10 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 			p.partDone(ex, s)
 		}
 	default:
+		if name == "rename" {
+			p.done(ex, s, p.failed)
+			return
+		}
 		p.done(ex, s, []byte(":1\r\n"))
 	}
 }

@@ -419,6 +419,27 @@ func TestSplitRename(t *testing.T) {
 	})
 }
 
+// TestSplitRenameFull renames onto a shard whose table has no room: the
+// client gets the table-full error and the source is still there, with its
+// TTL, though RENAME took it from its shard first.
+func TestSplitRenameFull(t *testing.T) {
+	k := newKeys4()
+	const full = "-OOM command not allowed when the shard's key table is full\r\n"
+	forModes(t, 4, func(t *testing.T, e *testExec) {
+		e.shards[1].DBs[0].LimitPages(1) // {b}'s table: no page at all
+		runSteps(t, e, k.steps([]step{
+			{cmd: "!set {a} va px 100000", want: "+OK\r\n"},
+			{cmd: "rename {a} {b}", want: full},
+			{cmd: "!get {a}", want: "$2\r\nva\r\n"},
+			{cmd: "!pttl {a}", want: ":100000\r\n"},
+			{cmd: "renamenx {a} {b}", want: full},
+			{cmd: "copy {a} {b}", want: full},
+			{cmd: "exists {a} {b}", want: ":1\r\n"},
+			{cmd: "rename {a} {c}", want: "+OK\r\n"},
+		}))
+	})
+}
+
 func TestSplitRenameNX(t *testing.T) {
 	k := newKeys4()
 	forModes(t, 4, func(t *testing.T, e *testExec) {
