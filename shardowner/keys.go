@@ -38,7 +38,7 @@ func kindName(k Kind) string {
 // valid across writes to the table it came from. The caller hands the buffer
 // to release when done with v.
 func detach(v Value) (Value, *bytebufferpool.ByteBuffer) {
-	if v.IsInt {
+	if v.IsInt || len(v.Str) == 0 {
 		return v, nil
 	}
 	b := bytebufferpool.Get()

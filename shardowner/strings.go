@@ -402,8 +402,8 @@ func Append(c *Ctx, argv [][]byte) {
 	if !toRaw(c, argv[1], v) {
 		return
 	}
-	if n, err := t.WriteAt(argv[1], n, argv[2]); stored(c, err) {
-		c.W.Int(int64(n))
+	if l, err := t.WriteAt(argv[1], n, argv[2]); stored(c, err) {
+		c.W.Int(int64(l))
 	}
 }
 
