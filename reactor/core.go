@@ -30,7 +30,6 @@ type Core struct {
 	waiting  []*Conn // connections with replies expected from peers
 	events   []unix.EpollEvent
 	argv     [][]byte
-	scratch  []byte
 	outBatch []*router.Batch   // batch being filled for each peer
 	overflow [][]*router.Batch // batches a full ring could not take, per peer
 	free     []*router.Batch

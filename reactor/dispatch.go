@@ -90,9 +90,7 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		c.ctx.Shard = c.shard
 		c.ctx.DB = cn.db
 		c.ctx.W = w
-		c.ctx.Scratch = c.scratch
 		cmd.Run(&c.ctx, argv)
-		c.scratch = c.ctx.Scratch
 		c.ctx.W = nil
 		cn.end()
 		return
@@ -110,9 +108,7 @@ func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]by
 		c.ctx.Shard = c.shard
 		c.ctx.DB = db
 		c.ctx.W = &c.w
-		c.ctx.Scratch = c.scratch
 		cmd.Run(&c.ctx, argv)
-		c.scratch = c.ctx.Scratch
 		c.ctx.W = nil
 		dest.Reply = c.w.B
 		c.w.B = nil
@@ -250,7 +246,7 @@ func (c *Core) drainInbound() bool {
 			}
 			c.stats.ringRecv++
 			c.stats.ringCmds += uint64(b.Len())
-			b.Execute(c.shard, &c.scratch)
+			b.Execute(c.shard)
 			c.send(peer, b)
 		}
 	}

@@ -69,9 +69,9 @@ func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 
 // Execute runs every request on the owner's shard and records the replies.
 // It is called on the owning core only.
-func (b *Batch) Execute(shard *shardowner.Shard, scratch *[]byte) {
+func (b *Batch) Execute(shard *shardowner.Shard) {
 	b.w = resp.Writer{B: b.replies}
-	b.ctx = shardowner.Ctx{Shard: shard, W: &b.w, Scratch: *scratch}
+	b.ctx = shardowner.Ctx{Shard: shard, W: &b.w}
 	w, ctx := &b.w, &b.ctx
 	arg, start := 0, uint32(0)
 	for i := range b.reqs {
@@ -89,7 +89,6 @@ func (b *Batch) Execute(shard *shardowner.Shard, scratch *[]byte) {
 		b.replyEnd = append(b.replyEnd, uint32(len(w.B)))
 	}
 	b.replies = w.B
-	*scratch = ctx.Scratch
 	b.w = resp.Writer{}
 	b.ctx = shardowner.Ctx{}
 	b.Done = true

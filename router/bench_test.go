@@ -128,13 +128,12 @@ func BenchmarkBatchExecute(b *testing.B) {
 		slots[i] = new(Slot)
 	}
 	var batch Batch
-	var scratch []byte
 	run := func() {
 		batch.Reset()
 		for i, argv := range argvs {
 			batch.Add(cmd, 0, 2, argv, slots[i])
 		}
-		batch.Execute(e.shards[0], &scratch)
+		batch.Execute(e.shards[0])
 		batch.Deliver(e)
 	}
 	run() // size the buffers

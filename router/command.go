@@ -68,7 +68,7 @@ const (
 	CombineSumInt      Combine = iota // DBSIZE
 	CombineOK                         // FLUSHDB, FLUSHALL
 	CombineConcatArray                // KEYS
-	CombineFirstNonNil                // RANDOMKEY
+	CombineRandomKey                  // RANDOMKEY: a shard's key, shards weighted by their key counts
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection

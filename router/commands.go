@@ -53,7 +53,7 @@ var commands = []Command{
 	{Name: "pexpireat", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PExpireAt, Group: "generic", Summary: "Sets the expiration time of a key to a Unix milliseconds timestamp."},
 	{Name: "pexpiretime", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PExpireTime, Group: "generic", Summary: "Returns the expiration time of a key as a Unix milliseconds timestamp."},
 	{Name: "pttl", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.PTTL, Group: "generic", Summary: "Returns the expiration time in milliseconds of a key."},
-	{Name: "randomkey", Arity: 1, Flags: r, Route: RouteAll, Combine: CombineFirstNonNil, Run: so.RandomKey, Group: "generic", Summary: "Returns a random key name from the database."},
+	{Name: "randomkey", Arity: 1, Flags: r, Route: RouteAll, Combine: CombineRandomKey, Run: so.RandomKey, Group: "generic", Summary: "Returns a random key name from the database."},
 	{Name: "rename", Arity: 3, Flags: w, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.Rename, Group: "generic", Summary: "Renames a key and overwrites the destination."},
 	{Name: "renamenx", Arity: 3, Flags: w | f, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.RenameNX, Group: "generic", Summary: "Renames a key only when the target key name doesn't exist."},
 	{Name: "scan", Arity: -2, Flags: r, Route: RouteCursor, Run: so.Scan, Group: "generic", Summary: "Iterates over the key names in the database."},
@@ -85,8 +85,10 @@ var commands = []Command{
 	{Name: "strlen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.StrLen, Group: "string", Summary: "Returns the length of a string value."},
 	{Name: "substr", Arity: 4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.GetRange, Group: "string", Summary: "Returns a substring from a string value."},
 
-	// shard to shard: the halves of a command whose keys live on two shards
+	// shard to shard: the halves of a command whose keys live on two shards,
+	// and RANDOMKEY's part on each shard
 	{Name: "corekv.dump", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalDump, Internal: true},
 	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
 	{Name: "corekv.restore", Arity: 4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},
+	{Name: "corekv.randomkey", Arity: 1, Route: RouteAll, Combine: CombineRandomKey, Run: so.InternalRandomKey, Internal: true},
 }

@@ -1,9 +1,12 @@
 package router
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // Commands that plans send to shards, resolved once.
@@ -14,6 +17,7 @@ var (
 	cmdDump    = LookupString("corekv.dump")
 	cmdTake    = LookupString("corekv.take")
 	cmdRestore = LookupString("corekv.restore")
+	cmdRandom  = LookupString("corekv.randomkey")
 )
 
 var (
@@ -37,8 +41,9 @@ type plan struct {
 	parts    []*Slot
 	pending  int
 	phase    int
-	copyDB   int  // COPY: destination database
-	replace  bool // COPY: REPLACE given
+	copyDB   int    // COPY: destination database
+	replace  bool   // COPY: REPLACE given
+	failed   []byte // RENAME: the destination's error, answered once the source is back
 	sub      [][]byte
 }
 
@@ -78,9 +83,15 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 
 	switch {
 	case cmd.Route == RouteAll:
+		part := cmd
+		if cmd.Combine == CombineRandomKey {
+			// Each shard answers its key count with its key.
+			part = cmdRandom
+			p.argv = append(p.argv[:0], cmdRandom.NameBytes())
+		}
 		p.begin()
 		for sh := 0; sh < n; sh++ {
-			p.send(ex, s, sh, cmd, p.db, p.argv)
+			p.send(ex, s, sh, part, p.db, p.argv)
 		}
 		p.partDone(ex, s)
 	case cmd.Split == SplitMoveKey:
@@ -221,25 +232,60 @@ func (p *plan) combine(ex Exec, s *Slot) {
 				out = append(out, c.Reply[h:]...)
 			}
 		}
-	case CombineFirstNonNil:
-		var pick []byte
-		for _, c := range p.parts {
-			if c != nil && !isNull(c.Reply) {
-				pick = c.Reply
-				break
-			}
-		}
-		if pick == nil {
-			w := resp.Writer{B: out, Proto: p.proto}
-			w.Null()
-			out = w.B
-		} else {
-			out = append(out, pick...)
-		}
+	case CombineRandomKey:
+		out = p.randomKey(out)
 	}
 	s.Reply = out
 	p.release(ex)
 	finish(ex, s)
+}
+
+// randomKey appends RANDOMKEY's reply: the key of a shard chosen with a
+// chance proportional to its key count, so that every key of the database is
+// about as likely as any other, or nil when no shard has a key.
+func (p *plan) randomKey(out []byte) []byte {
+	var total uint64
+	for _, c := range p.parts {
+		n, _ := randomPart(c)
+		total += n
+	}
+	if total == 0 {
+		w := resp.Writer{B: out, Proto: p.proto}
+		w.Null()
+		return w.B
+	}
+	r := rand.Uint64N(total)
+	for _, c := range p.parts {
+		n, key := randomPart(c)
+		if r < n {
+			return append(out, key...)
+		}
+		r -= n
+	}
+	// Not reached: r < total, the sum of the counts.
+	w := resp.Writer{B: out, Proto: p.proto}
+	w.Null()
+	return w.B
+}
+
+// randomPart reads a shard's corekv.randomkey reply: its key count and its
+// key as a bulk reply. A shard without a live key counts 0.
+func randomPart(c *Slot) (uint64, []byte) {
+	if c == nil {
+		return 0, nil
+	}
+	_, h := arrayHeader(c.Reply)
+	r := c.Reply[h:]
+	end := bytes.IndexByte(r, '\r')
+	if h == 0 || len(r) == 0 || r[0] != ':' || end < 0 {
+		return 0, nil
+	}
+	n, _ := resp.ParseInt(r[1:end])
+	key := r[end+2:]
+	if isNull(key) {
+		return 0, nil
+	}
+	return uint64(max(n, 1)), key
 }
 
 // interleave puts MGET's per-shard replies back into the order of the keys.
@@ -314,6 +360,17 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 		p.send(ex, s, dstShard, cmdRestore, db, p.sub)
 		p.partDone(ex, s)
 	case 2: // RENAMENX wrote the destination: remove the source
+		if isErr(last) && name == "rename" {
+			// The destination had no room, and the source is already
+			// taken: put it back (unless written since), then answer.
+			p.failed = append(p.failed[:0], last...)
+			p.release(ex)
+			p.begin()
+			p.sub[1], p.sub[3] = src, wordNX
+			p.send(ex, s, srcShard, cmdRestore, p.db, p.sub)
+			p.partDone(ex, s)
+			return
+		}
 		if isErr(last) {
 			p.done(ex, s, last)
 			return
@@ -335,6 +392,10 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 			p.partDone(ex, s)
 		}
 	default:
+		if name == "rename" {
+			p.done(ex, s, p.failed)
+			return
+		}
 		p.done(ex, s, []byte(":1\r\n"))
 	}
 }
@@ -349,16 +410,12 @@ func (p *plan) copyOptions(ex Exec, s *Slot) bool {
 		case resp.EqualFold(a, "replace"):
 			p.replace = true
 		case resp.EqualFold(a, "db") && i+1 < len(p.argv):
-			n, ok := resp.ParseInt(p.argv[i+1])
-			if !ok {
-				p.done(ex, s, errReply(resp.ErrNotInteger))
+			n, err := shardowner.DBIndex(p.argv[i+1], ex.Databases())
+			if err != "" {
+				p.done(ex, s, errReply(err))
 				return false
 			}
-			if n < 0 || n >= int64(ex.Databases()) {
-				p.done(ex, s, errReply(resp.ErrDBIndex))
-				return false
-			}
-			p.copyDB = int(n)
+			p.copyDB = n
 			i++
 		default:
 			p.done(ex, s, errReply(resp.ErrSyntax))

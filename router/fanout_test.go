@@ -43,10 +43,9 @@ type testExec struct {
 	orphaned  []*Slot
 	bad       []string // misuse seen by the Exec methods
 
-	w       resp.Writer
-	ctx     shardowner.Ctx
-	scratch []byte
-	parent  *Slot
+	w      resp.Writer
+	ctx    shardowner.Ctx
+	parent *Slot
 }
 
 func newTestExec(n int, deferred bool) *testExec {
@@ -84,9 +83,8 @@ func (e *testExec) Submit(shard int, cmd *Command, db, proto int, argv [][]byte,
 // on, and the plan may submit again from inside Fill.
 func (e *testExec) run(shard int, cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 	e.w.B, e.w.Proto = e.w.B[:0], proto
-	e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: db, W: &e.w, Scratch: e.scratch}
+	e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: db, W: &e.w}
 	cmd.Run(&e.ctx, argv)
-	e.scratch = e.ctx.Scratch
 	Fill(e, dest, e.w.B)
 }
 
@@ -421,6 +419,27 @@ func TestSplitRename(t *testing.T) {
 	})
 }
 
+// TestSplitRenameFull renames onto a shard whose table has no room: the
+// client gets the table-full error and the source is still there, with its
+// TTL, though RENAME took it from its shard first.
+func TestSplitRenameFull(t *testing.T) {
+	k := newKeys4()
+	const full = "-OOM command not allowed when the shard's key table is full\r\n"
+	forModes(t, 4, func(t *testing.T, e *testExec) {
+		e.shards[1].DBs[0].LimitPages(1) // {b}'s table: no page at all
+		runSteps(t, e, k.steps([]step{
+			{cmd: "!set {a} va px 100000", want: "+OK\r\n"},
+			{cmd: "rename {a} {b}", want: full},
+			{cmd: "!get {a}", want: "$2\r\nva\r\n"},
+			{cmd: "!pttl {a}", want: ":100000\r\n"},
+			{cmd: "renamenx {a} {b}", want: full},
+			{cmd: "copy {a} {b}", want: full},
+			{cmd: "exists {a} {b}", want: ":1\r\n"},
+			{cmd: "rename {a} {c}", want: "+OK\r\n"},
+		}))
+	})
+}
+
 func TestSplitRenameNX(t *testing.T) {
 	k := newKeys4()
 	forModes(t, 4, func(t *testing.T, e *testExec) {
@@ -471,6 +490,8 @@ func TestSplitCopy(t *testing.T) {
 			// Bad options are answered without touching a shard.
 			{cmd: "copy {a} {b} db 16", want: "-ERR DB index is out of range\r\n"},
 			{cmd: "copy {a} {b} db -1", want: "-ERR DB index is out of range\r\n"},
+			{cmd: "copy {a} {b} db 2147483648", want: "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n"},
+			{cmd: "copy {a} {b} db -9223372036854775808", want: "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n"},
 			{cmd: "copy {a} {b} db x", want: "-ERR value is not an integer or out of range\r\n"},
 			{cmd: "copy {a} {b} db", want: "-ERR syntax error\r\n"},
 			{cmd: "copy {a} {b} nx", want: "-ERR syntax error\r\n"},
@@ -566,6 +587,48 @@ func TestSplitRandomKeyOneShard(t *testing.T) {
 				}
 			}
 			e.do(0, "del "+key)
+		}
+	})
+}
+
+// TestSplitRandomKeySpread spreads keys unevenly over four shards, one of
+// them empty: RANDOMKEY must return every key, and each shard's keys in
+// proportion to their number. Each bound is over six standard deviations
+// from its expectation.
+func TestSplitRandomKeySpread(t *testing.T) {
+	forModes(t, 4, func(t *testing.T, e *testExec) {
+		perShard := []int{30, 10, 0, 60}
+		shardOf := map[string]int{}
+		for sh, n := range perShard {
+			for i := 0; i < n; i++ {
+				key := keyOn("s"+strconv.Itoa(sh)+"-"+strconv.Itoa(i)+"-", sh, 4)
+				shardOf[key] = sh
+				e.do(0, "set "+key+" v")
+			}
+		}
+		const calls = 4000
+		hits := make([]int, 4)
+		seen := map[string]bool{}
+		for i := 0; i < calls; i++ {
+			keys, ok := parseBulks(e.split(t, 0, 2, "randomkey"))
+			if !ok || len(keys) != 1 {
+				t.Fatalf("RANDOMKEY = %q", keys)
+			}
+			sh, in := shardOf[keys[0]]
+			if !in {
+				t.Fatalf("RANDOMKEY = %q, not a key", keys[0])
+			}
+			hits[sh]++
+			seen[keys[0]] = true
+		}
+		for sh, n := range perShard {
+			want := calls * n / 100
+			if hits[sh] < want*7/10 || hits[sh] > want*13/10 {
+				t.Errorf("shard %d holds %d%% of the keys and got %d of %d picks, want about %d", sh, n, hits[sh], calls, want)
+			}
+		}
+		if len(seen) != len(shardOf) {
+			t.Errorf("%d of %d keys came up", len(seen), len(shardOf))
 		}
 	})
 }
@@ -683,8 +746,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	if b.Len() != len(lines) {
 		t.Fatalf("Len = %d, want %d", b.Len(), len(lines))
 	}
-	var scratch []byte
-	b.Execute(e.shards[0], &scratch)
+	b.Execute(e.shards[0])
 	if !b.Done {
 		t.Fatal("Done not set after Execute")
 	}
@@ -705,7 +767,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	// Reused after Reset, the batch carries only the new requests.
 	s := new(Slot)
 	b.Add(Lookup([]byte("get")), 1, 2, words("get k"), s)
-	b.Execute(e.shards[0], &scratch)
+	b.Execute(e.shards[0])
 	b.Deliver(e)
 	if string(s.Reply) != "$2\r\nv2\r\n" {
 		t.Errorf("reused batch: reply %q", s.Reply)
@@ -730,9 +792,8 @@ func TestBatchCarriesPlanParts(t *testing.T) {
 		batches[c.shard].Add(c.cmd, c.db, c.proto, c.argv, c.dest)
 	}
 	e.queue = nil
-	var scratch []byte
 	for i := len(batches) - 1; i >= 0; i-- {
-		batches[i].Execute(e.shards[i], &scratch)
+		batches[i].Execute(e.shards[i])
 	}
 	for i := range batches {
 		if s.Filled {
@@ -780,13 +841,12 @@ func TestBatchSteadyStateAllocs(t *testing.T) {
 		slots[i] = new(Slot)
 	}
 	var batch Batch
-	var scratch []byte
 	run := func() {
 		batch.Reset()
 		for _, s := range slots {
 			batch.Add(cmd, 0, 2, argv, s)
 		}
-		batch.Execute(e.shards[0], &scratch)
+		batch.Execute(e.shards[0])
 		batch.Deliver(e)
 	}
 	run()

@@ -345,7 +345,7 @@ func TestRoutes(t *testing.T) {
 		{"flushall", RouteAll, SplitNone, CombineOK},
 		{"flushdb", RouteAll, SplitNone, CombineOK},
 		{"keys", RouteAll, SplitNone, CombineConcatArray},
-		{"randomkey", RouteAll, SplitNone, CombineFirstNonNil},
+		{"randomkey", RouteAll, SplitNone, CombineRandomKey},
 		{"scan", RouteCursor, SplitNone, 0},
 	}
 	for _, tt := range tests {

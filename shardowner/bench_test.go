@@ -103,3 +103,21 @@ func TestHotPathAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppend1K appends 1 KiB per op to one key, starting over each
+// time the value reaches 16 MiB: the cost of building big values by appends.
+func BenchmarkAppend1K(b *testing.B) {
+	c := benchCtx()
+	argv := args("append", "key:000001", string(make([]byte, 1024)))
+	del := args("del", "key:000001")
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		Append(c, argv)
+		if n++; n == 16<<10 {
+			Del(c, del)
+			n = 0
+		}
+	}
+}

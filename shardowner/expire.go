@@ -96,8 +96,8 @@ func expireGeneric(c *Ctx, argv [][]byte, base int64, seconds bool, name string)
 	}
 	if when <= c.Shard.Clock.Ms {
 		t.Delete(argv[1])
-	} else {
-		t.SetExpire(argv[1], when)
+	} else if _, err := t.SetExpire(argv[1], when); !stored(c, err) {
+		return
 	}
 	c.W.Int(1)
 }
@@ -146,6 +146,6 @@ func Persist(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	t.SetExpire(argv[1], 0)
+	t.SetExpire(argv[1], 0) // dropping a TTL never needs room
 	c.W.Int(1)
 }

@@ -3,17 +3,21 @@ package shardowner
 import (
 	"encoding/binary"
 
+	"github.com/valyala/bytebufferpool"
+
 	"github.com/corekv/corekv/resp"
 )
 
 // The handlers in this file are the shard-side halves of commands whose keys
 // live on two shards (RENAME, RENAMENX, COPY, MOVE of a key to another shard's
-// database…). The router sends them between shards; clients never call them.
+// database…), and RANDOMKEY's part on each shard. The router sends them
+// between shards; clients never call them.
 //
 //	corekv.dump key                      bulk value blob, or nil when missing
 //	corekv.take key                      the same, and deletes the key
 //	corekv.restore key blob replace|nx|any
 //	                                     :1 when written, :0 when not
+//	corekv.randomkey                     [the shard's key count, a random key or nil]
 //
 // Restore modes: "replace" and "any" write whether or not the key exists (the
 // router uses "replace" for RENAME and COPY … REPLACE, "any" where the
@@ -87,8 +91,25 @@ func InternalDump(c *Ctx, argv [][]byte) {
 		c.W.Null()
 		return
 	}
-	c.Scratch = EncodeValue(c.Scratch[:0], v)
-	c.W.Bulk(c.Scratch)
+	b := bytebufferpool.Get()
+	b.B = EncodeValue(b.B[:0], v)
+	c.W.Bulk(b.B)
+	bytebufferpool.Put(b)
+}
+
+// InternalRandomKey: corekv.randomkey. RANDOMKEY's part on a shard of
+// several: the count lets the router weigh the shards so that every key is
+// about as likely as any other.
+func InternalRandomKey(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	key, ok := t.RandomKey()
+	c.W.Array(2)
+	c.W.Int(int64(t.Len()))
+	if !ok {
+		c.W.Null()
+		return
+	}
+	c.W.Bulk(key)
 }
 
 // InternalTake: corekv.take key. Like corekv.dump, and deletes the key.
@@ -123,8 +144,8 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	}
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
-	} else {
-		putValue(t, key, v)
+	} else if !stored(c, putValue(t, key, v)) {
+		return
 	}
 	c.W.Int(1)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 
+	"github.com/valyala/bytebufferpool"
+
 	"github.com/corekv/corekv/resp"
 )
 
@@ -32,25 +34,35 @@ func kindName(k Kind) string {
 	return "none"
 }
 
-// detach copies the string bytes of v into c.Scratch so that v stays valid
-// across writes to the table it came from.
-func detach(c *Ctx, v Value) Value {
-	if !v.IsInt {
-		c.Scratch = append(c.Scratch[:0], v.Str...)
-		v.Str = c.Scratch
+// detach copies the string bytes of v into a pooled buffer so that v stays
+// valid across writes to the table it came from. The caller hands the buffer
+// to release when done with v.
+func detach(v Value) (Value, *bytebufferpool.ByteBuffer) {
+	if v.IsInt || len(v.Str) == 0 {
+		return v, nil
 	}
-	return v
+	b := bytebufferpool.Get()
+	b.B = append(b.B[:0], v.Str...)
+	v.Str = b.B
+	return v, b
+}
+
+// release gives back a buffer from detach, if there is one.
+func release(b *bytebufferpool.ByteBuffer) {
+	if b != nil {
+		bytebufferpool.Put(b)
+	}
 }
 
 // putValue stores v, with its expiry and encoding, under key in t.
-func putValue(t *Table, key []byte, v Value) {
+func putValue(t *Table, key []byte, v Value) error {
 	switch {
 	case v.IsInt:
-		t.SetInt(key, v.Int, v.ExpireAt)
+		return t.SetInt(key, v.Int, v.ExpireAt)
 	case v.Verbatim:
-		t.SetVerbatim(key, v.Str, v.ExpireAt, v.Grown)
+		return t.SetVerbatim(key, v.Str, v.ExpireAt, v.Grown)
 	default:
-		t.SetString(key, v.Str, v.ExpireAt)
+		return t.SetString(key, v.Str, v.ExpireAt)
 	}
 }
 
@@ -115,13 +127,17 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 		return
 	}
 	// Exists may reclaim an expired dst, a write: detach v first.
-	v = detach(c, v)
+	v, buf := detach(v)
+	defer release(buf)
 	if nx && t.Exists(dst) {
 		c.W.Int(0)
 		return
 	}
+	// The source goes only once the destination is written.
+	if !stored(c, putValue(t, dst, v)) {
+		return
+	}
 	t.Delete(src)
-	putValue(t, dst, v)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -131,20 +147,29 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 
 // dbIndex reads a database number argument; on error it writes the reply.
 func dbIndex(c *Ctx, arg []byte) (int, bool) {
+	n, err := DBIndex(arg, len(c.Shard.DBs))
+	if err != "" {
+		c.W.Err(err)
+		return 0, false
+	}
+	return n, true
+}
+
+// DBIndex reads a database number argument as Redis does for COPY and MOVE:
+// not an integer, not a 32-bit one, and not one of the databases are three
+// different errors. It returns "" when n is a database.
+func DBIndex(arg []byte, databases int) (int, resp.Error) {
 	n, ok := resp.ParseInt(arg)
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return 0, false
+		return 0, resp.ErrNotInteger
 	}
 	if n < math.MinInt32 || n > math.MaxInt32 {
-		c.W.Err(errIntRange)
-		return 0, false
+		return 0, errIntRange
 	}
-	if n < 0 || n >= int64(len(c.Shard.DBs)) {
-		c.W.Err(resp.ErrDBIndex)
-		return 0, false
+	if n < 0 || n >= int64(databases) {
+		return 0, resp.ErrDBIndex
 	}
-	return int(n), true
+	return int(n), ""
 }
 
 // Copy: COPY source destination [DB destination-db] [REPLACE]. Replies 1 when
@@ -179,14 +204,16 @@ func Copy(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	v = detach(c, v)
+	v, buf := detach(v)
+	defer release(buf)
 	to := c.Shard.DBs[db]
 	if !replace && to.Exists(dst) {
 		c.W.Int(0)
 		return
 	}
-	putValue(to, dst, v)
-	c.W.Int(1)
+	if stored(c, putValue(to, dst, v)) {
+		c.W.Int(1)
+	}
 }
 
 // Move: MOVE key db. Moves the key to another database of this shard unless
@@ -206,12 +233,15 @@ func Move(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	v = detach(c, v)
+	v, buf := detach(v)
+	defer release(buf)
 	if to.Exists(argv[1]) {
 		c.W.Int(0)
 		return
 	}
-	putValue(to, argv[1], v)
+	if !stored(c, putValue(to, argv[1], v)) {
+		return
+	}
 	t.Delete(argv[1])
 	c.W.Int(1)
 }

@@ -3,6 +3,8 @@ package shardowner
 import (
 	"strconv"
 
+	"github.com/valyala/bytebufferpool"
+
 	"github.com/corekv/corekv/resp"
 )
 
@@ -43,10 +45,10 @@ func FlushAll(c *Ctx, argv [][]byte) {
 	c.W.OK()
 }
 
-// keyCollector gathers keys as RESP bulk strings in a buffer, so that the
-// array header, which needs the count, can be written first.
+// keyCollector gathers keys as RESP bulk strings in a pooled buffer, so that
+// the array header, which needs the count, can be written first.
 type keyCollector struct {
-	buf     []byte
+	buf     *bytebufferpool.ByteBuffer
 	n       int
 	now     int64
 	pattern []byte // nil: every key
@@ -63,25 +65,26 @@ func (k *keyCollector) add(key []byte, v Value) {
 	if k.typ != nil && !eqFoldString(k.typ, kindName(v.Kind)) {
 		return
 	}
-	k.buf = append(k.buf, '$')
-	k.buf = strconv.AppendInt(k.buf, int64(len(key)), 10)
-	k.buf = append(k.buf, '\r', '\n')
-	k.buf = append(k.buf, key...)
-	k.buf = append(k.buf, '\r', '\n')
+	b := k.buf.B
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(key)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, key...)
+	k.buf.B = append(b, '\r', '\n')
 	k.n++
 }
 
 // reply writes the collected keys as an array and gives the buffer back to
-// the Ctx for reuse.
+// the pool.
 func (k *keyCollector) reply(c *Ctx) {
 	c.W.Array(k.n)
-	c.W.B = append(c.W.B, k.buf...)
-	c.Scratch = k.buf[:0]
+	c.W.B = append(c.W.B, k.buf.B...)
+	bytebufferpool.Put(k.buf)
 }
 
 // Keys: KEYS pattern. This shard's part of the reply.
 func Keys(c *Ctx, argv [][]byte) {
-	k := keyCollector{buf: c.Scratch[:0], now: c.Shard.Clock.Ms}
+	k := keyCollector{buf: bytebufferpool.Get(), now: c.Shard.Clock.Ms}
 	if !(len(argv[1]) == 1 && argv[1][0] == '*') {
 		k.pattern = argv[1]
 	}
@@ -94,8 +97,7 @@ func Keys(c *Ctx, argv [][]byte) {
 
 // RandomKey: RANDOMKEY. A random key of this shard, or nil.
 func RandomKey(c *Ctx, argv [][]byte) {
-	key, ok := c.Table().RandomKey(c.Scratch[:0])
-	c.Scratch = key[:0]
+	key, ok := c.Table().RandomKey()
 	if !ok {
 		c.W.Null()
 		return
@@ -114,7 +116,7 @@ func Scan(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrCursor)
 		return
 	}
-	k := keyCollector{buf: c.Scratch[:0], now: c.Shard.Clock.Ms}
+	k := keyCollector{now: c.Shard.Clock.Ms}
 	count := int64(10)
 	for j := 2; j < len(argv); j += 2 {
 		if j+1 >= len(argv) {
@@ -149,6 +151,7 @@ func Scan(c *Ctx, argv [][]byte) {
 	if count > 1<<30 {
 		count = 1 << 30
 	}
+	k.buf = bytebufferpool.Get()
 	next := c.Table().Scan(cursor/n, int(count), k.add)
 	switch {
 	case next != 0:

@@ -62,15 +62,28 @@ func NewShard(id, count, databases int) *Shard {
 	return s
 }
 
+// errFull answers a write that the shard's table has no room for
+// (kvtable.ErrFull). Redis's nearest reply is its OOM error, whose first
+// words clients recognise; this one names what is full rather than a
+// maxmemory setting corekv does not have.
+const errFull resp.Error = "OOM command not allowed when the shard's key table is full"
+
+// stored reports whether a table write went through, answering errFull
+// when it did not.
+func stored(c *Ctx, err error) bool {
+	if err != nil {
+		c.W.Err(errFull)
+		return false
+	}
+	return true
+}
+
 // Ctx is what a handler runs with: the shard, the client's selected
 // database, and the writer its reply goes to.
 type Ctx struct {
 	Shard *Shard
 	DB    int
 	W     *resp.Writer
-	// Scratch is a buffer handlers may reuse for temporary bytes (APPEND,
-	// SETRANGE) so that the steady state allocates nothing.
-	Scratch []byte
 }
 
 // Table returns the table of the client's selected database.

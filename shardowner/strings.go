@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/valyala/bytebufferpool"
+
 	"github.com/corekv/corekv/resp"
 )
 
@@ -50,14 +52,6 @@ func stringLen(v Value) int {
 func intLen(n int64) int {
 	var tmp [20]byte
 	return len(strconv.AppendInt(tmp[:0], n, 10))
-}
-
-// appendValue appends the bytes of a string value to dst.
-func appendValue(dst []byte, v Value) []byte {
-	if v.IsInt {
-		return strconv.AppendInt(dst, v.Int, 10)
-	}
-	return append(dst, v.Str...)
 }
 
 // Get: GET key.
@@ -165,13 +159,13 @@ func expireAtFrom(c *Ctx, arg []byte, flags int, name string) (int64, bool) {
 
 // storeString writes val under key expiring at expireAt; a time already past
 // deletes the key instead, as Redis does for EXAT/PXAT in the past.
-func storeString(c *Ctx, key, val []byte, expireAt int64) {
+func storeString(c *Ctx, key, val []byte, expireAt int64) error {
 	t := c.Table()
 	if expireAt != 0 && expireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
-		return
+		return nil
 	}
-	t.SetString(key, val, expireAt)
+	return t.SetString(key, val, expireAt)
 }
 
 // Set: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ts-ms|KEEPTTL].
@@ -191,8 +185,9 @@ func SetNX(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	t.SetString(argv[1], argv[2], 0)
-	c.W.Int(1)
+	if stored(c, t.SetString(argv[1], argv[2], 0)) {
+		c.W.Int(1)
+	}
 }
 
 // SetEX: SETEX key seconds value.
@@ -222,26 +217,38 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		if old, found, ok = getString(c, key); !ok {
 			return
 		}
-		if found {
-			replyValue(c, old)
-		} else {
-			c.W.Null()
-		}
 	} else if flags&(optNX|optXX|optKeepTTL) != 0 {
 		old, found = t.Get(key)
 	}
-	if (flags&optNX != 0 && found) || (flags&optXX != 0 && !found) {
+	switch {
+	case (flags&optNX != 0 && found) || (flags&optXX != 0 && !found):
 		if flags&optGet == 0 {
 			c.W.Null()
+			return
 		}
-		return
+	default:
+		if flags&optKeepTTL != 0 && found {
+			expireAt = old.ExpireAt
+		}
+		// With GET the old value is replied after the write, which may
+		// fail for want of room; the write overwrites its bytes.
+		var buf *bytebufferpool.ByteBuffer
+		if flags&optGet != 0 && found {
+			old, buf = detach(old)
+			defer release(buf)
+		}
+		if !stored(c, storeString(c, key, val, expireAt)) {
+			return
+		}
+		if flags&optGet == 0 {
+			c.W.OK()
+			return
+		}
 	}
-	if flags&optKeepTTL != 0 && found {
-		expireAt = old.ExpireAt
-	}
-	storeString(c, key, val, expireAt)
-	if flags&optGet == 0 {
-		c.W.OK()
+	if found {
+		replyValue(c, old)
+	} else {
+		c.W.Null()
 	}
 }
 
@@ -252,12 +259,16 @@ func GetSet(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
+	v, buf := detach(v)
+	defer release(buf)
+	if !stored(c, c.Table().SetString(argv[1], argv[2], 0)) {
+		return
+	}
 	if found {
 		replyValue(c, v)
 	} else {
 		c.W.Null()
 	}
-	c.Table().SetString(argv[1], argv[2], 0)
 }
 
 // GetDel: GETDEL key.
@@ -295,16 +306,24 @@ func GetEx(c *Ctx, argv [][]byte) {
 			return
 		}
 	}
-	replyValue(c, v)
+	// Changing the TTL may move the entry, and v's bytes with it: the value
+	// is read again afterwards.
 	t := c.Table()
 	switch {
 	case flags&optExpireMask != 0 && expireAt <= c.Shard.Clock.Ms:
+		replyValue(c, v)
 		t.Delete(argv[1])
+		return
 	case flags&optExpireMask != 0:
-		t.SetExpire(argv[1], expireAt)
+		if _, err := t.SetExpire(argv[1], expireAt); !stored(c, err) {
+			return
+		}
+		v, _ = t.Get(argv[1])
 	case flags&optPersist != 0 && v.ExpireAt != 0:
-		t.SetExpire(argv[1], 0)
+		t.SetExpire(argv[1], 0) // dropping a TTL never needs room
+		v, _ = t.Get(argv[1])
 	}
+	replyValue(c, v)
 }
 
 // MGet: MGET key [key ...]. A key that is missing or not a string is nil.
@@ -322,7 +341,8 @@ func MGet(c *Ctx, argv [][]byte) {
 	}
 }
 
-// MSet: MSET key value [key value ...].
+// MSet: MSET key value [key value ...]. A table that fills up stops it at
+// the first key it has no room for, with the keys before it written.
 func MSet(c *Ctx, argv [][]byte) {
 	if len(argv)%2 == 0 {
 		c.W.Err(resp.ErrWrongArgs("mset"))
@@ -330,7 +350,9 @@ func MSet(c *Ctx, argv [][]byte) {
 	}
 	t := c.Table()
 	for i := 1; i < len(argv); i += 2 {
-		t.SetString(argv[i], argv[i+1], 0)
+		if !stored(c, t.SetString(argv[i], argv[i+1], 0)) {
+			return
+		}
 	}
 	c.W.OK()
 }
@@ -350,32 +372,50 @@ func MSetNX(c *Ctx, argv [][]byte) {
 		}
 	}
 	for i := 1; i < len(argv); i += 2 {
-		t.SetString(argv[i], argv[i+1], 0)
+		if !stored(c, t.SetString(argv[i], argv[i+1], 0)) {
+			return
+		}
 	}
 	c.W.Int(1)
 }
 
-// Append: APPEND key value. Keeps the TTL; replies the new length.
+// Append: APPEND key value. Keeps the TTL; replies the new length. The
+// value grows in place, with room to spare (Table.WriteAt), so that building
+// a string by appends costs time in proportion to its length.
 func Append(c *Ctx, argv [][]byte) {
 	v, found, ok := getString(c, argv[1])
 	if !ok {
 		return
 	}
+	t := c.Table()
 	if !found {
-		c.Table().SetString(argv[1], argv[2], 0)
-		c.W.Int(int64(len(argv[2])))
+		if stored(c, t.SetString(argv[1], argv[2], 0)) {
+			c.W.Int(int64(len(argv[2])))
+		}
 		return
 	}
-	if stringLen(v)+len(argv[2]) > maxStringLen {
+	n := stringLen(v)
+	if n+len(argv[2]) > maxStringLen {
 		c.W.Err(resp.ErrStringTooLong)
 		return
 	}
-	c.Scratch = appendValue(c.Scratch[:0], v)
-	c.Scratch = append(c.Scratch, argv[2]...)
-	// Appending to an existing value leaves a string in Redis's "raw"
-	// encoding, digits or not.
-	c.Table().SetVerbatim(argv[1], c.Scratch, v.ExpireAt, true)
-	c.W.Int(int64(len(c.Scratch)))
+	if !toRaw(c, argv[1], v) {
+		return
+	}
+	if l, err := t.WriteAt(argv[1], n, argv[2]); stored(c, err) {
+		c.W.Int(int64(l))
+	}
+}
+
+// toRaw stores an integer-encoded value as its digits, which WriteAt can
+// then change in place. Appending to a value or writing into it leaves it
+// in Redis's "raw" encoding, digits or not.
+func toRaw(c *Ctx, key []byte, v Value) bool {
+	if !v.IsInt {
+		return true
+	}
+	var tmp [20]byte
+	return stored(c, c.Table().SetVerbatim(key, strconv.AppendInt(tmp[:0], v.Int, 10), v.ExpireAt, true))
 }
 
 // StrLen: STRLEN key.
@@ -442,8 +482,9 @@ func incrBy(c *Ctx, key []byte, by int64) {
 		return
 	}
 	n := old + by
-	c.Table().SetInt(key, n, v.ExpireAt)
-	c.W.Int(n)
+	if stored(c, c.Table().SetInt(key, n, v.ExpireAt)) {
+		c.W.Int(n)
+	}
 }
 
 // IncrByFloat: INCRBYFLOAT key increment. Redis computes in long double
@@ -479,10 +520,13 @@ func IncrByFloat(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrIncrNaN)
 		return
 	}
-	c.Scratch = appendLongDouble(c.Scratch[:0], sum)
+	b := bytebufferpool.Get()
+	defer bytebufferpool.Put(b)
+	b.B = appendLongDouble(b.B[:0], sum)
 	// Redis keeps the result a string even when it is integral ("8").
-	c.Table().SetVerbatim(argv[1], c.Scratch, v.ExpireAt, false)
-	c.W.Bulk(c.Scratch)
+	if stored(c, c.Table().SetVerbatim(argv[1], b.B, v.ExpireAt, false)) {
+		c.W.Bulk(b.B)
+	}
 }
 
 // The x87 long double Redis computes INCRBYFLOAT in.
@@ -613,20 +657,26 @@ func SetRange(c *Ctx, argv [][]byte) {
 		c.W.Int(int64(stringLen(v)))
 		return
 	}
-	if off+int64(len(val)) > maxStringLen {
+	// Written so that a huge offset cannot overflow the sum.
+	if off > maxStringLen-int64(len(val)) {
 		c.W.Err(resp.ErrStringTooLong)
 		return
 	}
-	buf := c.Scratch[:0]
-	if found {
-		buf = appendValue(buf, v)
+	t := c.Table()
+	if !found {
+		// An empty string to write into; it goes again if there is no
+		// room for the rest.
+		if !stored(c, t.SetVerbatim(argv[1], nil, 0, true)) {
+			return
+		}
+	} else if !toRaw(c, argv[1], v) {
+		return
 	}
-	end := int(off) + len(val)
-	if len(buf) < end {
-		buf = append(buf, make([]byte, end-len(buf))...)
+	n, err := t.WriteAt(argv[1], int(off), val)
+	if err != nil && !found {
+		t.Delete(argv[1])
 	}
-	copy(buf[off:], val)
-	c.Scratch = buf
-	c.Table().SetVerbatim(argv[1], buf, v.ExpireAt, true)
-	c.W.Int(int64(len(buf)))
+	if stored(c, err) {
+		c.W.Int(int64(n))
+	}
 }

@@ -106,6 +106,10 @@ type arena struct {
 	victim    [numClasses]uint32
 	victimPos [numClasses]uint32
 	retry     [numClasses]uint16
+
+	// pageLimit, when not 0, caps len(pages) below maxPages, so that tests
+	// can fill an arena cheaply.
+	pageLimit int
 }
 
 // item returns the bytes of the item ref, with len and cap equal to the
@@ -127,6 +131,8 @@ func (a *arena) fits(ref uint32, n int) bool {
 	return n <= size && (size <= 64 || n > size/2)
 }
 
+// newPageIndex returns the index of an unused page descriptor, or 0 when the
+// arena has as many pages as a ref can address.
 func (a *arena) newPageIndex() uint32 {
 	if k := len(a.freePages); k > 0 {
 		idx := a.freePages[k-1]
@@ -136,18 +142,26 @@ func (a *arena) newPageIndex() uint32 {
 	if len(a.pages) == 0 {
 		a.pages = append(a.pages, page{}) // reserved
 	}
-	if len(a.pages) >= maxPages {
-		panic("kvtable: arena page limit reached")
+	limit := maxPages
+	if a.pageLimit != 0 {
+		limit = a.pageLimit
+	}
+	if len(a.pages) >= limit {
+		return 0
 	}
 	a.pages = append(a.pages, page{})
 	return uint32(len(a.pages) - 1)
 }
 
-// alloc returns a ref to an item of at least n bytes. Its contents are
-// whatever the item last held.
+// alloc returns a ref to an item of at least n bytes, or 0 when the item
+// needs a new page and the arena has no page left. Its contents are whatever
+// the item last held.
 func (a *arena) alloc(n int) uint32 {
 	if n > maxClassSize {
 		idx := a.newPageIndex()
+		if idx == 0 {
+			return 0
+		}
 		a.pages[idx] = page{buf: make([]byte, n), size: uint32(n), nitems: 1, used: 1, bump: 1, class: largeClass}
 		a.bytes += n
 		return idx << refItemBits
@@ -155,7 +169,9 @@ func (a *arena) alloc(n int) uint32 {
 	c := classOf[(n+7)>>3]
 	idx := a.partial[c]
 	if idx == 0 {
-		idx = a.newPage(c)
+		if idx = a.newPage(c); idx == 0 {
+			return 0
+		}
 	}
 	p := &a.pages[idx]
 	var it uint32
@@ -175,12 +191,17 @@ func (a *arena) alloc(n int) uint32 {
 	return idx<<refItemBits | it
 }
 
+// newPage adds a page to class c and returns its index, or 0 when the arena
+// has no page left.
 func (a *arena) newPage(c uint8) uint32 {
 	size := classSize[c]
 	pb := uint32(minPageBytes) << min(a.npages[c], pageGrowSteps)
 	n := max(pb/size, 1)
 	n = min(n, maxPageItems)
 	idx := a.newPageIndex()
+	if idx == 0 {
+		return 0
+	}
 	pg := page{size: size, nitems: n, class: c}
 	if n*size > blockBytes/2 {
 		pg.buf = unsafe.Slice((*byte)(a.pool.get(false)), blockBytes)[:n*size]

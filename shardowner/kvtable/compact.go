@@ -41,20 +41,41 @@ func (t *Table) compactStep(c uint8) {
 		a.victimPos[c]++
 		ref := v<<refItemBits | pos
 		if it := a.item(ref); it[0] != 0 {
-			t.moveEntry(ref, it)
+			if !t.moveEntry(ref, it) {
+				a.keepVictim(c)
+				return
+			}
 			moved++
 		}
 	}
 }
 
-// moveEntry copies the live entry at ref to a new item and frees ref.
-func (t *Table) moveEntry(ref uint32, it []byte) {
+// keepVictim gives up emptying class c's victim, which the entries it holds
+// found no room to move out of: it takes allocations again.
+func (a *arena) keepVictim(c uint8) {
+	v := a.victim[c]
+	p := &a.pages[v]
+	p.evac = false
+	if p.used < p.nitems {
+		a.pushPartial(v)
+	}
+	a.victim[c] = 0
+	a.retry[c] = compactRetry
+}
+
+// moveEntry copies the live entry at ref to a new item and frees ref. It
+// reports false, moving nothing, when the arena has no room for the copy.
+func (t *Table) moveEntry(ref uint32, it []byte) bool {
 	n := entryLen(it)
 	nref := t.ar.alloc(n)
+	if nref == 0 {
+		return false
+	}
 	copy(t.ar.item(nref), it[:n])
 	if it[0]&hdrTTL != 0 {
 		t.exp.set(entryExpIdx(it), nref)
 	}
 	t.reindex(t.hash(entryKey(it))&hashHigh|uint64(ref), nref)
 	t.ar.free(ref)
+	return true
 }

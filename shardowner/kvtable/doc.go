@@ -51,5 +51,6 @@
 //     whole scan is returned at least once across any resizes.
 //
 // Limits: at most 2^20 arena pages per table (64 GiB of small entries; each
-// entry over 8 KiB has a page of its own) and 2^32 buckets.
+// entry over 8 KiB has a page of its own) and 2^32 buckets. A write that
+// needs a page past the limit returns ErrFull and changes nothing.
 package kvtable

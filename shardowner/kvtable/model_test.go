@@ -206,7 +206,10 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			}
 		case r < 75:
 			exp := expOf()
-			got := tb.SetExpire(key, exp)
+			got, err := tb.SetExpire(key, exp)
+			if err != nil {
+				t.Fatal(err)
+			}
 			v, wok := m.get(k)
 			if wok {
 				v.exp = exp
@@ -223,7 +226,8 @@ func runModel(t *testing.T, seed uint64, ops int) {
 				t.Fatalf("op %d: ActiveExpire = %d, model lost %d", op, n, got)
 			}
 		case r < 83:
-			dst, ok := tb.RandomKey(nil)
+			dst, ok := tb.RandomKey()
+			dst = bytes.Clone(dst)
 			m.sync(tb)
 			if ok != (len(m.m) > 0) && ok {
 				t.Fatalf("op %d: RandomKey ok with an empty model", op)

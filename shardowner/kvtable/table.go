@@ -2,6 +2,7 @@ package kvtable
 
 import (
 	"bytes"
+	"errors"
 	"hash/maphash"
 	"math/bits"
 	"runtime"
@@ -26,10 +27,10 @@ const (
 // Value is an entry as handlers see it.
 //
 // Str aliases table memory: it is valid only until the next write to the
-// table (SetString, SetInt, SetExpire, Delete, Clear, ActiveExpire). Get,
-// Exists, Scan and RandomKey never move another key's bytes, so values read
-// one after another stay valid together. Its capacity is its length, so an
-// append copies rather than writing into the table.
+// table (SetString, SetInt, SetVerbatim, WriteAt, SetExpire, Delete, Clear,
+// ActiveExpire). Get, Exists, Scan and RandomKey never move another key's
+// bytes, so values read one after another stay valid together. Its capacity
+// is its length, so an append copies rather than writing into the table.
 type Value struct {
 	Kind     Kind
 	Str      []byte // the string when !IsInt
@@ -86,10 +87,13 @@ func NewTable(clock *Clock) *Table {
 	return t
 }
 
-// reset empties t, keeping its clock, pool, random state and hash mask.
+// reset empties t, keeping its clock, pool, random state, hash mask and page
+// limit.
 func (t *Table) reset() {
+	limit := t.ar.pageLimit
 	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool}
 	t.ar.pool = t.pool
+	t.ar.pageLimit = limit
 	t.exp.pool = t.pool
 }
 
@@ -301,35 +305,40 @@ func (t *Table) Exists(key []byte) bool {
 	return ok
 }
 
+// ErrFull is what a write returns, changing nothing, when the table's arena
+// has no page left for the entry: a ref addresses at most 2^20 pages.
+var ErrFull = errors.New("kvtable: the table's arena has no page left")
+
 // SetString stores val under key with the given expiry, replacing any value.
 // A value that is a canonical 64-bit decimal integer is stored as an integer.
 // val may alias a Value.Str of this table.
-func (t *Table) SetString(key, val []byte, expireAt int64) {
+func (t *Table) SetString(key, val []byte, expireAt int64) error {
 	if n, ok := CanonicalInt(val); ok {
-		t.SetInt(key, n, expireAt)
-		return
+		return t.SetInt(key, n, expireAt)
 	}
-	t.put(key, byte(KindString)|encRaw, val, 0, expireAt)
+	return t.put(key, byte(KindString)|encRaw, val, 0, expireAt)
 }
 
 // SetVerbatim stores val under key as a string exactly as given, even when it
 // reads as an integer (Value.Verbatim). grown records that APPEND or SETRANGE
 // built it (Value.Grown), which is what OBJECT ENCODING reports as "raw".
-func (t *Table) SetVerbatim(key, val []byte, expireAt int64, grown bool) {
+func (t *Table) SetVerbatim(key, val []byte, expireAt int64, grown bool) error {
 	hdr := byte(KindString) | encRaw | hdrVerbatim
 	if grown {
 		hdr = byte(KindString) | encRaw | hdrGrown
 	}
-	t.put(key, hdr, val, 0, expireAt)
+	return t.put(key, hdr, val, 0, expireAt)
 }
 
 // SetInt stores n under key as an integer-encoded string.
-func (t *Table) SetInt(key []byte, n int64, expireAt int64) {
-	t.put(key, byte(KindString)|encInt, nil, n, expireAt)
+func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
+	return t.put(key, byte(KindString)|encInt, nil, n, expireAt)
 }
 
-// put stores an entry: raw for encRaw, n for encInt and encObj.
-func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
+// put stores an entry: raw for encRaw, n for encInt and encObj. It returns
+// ErrFull, leaving the table as it was, when the entry needs an item the
+// arena cannot give.
+func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	t.rehashStep(rehashPerOp)
 	ttl := expireAt != 0
 	if ttl {
@@ -340,25 +349,32 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
 	w := t.lookup(h, key)
 	if w == 0 {
 		ref := t.ar.alloc(size)
+		if ref == 0 {
+			return ErrFull
+		}
 		idx := 0
 		if ttl {
 			idx = t.exp.push(ref)
 		}
 		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
 		t.insert(h, ref)
-		return
+		return nil
 	}
 	ref := uint32(w)
 	it := t.ar.item(ref)
-	t.dropObj(it)
 	old := it[0]
 	if old&hdrTTL == hdr&hdrTTL && t.ar.fits(ref, size) {
 		// Same layout up to the value: rewrite the value in place.
+		t.dropObj(it)
 		writePrefix(it, hdr, expireAt, entryExpIdxOr0(it))
 		writeValue(it, valueOff(it), hdr&hdrEncMask, raw, n)
-		return
+		return nil
 	}
 	nref := t.ar.alloc(size)
+	if nref == 0 {
+		return ErrFull
+	}
+	t.dropObj(it)
 	idx := 0
 	switch {
 	case ttl && old&hdrTTL != 0:
@@ -372,6 +388,72 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) {
 	writeEntry(t.ar.item(nref), hdr, expireAt, idx, key, raw, n)
 	t.reindex(w, nref)
 	t.freeItem(ref, true)
+	return nil
+}
+
+// maxSpare bounds the room WriteAt leaves after a value it grows.
+const maxSpare = 64 << 20
+
+// errNotRaw is WriteAt's answer for a key that holds no raw string.
+var errNotRaw = errors.New("kvtable: WriteAt on a key without a raw string")
+
+// WriteAt writes data into the string value of key at offset off, padding
+// with zero bytes from the value's end to off, marks the value grown
+// (Value.Grown) and returns its new length. The key must hold a live string
+// stored as bytes, not as an integer: APPEND and SETRANGE read it with Get
+// first.
+//
+// A value that outgrows its item moves to one with half its new size to
+// spare (at most maxSpare), so that building a value by appends copies each
+// byte a bounded number of times, as Redis's strings do; an empty value
+// grows to its exact size. It returns ErrFull, changing nothing, when the
+// arena has no room for the bigger item.
+func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return 0, errNotRaw
+	}
+	ref := uint32(w)
+	it := t.ar.item(ref)
+	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.expired(it) {
+		return 0, errNotRaw
+	}
+	voff := valueOff(it)
+	vl, ln := getUvarint(it[voff:])
+	end := max(vl, off+len(data))
+	nln := uvarintLen(end)
+	need := voff + nln + end
+	dst, nref := it, ref
+	if need > len(it) {
+		spare := 0
+		if vl > 0 {
+			spare = min(need/2, maxSpare)
+		}
+		if nref = t.ar.alloc(need + spare); nref == 0 {
+			return 0, ErrFull
+		}
+		dst = t.ar.item(nref)
+		copy(dst, it[:voff+ln+vl])
+	}
+	if nln != ln {
+		copy(dst[voff+nln:], dst[voff+ln:voff+ln+vl])
+	}
+	val := dst[voff+nln:]
+	if off > vl {
+		clear(val[vl:off])
+	}
+	copy(val[off:], data)
+	putUvarint(dst[voff:], end)
+	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
+	if nref != ref {
+		if dst[0]&hdrTTL != 0 {
+			t.exp.set(entryExpIdx(dst), nref)
+		}
+		t.reindex(w, nref)
+		t.freeItem(ref, true)
+	}
+	return end, nil
 }
 
 func entryExpIdxOr0(it []byte) int {
@@ -382,27 +464,28 @@ func entryExpIdxOr0(it []byte) int {
 }
 
 // SetExpire sets (or with 0 removes) the expiry of a live key and reports
-// whether the key was there.
-func (t *Table) SetExpire(key []byte, expireAt int64) bool {
+// whether the key was there. Adding a TTL can need a bigger item: when the
+// arena cannot give one it returns ErrFull and changes nothing.
+func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	t.rehashStep(rehashPerOp)
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
-		return false
+		return false, nil
 	}
 	ref := uint32(w)
 	it := t.ar.item(ref)
 	if t.expired(it) {
 		t.unindex(w)
 		t.dropEntry(ref, true)
-		return false
+		return false, nil
 	}
 	had := it[0]&hdrTTL != 0
 	switch {
 	case had && expireAt != 0:
 		le.PutUint64(it[1:], uint64(expireAt))
-		return true
+		return true, nil
 	case !had && expireAt == 0:
-		return true
+		return true, nil
 	}
 	// The TTL fields come or go: everything after them moves.
 	tail := it[prefixLen(it[0]):entryLen(it)]
@@ -411,7 +494,15 @@ func (t *Table) SetExpire(key []byte, expireAt int64) bool {
 	dst, nref := it, ref
 	if !t.ar.fits(ref, pre+len(tail)) {
 		nref = t.ar.alloc(pre + len(tail))
-		dst = t.ar.item(nref)
+		switch {
+		case nref != 0:
+			dst = t.ar.item(nref)
+		case expireAt != 0:
+			return true, ErrFull
+		default:
+			// Dropping the TTL shrinks the entry: it stays where it is.
+			nref = ref
+		}
 	}
 	idx := 0
 	if expireAt != 0 {
@@ -425,7 +516,7 @@ func (t *Table) SetExpire(key []byte, expireAt int64) bool {
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
 	}
-	return true
+	return true, nil
 }
 
 // Delete removes key and reports whether it held a live value.
@@ -485,7 +576,7 @@ func (t *Table) dropObj(it []byte) {
 // putObject stores obj under key as an entry of the given kind; the entry
 // holds only the object's position in t.objs. It is the hook aggregate types
 // will use.
-func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) {
+func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) error {
 	var i uint32
 	if k := len(t.objFree); k > 0 {
 		i = t.objFree[k-1]
@@ -495,7 +586,12 @@ func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) {
 		i = uint32(len(t.objs))
 		t.objs = append(t.objs, obj)
 	}
-	t.put(key, byte(kind)|encObj, nil, int64(i), expireAt)
+	if err := t.put(key, byte(kind)|encObj, nil, int64(i), expireAt); err != nil {
+		t.objs[i] = nil
+		t.objFree = append(t.objFree, i)
+		return err
+	}
+	return nil
 }
 
 // object returns the object of key, if key holds one.
@@ -510,6 +606,10 @@ func (t *Table) object(key []byte) (any, bool) {
 	}
 	return t.objs[le.Uint32(it[valueOff(it):])], true
 }
+
+// LimitPages caps the pages the table's arena may hold at n, below the 2^20
+// a ref can address, so that tests can fill a table cheaply.
+func (t *Table) LimitPages(n int) { t.ar.pageLimit = min(n, maxPages) }
 
 // Len is the number of keys, counting expired ones not yet reclaimed.
 func (t *Table) Len() int { return t.ix[0].count + t.ix[1].count }
@@ -548,12 +648,13 @@ func (t *Table) ArenaBytes() int {
 // and not given back: blocks in use and warm ones.
 func (t *Table) OffHeapBytes() int { return (t.pool.inUse + t.pool.warm) * blockBytes }
 
-// RandomKey appends a random live key to dst. Expired keys it meets are
+// RandomKey returns a random live key, each about as likely as any other.
+// The key aliases table memory, as Value.Str does. Expired keys it meets are
 // deleted.
-func (t *Table) RandomKey(dst []byte) ([]byte, bool) {
+func (t *Table) RandomKey() ([]byte, bool) {
 	for range 100 {
 		if t.Len() == 0 {
-			return dst, false
+			return nil, false
 		}
 		w := t.randomSlot()
 		it := t.ar.item(uint32(w))
@@ -562,27 +663,25 @@ func (t *Table) RandomKey(dst []byte) ([]byte, bool) {
 			t.dropEntry(uint32(w), false)
 			continue
 		}
-		return append(dst, entryKey(it)...), true
+		return entryKey(it), true
 	}
 	// Mostly expired keys: look at every bucket.
 	for k := range 2 {
 		ix := &t.ix[k]
 		for b := uint32(0); ix.dir != nil && b <= ix.mask; b++ {
-			found := false
+			var key []byte
 			t.eachSlot(ix, b, func(w uint64) bool {
-				it := t.ar.item(uint32(w))
-				if !t.expired(it) {
-					dst = append(dst, entryKey(it)...)
-					found = true
+				if it := t.ar.item(uint32(w)); !t.expired(it) {
+					key = entryKey(it)
 				}
-				return !found
+				return key == nil
 			})
-			if found {
-				return dst, true
+			if key != nil {
+				return key, true
 			}
 		}
 	}
-	return dst, false
+	return nil, false
 }
 
 // eachSlot calls fn on the slots of bucket b until fn returns false.
@@ -602,9 +701,18 @@ func (t *Table) eachSlot(ix *index, b uint32, fn func(w uint64) bool) {
 	}
 }
 
+// randomChain is the chain length up to which randomSlot picks every key
+// with the same chance; keys of longer chains (rare at maxLoad) are a little
+// less likely.
+const randomChain = 16
+
 // randomSlot returns a random slot word; the table must not be empty. It
-// picks a random bucket, walks on to a non-empty one, then picks a random
-// slot of its chain.
+// picks a random bucket and a random position below randomChain, and keeps
+// the slot there if the bucket's chain reaches it: every slot of every chain
+// is then equally likely, where taking any slot of the first non-empty
+// bucket would favour keys in short chains and after runs of empty buckets.
+// After a bounded number of misses (a table that shrank, nearly all empty
+// buckets) it takes the first non-empty bucket from a random start.
 func (t *Table) randomSlot() uint64 {
 	k := 0
 	if t.rehashing() && t.rand()%uint64(t.Len()) < uint64(t.ix[1].count) {
@@ -614,22 +722,41 @@ func (t *Table) randomSlot() uint64 {
 	if ix.count == 0 {
 		ix = &t.ix[1-k]
 	}
+	for range 64 {
+		r := t.rand()
+		b := uint32(r) & ix.mask
+		if w, ok := t.slotAt(ix, b, int((r>>32)%randomChain)); ok {
+			return w
+		}
+	}
 	b := uint32(t.rand()) & ix.mask
 	for {
 		if g := ix.bucket(b); g != nil && g[0] != 0 {
 			n := 0
 			t.eachSlot(ix, b, func(uint64) bool { n++; return true })
-			i := int(t.rand() % uint64(n))
-			var w uint64
-			t.eachSlot(ix, b, func(x uint64) bool {
-				w = x
-				i--
-				return i >= 0
-			})
+			w, _ := t.slotAt(ix, b, int(t.rand()%uint64(n)))
 			return w
 		}
 		b = (b + 1) & ix.mask
 	}
+}
+
+// slotAt returns the slot at position i of bucket b's chain, if the chain
+// is that long.
+func (t *Table) slotAt(ix *index, b uint32, i int) (uint64, bool) {
+	g := ix.bucket(b)
+	if g == nil {
+		return 0, false
+	}
+	var w uint64
+	t.eachSlot(ix, b, func(x uint64) bool {
+		if i == 0 {
+			w = x
+		}
+		i--
+		return i >= 0
+	})
+	return w, w != 0
 }
 
 // CanonicalInt parses b as Redis decides whether a string can be stored as an

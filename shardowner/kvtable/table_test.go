@@ -208,17 +208,44 @@ func TestRandomKeyMostlyExpired(t *testing.T) {
 	}
 	tb.SetInt([]byte("live"), 1, 0)
 	clock.Ms = 20
-	got, ok := tb.RandomKey(nil)
+	got, ok := tb.RandomKey()
 	if !ok || string(got) != "live" {
 		t.Fatalf("RandomKey = %q %v", got, ok)
 	}
 	tb.Delete([]byte("live"))
 	for tb.Len() > 0 {
-		if _, ok := tb.RandomKey(nil); ok {
+		if _, ok := tb.RandomKey(); ok {
 			t.Fatal("RandomKey found a key among expired ones")
 		}
 	}
 	tb.check(t)
+}
+
+// TestRandomKeyUniform draws many random keys from a table whose chains have
+// all sorts of lengths: every key must come up about equally often. With 200
+// draws expected per key, the bounds are over seven standard deviations away.
+func TestRandomKeyUniform(t *testing.T) {
+	tb := NewTable(&Clock{})
+	const keys, per = 1000, 200
+	for i := range keys {
+		tb.SetInt(k(i), 1, 0)
+	}
+	seen := map[string]int{}
+	for range keys * per {
+		key, ok := tb.RandomKey()
+		if !ok {
+			t.Fatal("RandomKey found nothing")
+		}
+		seen[string(key)]++
+	}
+	if len(seen) != keys {
+		t.Fatalf("%d keys came up, want %d", len(seen), keys)
+	}
+	for key, n := range seen {
+		if n < per/2 || n > per*2 {
+			t.Errorf("key %q came up %d times, want about %d", key, n, per)
+		}
+	}
 }
 
 func TestObjects(t *testing.T) {
