@@ -33,6 +33,7 @@ type Core struct {
 	scratch  []byte
 	outBatch []*router.Batch   // batch being filled for each peer
 	overflow [][]*router.Batch // batches a full ring could not take, per peer
+	resume   []*router.Batch   // a peer's batch stopped by the reply budget, per peer
 	free     []*router.Batch
 	slots    []*router.Slot
 	ctx      shardowner.Ctx
@@ -103,6 +104,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		events:   make([]unix.EpollEvent, 256),
 		outBatch: make([]*router.Batch, srv.cfg.Shards),
 		overflow: make([][]*router.Batch, srv.cfg.Shards),
+		resume:   make([]*router.Batch, srv.cfg.Shards),
 	}
 	c.stats.calls = make([]uint64, len(router.Commands()))
 	c.pub.calls = make([]atomic.Uint64, len(router.Commands()))
@@ -253,7 +255,7 @@ func (c *Core) resetMaxima() {
 
 // timeout is how long epoll_wait may sleep: 0 while work waits.
 func (c *Core) timeout() int {
-	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() {
+	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() {
 		return 0
 	}
 	d := c.nextTimer - time.Now().UnixMilli()
@@ -649,7 +651,7 @@ func (c *Core) drained() bool {
 			return false
 		}
 	}
-	return !c.overflowing()
+	return !c.overflowing() && !c.resuming()
 }
 
 func (c *Core) closeAll() {
