@@ -312,7 +312,7 @@ func (c *Core) accept(lfd int) {
 			continue
 		}
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		cn := &Conn{fd: fd, core: c, in: make([]byte, 0, inInitial), writable: true}
+		cn := &Conn{fd: fd, core: c, in: make([]byte, 0, inInitial), writable: true, replySize: replyGuess}
 		cn.id = c.srv.nextID.Add(1)
 		cn.authed = c.srv.requirePass() == ""
 		cn.proto = 2
@@ -590,7 +590,8 @@ func (c *Core) flushAll() {
 		case cn.stalled && !cn.backlogged():
 			c.again(cn)
 		}
-		if !cn.closed && cn.outPending() > 0 && cn.writable {
+		// More to write, or replies collect left for the next turn.
+		if !cn.closed && cn.writable && (cn.outPending() > 0 || len(cn.slots) > 0 && cn.slots[0].Filled) {
 			c.markDirty(cn)
 		}
 	}

@@ -318,7 +318,8 @@ func (c *Core) resuming() bool {
 }
 
 // markWaiting marks dirty every waiting connection whose first slot is
-// filled, and forgets those that wait no more.
+// filled, or that back-pressure stopped (replies filled behind its first
+// slot may let it go on), and forgets those that wait no more.
 func (c *Core) markWaiting() {
 	keep := c.waiting[:0]
 	for _, cn := range c.waiting {
@@ -326,7 +327,7 @@ func (c *Core) markWaiting() {
 			cn.waiting = false
 			continue
 		}
-		if cn.slots[0].Filled {
+		if cn.slots[0].Filled || cn.stalled {
 			c.markDirty(cn)
 		}
 		keep = append(keep, cn)

@@ -55,6 +55,11 @@ const batchKeep = 1 << 20
 // largest one ever seen.
 var replyPool bytebufferpool.Pool
 
+// replyKeep is the largest reply buffer returned to the pool; the pool
+// learns which sizes to keep only after many buffers, so one grown by a
+// huge reply is left to the collector at once.
+const replyKeep = 8 << 20
+
 // Reset empties the batch for reuse, keeping its argument buffer unless it
 // grew large and returning its reply buffer to the pool.
 func (b *Batch) Reset() {
@@ -63,7 +68,9 @@ func (b *Batch) Reset() {
 		b.args = nil
 	}
 	if b.replies != nil {
-		replyPool.Put(b.replies)
+		if cap(b.replies.B) <= replyKeep {
+			replyPool.Put(b.replies)
+		}
 		b.replies = nil
 	}
 	b.reqs = b.reqs[:0]

@@ -12,21 +12,44 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corekv/corekv/router"
+	"github.com/redis/go-redis/v9"
 )
 
-// keyOnShard returns a key with prefix that the server's hash places on
-// shard, out of n.
-func keyOnShard(t *testing.T, prefix string, shard, n int) string {
+// keysByShard returns, for each of the server's n shards, a key it owns.
+// Shard placement is seeded per process, so it asks the server: SCAN runs
+// on the shard its cursor names, and cursor 0 names shard 0.
+func keysByShard(t *testing.T, c *redis.Client, prefix string, n int) []string {
 	t.Helper()
-	for i := 0; i < 1000; i++ {
-		k := prefix + strconv.Itoa(i)
-		if router.ShardOf([]byte(k), n) == shard {
-			return k
+	ctx := context.Background()
+	const candidates = 32
+	for i := 0; i < candidates; i++ {
+		if err := c.Set(ctx, prefix+strconv.Itoa(i), "x", 0).Err(); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Fatalf("no key %s* on shard %d of %d", prefix, shard, n)
-	return ""
+	keys := make([]string, n)
+	var cursor uint64
+	for turn := 0; turn < 10*n; turn++ {
+		got, next, err := c.Scan(ctx, cursor, prefix+"*", 1000).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) > 0 {
+			keys[cursor%uint64(n)] = got[0]
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	for i := 0; i < candidates; i++ {
+		c.Del(ctx, prefix+strconv.Itoa(i))
+	}
+	for s, k := range keys {
+		if k == "" {
+			t.Fatalf("none of %d keys landed on shard %d of %d", candidates, s, n)
+		}
+	}
+	return keys
 }
 
 // TestLargeRemoteReplies pipelines GETs of values of several hundred KB
@@ -39,11 +62,10 @@ func TestLargeRemoteReplies(t *testing.T) {
 	srv := startServer(t, nil, "--shards", strconv.Itoa(shards))
 	ctx := context.Background()
 	c := srv.client(t, 2)
-	var big, ctr [shards]string
+	big := keysByShard(t, c, "big", shards)
+	ctr := keysByShard(t, c, "ctr", shards)
 	var val [shards]string
 	for s := 0; s < shards; s++ {
-		big[s] = keyOnShard(t, "big", s, shards)
-		ctr[s] = keyOnShard(t, "ctr", s, shards)
 		val[s] = strings.Repeat(string(rune('a'+s)), size-1) + strconv.Itoa(s)
 		if err := c.Set(ctx, big[s], val[s], 0).Err(); err != nil {
 			t.Fatal(err)
@@ -92,4 +114,95 @@ func TestLargeRemoteReplies(t *testing.T) {
 		t.Error(err)
 	}
 	srv.mustServe(t)
+}
+
+// TestSlowReaderLargeValues pipelines GETs of a 4 MB value without reading
+// the replies. What the server holds for such a client is bounded by bytes,
+// replies in flight included, so its memory stays near the value itself,
+// and other clients' requests are answered promptly meanwhile.
+func TestSlowReaderLargeValues(t *testing.T) {
+	for _, shards := range []int{1, 2} {
+		t.Run("shards="+strconv.Itoa(shards), func(t *testing.T) {
+			srv := startServer(t, nil, "--shards", strconv.Itoa(shards))
+			ctx := context.Background()
+			c := srv.client(t, 2)
+			const size = 4 << 20
+			keys := keysByShard(t, c, "big", shards)
+			for _, k := range keys {
+				if err := c.Set(ctx, k, strings.Repeat("v", size), 0).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Other clients, on every core, ping before the slow ones start.
+			var pingers []*bufio.ReadWriter
+			for i := 0; i < 4*shards; i++ {
+				conn := srv.raw(t)
+				conn.SetDeadline(time.Now().Add(30 * time.Second))
+				pingers = append(pingers, bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn)))
+			}
+			ping := func() time.Duration {
+				slowest := time.Duration(0)
+				for _, p := range pingers {
+					start := time.Now()
+					p.WriteString("PING\r\n")
+					p.Flush()
+					line, err := p.ReadString('\n')
+					if err != nil || line != "+PONG\r\n" {
+						t.Fatalf("PING: %q, %v", line, err)
+					}
+					slowest = max(slowest, time.Since(start))
+				}
+				return slowest
+			}
+			ping()
+			before := rssOf(t, srv.cmd.Process.Pid)
+
+			// One slow client per shard, each asking for the values in turn
+			// from a different one first: whichever cores they land on, one
+			// of them starts with a request for another shard, whose reply
+			// is in flight when the next ones are read.
+			done := make(chan struct{}, shards)
+			for j := 0; j < shards; j++ {
+				slow := srv.raw(t)
+				var req bytes.Buffer
+				for i := 0; i < 1000; i++ {
+					fmt.Fprintf(&req, "GET %s\r\n", keys[(i+j)%shards])
+				}
+				go func() {
+					defer func() { done <- struct{}{} }()
+					// 4,000 requests would be 16 GB of replies; the writes
+					// block once the server stops reading, and the deadline
+					// ends them.
+					slow.SetWriteDeadline(time.Now().Add(3 * time.Second))
+					for i := 0; i < 4; i++ {
+						if _, err := slow.Write(req.Bytes()); err != nil {
+							return
+						}
+					}
+				}()
+			}
+			slowest := time.Duration(0)
+			for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+				slowest = max(slowest, ping())
+				time.Sleep(10 * time.Millisecond)
+			}
+			grown := rssOf(t, srv.cmd.Process.Pid) - before
+			t.Logf("RSS grew by %d MB; slowest PING %v", grown>>20, slowest)
+			limit := int64(shards * 64 << 20)
+			if raceBuild {
+				limit *= 4
+			}
+			if grown > limit {
+				t.Errorf("server RSS grew by %d MB for %d clients that do not read %d MB replies (limit %d MB)",
+					grown>>20, shards, size>>20, limit>>20)
+			}
+			if slowest > 200*time.Millisecond {
+				t.Errorf("a PING took %v while clients did not read their large replies", slowest)
+			}
+			for j := 0; j < shards; j++ {
+				<-done
+			}
+			srv.mustServe(t)
+		})
+	}
 }
