@@ -279,9 +279,15 @@ func (c *Conn) flush() bool {
 	} else {
 		// Short write: wait for EPOLLOUT (edge-triggered, registered once).
 		c.writable = false
-		if c.outAt > len(c.out)/2 {
-			m := copy(c.out, c.out[c.outAt:])
-			c.out = c.out[:m]
+		if c.outAt > len(c.out)/2 && c.outPending() <= outKeep {
+			// Move the small unwritten tail to the front, so the buffer
+			// does not grow at its end; out of a large buffer, into a
+			// new one, so that the large one is not kept.
+			if cap(c.out) > outKeep {
+				c.out = append(make([]byte, 0, outKeep), c.out[c.outAt:]...)
+			} else {
+				c.out = c.out[:copy(c.out, c.out[c.outAt:])]
+			}
 			c.outAt = 0
 		}
 	}

@@ -3,6 +3,8 @@ package reactor
 import (
 	"bytes"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // testConn is a connection of a bare core, with no socket.
@@ -79,5 +81,49 @@ func TestCollectBounded(t *testing.T) {
 	c.collect()
 	if c.outPending() != size || c.out[0] != 'b' || len(c.slots) != 1 {
 		t.Fatalf("second collect: %d bytes starting %q, %d slots left", c.outPending(), c.out[:1], len(c.slots))
+	}
+}
+
+// TestFlushDropsLargeBuffer writes an 8 MB reply through a small socket
+// buffer: the unwritten tail is moved only once it is small, and into a
+// buffer of ordinary size, so the large one is not kept.
+func TestFlushDropsLargeBuffer(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10)
+	const size = 8 << 20
+	c := testConn()
+	c.fd = fds[0]
+	c.out = bytes.Repeat([]byte("x"), size)
+	buf := make([]byte, 256<<10)
+	read := 0
+	for turn := 0; c.outPending() > 0; turn++ {
+		if turn > 100000 {
+			t.Fatal("output never drained")
+		}
+		c.writable = true
+		if !c.flush() {
+			t.Fatal("flush failed")
+		}
+		switch p := c.outPending(); {
+		case p > outKeep && c.outAt+p != size:
+			t.Fatalf("%d bytes pending were moved within the buffer", p)
+		case p > 0 && p <= outKeep && cap(c.out) > outKeep:
+			t.Fatalf("%d bytes pending keep a buffer of %d", p, cap(c.out))
+		}
+		for {
+			n, err := unix.Read(fds[1], buf)
+			if n <= 0 || err != nil {
+				break
+			}
+			read += n
+		}
+	}
+	if read != size || cap(c.out) > outKeep {
+		t.Fatalf("read %d of %d bytes; buffer keeps %d", read, size, cap(c.out))
 	}
 }
