@@ -58,7 +58,7 @@ func keysByShard(t *testing.T, c *redis.Client, prefix string, n int) []string {
 // shard, whose batches of replies pass the per-turn reply budget and run in
 // several turns. Every reply must arrive whole and in request order.
 func TestLargeRemoteReplies(t *testing.T) {
-	const shards, size, rounds, clients = 2, 700 << 10, 24, 3
+	const shards, size, rounds, clients = 2, 300 << 10, 32, 6
 	srv := startServer(t, nil, "--shards", strconv.Itoa(shards))
 	ctx := context.Background()
 	c := srv.client(t, 2)
