@@ -13,18 +13,27 @@ const (
 	// that do not fit, up to resp.MaxQueryBuffer.
 	inInitial = 16 << 10
 	// outSoftLimit stops parsing a connection's further requests while this
-	// much output waits for the client to read it; the connection resumes
-	// when its output drains. This is what keeps a client that pipelines
-	// without reading from growing the server's memory.
+	// many bytes are owed to the client: output it has not read, replies
+	// waiting in slots, and an estimate for the replies still in flight
+	// (see Conn.backlogged). The connection resumes when its output
+	// drains. This is what keeps a client that pipelines without reading
+	// from growing the server's memory.
 	outSoftLimit = 1 << 20
-	// slotLimit bounds the replies one connection may have in flight: their
-	// sizes are unknown until they arrive, so the count is what keeps a
-	// pipeline of large remote replies from piling up on the owner shard.
-	// It is above the deepest pipelines clients use (redis-benchmark -P 64).
+	// slotLimit bounds the replies one connection may have waiting, filled
+	// or not. It is above the deepest pipelines clients use
+	// (redis-benchmark -P 64).
 	slotLimit = 128
 	// outKeep is the output buffer a drained connection keeps; a larger one
 	// is dropped so a single big reply does not pin memory.
 	outKeep = 256 << 10
+	// replyGuess is what a reply still in flight is assumed to weigh until
+	// the connection's replies tell otherwise: a new connection has at most
+	// outSoftLimit/replyGuess requests in flight to other shards, however
+	// large their replies turn out to be.
+	replyGuess = outSoftLimit / 8
+	// moveWhole is the reply size from which a slot's reply becomes the
+	// output buffer instead of being copied into an empty one.
+	moveWhole = 64 << 10
 )
 
 // Reply modes set by CLIENT REPLY.
@@ -46,6 +55,9 @@ type Conn struct {
 	outAt int // bytes of out already written
 
 	slots     []*router.Slot // replies not yet written, in request order
+	slotBytes int            // bytes of the filled slots, as of the last count
+	inFlight  int            // slots not yet filled, as of the last count
+	replySize int            // expected size of a reply in flight, from recent replies
 	argv      [][]byte
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
@@ -130,6 +142,9 @@ func (c *Conn) end() {
 	s.Filled = true
 	s.Discard = c.discardReply()
 	c.w.B = nil
+	if !s.Discard {
+		c.slotBytes += len(s.Reply)
+	}
 	c.slots = append(c.slots, s)
 	c.core.markDirty(c)
 }
@@ -154,6 +169,7 @@ func (c *Conn) reserve() *router.Slot {
 	s := c.core.NewSlot()
 	s.Discard = c.discardReply()
 	c.slots = append(c.slots, s)
+	c.inFlight++
 	if !c.waiting {
 		c.waiting = true
 		c.core.waiting = append(c.core.waiting, c)
@@ -173,15 +189,26 @@ func (c *Conn) errorReply(e resp.Error) {
 	c.end()
 }
 
-// collect moves the filled prefix of the slots into the output buffer.
+// collect moves the filled prefix of the slots into the output buffer, as
+// long as less than outSoftLimit waits there: what the socket cannot take
+// stays in the slots, so one turn copies a bounded amount. It then counts
+// what the remaining slots hold for backlogged.
 func (c *Conn) collect() {
 	n := 0
 	for _, s := range c.slots {
-		if !s.Filled {
+		if !s.Filled || c.outPending() >= outSoftLimit {
 			break
 		}
 		if !s.Discard {
-			c.out = append(c.out, s.Reply...)
+			c.learn(len(s.Reply))
+			if c.outPending() == 0 && len(s.Reply) >= moveWhole {
+				// Take the reply's buffer rather than copy it; the slot
+				// gets the empty one.
+				c.out, s.Reply = s.Reply, c.out[:0]
+				c.outAt = 0
+			} else {
+				c.out = append(c.out, s.Reply...)
+			}
 		}
 		if s == c.barrier {
 			c.barrier = nil
@@ -193,6 +220,27 @@ func (c *Conn) collect() {
 		m := copy(c.slots, c.slots[n:])
 		clear(c.slots[m:])
 		c.slots = c.slots[:m]
+	}
+	c.slotBytes, c.inFlight = 0, 0
+	for _, s := range c.slots {
+		switch {
+		case !s.Filled:
+			c.inFlight++
+		case !s.Discard:
+			c.slotBytes += len(s.Reply)
+		}
+	}
+}
+
+// learn updates the expected reply size with one reply of size n: a large
+// reply counts at once, small ones wear the expectation down gradually, so
+// a run of small replies opens the pipeline again while a client cannot
+// make one cheap reply stand for a burst of large ones.
+func (c *Conn) learn(n int) {
+	if n >= c.replySize {
+		c.replySize = n
+	} else {
+		c.replySize -= (c.replySize - n + 7) / 8
 	}
 }
 
@@ -231,9 +279,15 @@ func (c *Conn) flush() bool {
 	} else {
 		// Short write: wait for EPOLLOUT (edge-triggered, registered once).
 		c.writable = false
-		if c.outAt > len(c.out)/2 {
-			m := copy(c.out, c.out[c.outAt:])
-			c.out = c.out[:m]
+		if c.outAt > len(c.out)/2 && c.outPending() <= outKeep {
+			// Move the small unwritten tail to the front, so the buffer
+			// does not grow at its end; out of a large buffer, into a
+			// new one, so that the large one is not kept.
+			if cap(c.out) > outKeep {
+				c.out = append(make([]byte, 0, outKeep), c.out[c.outAt:]...)
+			} else {
+				c.out = c.out[:copy(c.out, c.out[c.outAt:])]
+			}
 			c.outAt = 0
 		}
 	}
@@ -241,8 +295,12 @@ func (c *Conn) flush() bool {
 }
 
 // backlogged reports whether the connection should stop parsing requests
-// until its output drains or the plan it waits for completes.
+// until its output drains or the plan it waits for completes. What counts
+// is the bytes owed to the client, replies in flight included: those are
+// not known until they arrive, so each counts as the connection's recent
+// replies weigh, and a connection whose replies are large has few in
+// flight.
 func (c *Conn) backlogged() bool {
-	return c.outPending() > outSoftLimit || len(c.slots) > slotLimit ||
-		(c.barrier != nil && !c.barrier.Filled)
+	return c.outPending()+c.slotBytes+c.inFlight*c.replySize > outSoftLimit ||
+		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled)
 }

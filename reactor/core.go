@@ -32,6 +32,7 @@ type Core struct {
 	argv     [][]byte
 	outBatch []*router.Batch   // batch being filled for each peer
 	overflow [][]*router.Batch // batches a full ring could not take, per peer
+	resume   []*router.Batch   // a peer's batch stopped by the reply budget, per peer
 	free     []*router.Batch
 	slots    []*router.Slot
 	ctx      shardowner.Ctx
@@ -102,6 +103,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		events:   make([]unix.EpollEvent, 256),
 		outBatch: make([]*router.Batch, srv.cfg.Shards),
 		overflow: make([][]*router.Batch, srv.cfg.Shards),
+		resume:   make([]*router.Batch, srv.cfg.Shards),
 	}
 	c.stats.calls = make([]uint64, len(router.Commands()))
 	c.pub.calls = make([]atomic.Uint64, len(router.Commands()))
@@ -252,7 +254,7 @@ func (c *Core) resetMaxima() {
 
 // timeout is how long epoll_wait may sleep: 0 while work waits.
 func (c *Core) timeout() int {
-	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() {
+	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() {
 		return 0
 	}
 	d := c.nextTimer - time.Now().UnixMilli()
@@ -309,7 +311,7 @@ func (c *Core) accept(lfd int) {
 			continue
 		}
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		cn := &Conn{fd: fd, core: c, in: make([]byte, 0, inInitial), writable: true}
+		cn := &Conn{fd: fd, core: c, in: make([]byte, 0, inInitial), writable: true, replySize: replyGuess}
 		cn.id = c.srv.nextID.Add(1)
 		cn.authed = c.srv.requirePass() == ""
 		cn.proto = 2
@@ -587,7 +589,8 @@ func (c *Core) flushAll() {
 		case cn.stalled && !cn.backlogged():
 			c.again(cn)
 		}
-		if !cn.closed && cn.outPending() > 0 && cn.writable {
+		// More to write, or replies collect left for the next turn.
+		if !cn.closed && cn.writable && (cn.outPending() > 0 || len(cn.slots) > 0 && cn.slots[0].Filled) {
 			c.markDirty(cn)
 		}
 	}
@@ -648,7 +651,7 @@ func (c *Core) drained() bool {
 			return false
 		}
 	}
-	return !c.overflowing()
+	return !c.overflowing() && !c.resuming()
 }
 
 func (c *Core) closeAll() {

@@ -11,6 +11,17 @@ import (
 // message.
 const batchFlushBytes = 1 << 20
 
+// replyTurnBytes is about how many reply bytes a core produces for one peer
+// in one turn; a batch that would produce more runs the rest in later turns
+// (router.Batch.Execute), so large replies neither stall the loop nor pile
+// up in one message.
+const replyTurnBytes = 1 << 20
+
+// freeKeep is how many recycled batches a core keeps. Batches that carried a
+// peer's partial replies here join the list, so without a cap it would grow
+// with every such reply.
+const freeKeep = 64
+
 // dispatchCmd runs one request of cn: it checks the command, then answers it
 // here, runs it on this core's shard, or sends it to the shard that owns its
 // keys.
@@ -160,6 +171,8 @@ func (c *Core) newBatch() *router.Batch {
 	if n := len(c.free); n > 0 {
 		b := c.free[n-1]
 		c.free = c.free[:n-1]
+		// A batch that carried a peer's partial replies here is ours now.
+		b.From = c.id
 		return b
 	}
 	return &router.Batch{From: c.id}
@@ -234,20 +247,37 @@ func (c *Core) drainInbound() bool {
 		if peer == c.id {
 			continue
 		}
+		budget := replyTurnBytes
+		if b := c.resume[peer]; b != nil {
+			// A batch stopped last turn runs on before anything newer from
+			// this peer, so each connection's requests keep their order.
+			any = true
+			c.resume[peer] = nil
+			if budget -= c.execute(peer, b, budget); c.resume[peer] != nil {
+				continue
+			}
+		}
 		ring := c.srv.mesh.To(peer, c.id)
-		for b := ring.Pop(); b != nil; b = ring.Pop() {
+		for budget > 0 {
+			b := ring.Pop()
+			if b == nil {
+				break
+			}
 			any = true
 			if b.Done {
-				// Our own batch, back with its replies.
+				// Our own batch, or part of its replies, back.
 				b.Deliver(c)
 				b.Reset()
-				c.free = append(c.free, b)
+				if len(c.free) < freeKeep {
+					c.free = append(c.free, b)
+				}
 				continue
 			}
 			c.stats.ringRecv++
 			c.stats.ringCmds += uint64(b.Len())
-			b.Execute(c.shard)
-			c.send(peer, b)
+			if budget -= c.execute(peer, b, budget); c.resume[peer] != nil {
+				break
+			}
 		}
 	}
 	if any {
@@ -257,8 +287,35 @@ func (c *Core) drainInbound() bool {
 	return any
 }
 
+// execute runs peer's batch b with budget reply bytes and sends it back. A
+// batch that stops early sends back only the replies so far and waits in
+// resume for the next turn. It returns the reply bytes produced.
+func (c *Core) execute(peer int, b *router.Batch, budget int) int {
+	n := b.Execute(c.shard, budget)
+	if b.Done {
+		c.send(peer, b)
+		return n
+	}
+	r := c.newBatch()
+	b.TakeReplies(r)
+	c.send(peer, r)
+	c.resume[peer] = b
+	return n
+}
+
+// resuming reports whether a peer's batch waits to run on.
+func (c *Core) resuming() bool {
+	for _, b := range c.resume {
+		if b != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // markWaiting marks dirty every waiting connection whose first slot is
-// filled, and forgets those that wait no more.
+// filled, or that back-pressure stopped (replies filled behind its first
+// slot may let it go on), and forgets those that wait no more.
 func (c *Core) markWaiting() {
 	keep := c.waiting[:0]
 	for _, cn := range c.waiting {
@@ -266,7 +323,7 @@ func (c *Core) markWaiting() {
 			cn.waiting = false
 			continue
 		}
-		if cn.slots[0].Filled {
+		if cn.slots[0].Filled || cn.stalled {
 			c.markDirty(cn)
 		}
 		keep = append(keep, cn)

@@ -3,6 +3,7 @@ package router
 import (
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/valyala/bytebufferpool"
 )
 
 // Request is one command inside a Batch.
@@ -19,15 +20,22 @@ type Request struct {
 // buffer and its replies are appended to another, so a batch of 64 commands
 // is one ring message each way. Batches are recycled by the core that sent
 // them, so the steady state allocates nothing.
+//
+// The owner may run a batch in several turns (see Execute): the requests
+// run in order from a cursor, and the replies of a turn that stops early
+// travel back in a batch of their own (TakeReplies).
 type Batch struct {
 	From     int  // core that sent the batch and will recycle it
-	Done     bool // executed: the batch is travelling back with replies
+	Done     bool // every request has run: the batch is travelling back with replies
 	reqs     []Request
 	args     []byte
-	argEnd   []uint32
-	replies  []byte
-	replyEnd []uint32
-	argv     [][]byte // scratch for rebuilding argv on the owner
+	argEnd   []int
+	replies  *bytebufferpool.ByteBuffer // nil until the owner runs the batch
+	replyEnd []int                      // end of each reply in replies, for reqs[first:next]
+	first    int                        // first request whose reply is in replies
+	next     int                        // first request not yet run
+	nextArg  int                        // index in argEnd of next's first argument
+	argv     [][]byte                   // scratch for rebuilding argv on the owner
 	// w and ctx live in the batch so that passing them to handlers (through
 	// a function value, which escapes) allocates nothing.
 	w   resp.Writer
@@ -37,70 +45,113 @@ type Batch struct {
 // Len is the number of requests in the batch.
 func (b *Batch) Len() int { return len(b.reqs) }
 
-// batchKeep is the largest buffer a recycled batch keeps; a bigger one was
-// grown by an unusual request and is left to the collector.
+// batchKeep is the largest argument buffer a recycled batch keeps; a bigger
+// one was grown by an unusual request and is left to the collector.
 const batchKeep = 1 << 20
 
-// Reset empties the batch for reuse, keeping its buffers unless they grew
-// large.
+// replyPool holds the reply buffers of batches. Their size follows the
+// replies (a few bytes per GET, up to a turn's reply budget and one large
+// reply), and the pool keeps the sizes batches commonly need rather than the
+// largest one ever seen.
+var replyPool bytebufferpool.Pool
+
+// replyKeep is the largest reply buffer returned to the pool; the pool
+// learns which sizes to keep only after many buffers, so one grown by a
+// huge reply is left to the collector at once.
+const replyKeep = 8 << 20
+
+// Reset empties the batch for reuse, keeping its argument buffer unless it
+// grew large and returning its reply buffer to the pool.
 func (b *Batch) Reset() {
 	b.Done = false
 	if cap(b.args) > batchKeep {
 		b.args = nil
 	}
-	if cap(b.replies) > batchKeep {
+	if b.replies != nil {
+		if cap(b.replies.B) <= replyKeep {
+			replyPool.Put(b.replies)
+		}
 		b.replies = nil
 	}
 	b.reqs = b.reqs[:0]
 	b.args = b.args[:0]
 	b.argEnd = b.argEnd[:0]
-	b.replies = b.replies[:0]
 	b.replyEnd = b.replyEnd[:0]
+	b.first, b.next, b.nextArg = 0, 0, 0
 }
 
 // Add copies a command and its arguments into the batch.
 func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 	for _, a := range argv {
 		b.args = append(b.args, a...)
-		b.argEnd = append(b.argEnd, uint32(len(b.args)))
+		b.argEnd = append(b.argEnd, len(b.args))
 	}
 	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), NArgs: uint32(len(argv)), Dest: dest})
 }
 
-// Execute runs every request on the owner's shard and records the replies.
-// It is called on the owning core only.
-func (b *Batch) Execute(shard *shardowner.Shard) {
-	b.w = resp.Writer{B: b.replies}
+// Execute runs the requests not yet run on the owner's shard, in order, and
+// records their replies. It stops early, after at least one request, once
+// the replies of this call reach limit bytes, so that a batch of large
+// replies is copied a bounded amount at a time; it sets Done when every
+// request has run. It returns the reply bytes it produced. It is called on
+// the owning core only.
+func (b *Batch) Execute(shard *shardowner.Shard, limit int) int {
+	if b.replies == nil {
+		b.replies = replyPool.Get()
+	}
+	b.w = resp.Writer{B: b.replies.B}
 	b.ctx = shardowner.Ctx{Shard: shard, W: &b.w}
 	w, ctx := &b.w, &b.ctx
-	arg, start := 0, uint32(0)
-	for i := range b.reqs {
-		r := &b.reqs[i]
+	before := len(w.B)
+	for ran := 0; b.next < len(b.reqs) && (ran == 0 || len(w.B)-before < limit); ran++ {
+		r := &b.reqs[b.next]
+		start := 0
+		if b.nextArg > 0 {
+			start = b.argEnd[b.nextArg-1]
+		}
 		b.argv = b.argv[:0]
 		for k := uint32(0); k < r.NArgs; k++ {
-			end := b.argEnd[arg]
+			end := b.argEnd[b.nextArg]
 			b.argv = append(b.argv, b.args[start:end])
 			start = end
-			arg++
+			b.nextArg++
 		}
 		ctx.DB = int(r.DB)
 		w.Proto = int(r.Proto)
 		r.Cmd.Run(ctx, b.argv)
-		b.replyEnd = append(b.replyEnd, uint32(len(w.B)))
+		b.replyEnd = append(b.replyEnd, len(w.B))
+		b.next++
 	}
-	b.replies = w.B
+	b.replies.B = w.B
+	n := len(w.B) - before
 	b.w = resp.Writer{}
 	b.ctx = shardowner.Ctx{}
-	b.Done = true
+	b.Done = b.next == len(b.reqs)
+	return n
+}
+
+// TakeReplies moves the replies b holds, and the destinations of the
+// requests they answer, into r, an empty batch, so they can travel back to
+// the sender while b waits to run the rest.
+func (b *Batch) TakeReplies(r *Batch) {
+	for i := b.first; i < b.next; i++ {
+		r.reqs = append(r.reqs, b.reqs[i])
+		b.reqs[i].Dest = nil
+	}
+	r.replies, b.replies = b.replies, r.replies
+	r.replyEnd, b.replyEnd = b.replyEnd, r.replyEnd[:0]
+	r.next = len(r.reqs)
+	r.Done = true
+	b.first = b.next
 }
 
 // Deliver hands each reply to its slot on the sending core.
 func (b *Batch) Deliver(ex Exec) {
-	start := uint32(0)
-	for i := range b.reqs {
-		end := b.replyEnd[i]
-		Fill(ex, b.reqs[i].Dest, b.replies[start:end])
-		b.reqs[i].Dest = nil
+	start := 0
+	for i, end := range b.replyEnd {
+		r := &b.reqs[b.first+i]
+		Fill(ex, r.Dest, b.replies.B[start:end])
+		r.Dest = nil
 		start = end
 	}
 }

@@ -746,7 +746,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	if b.Len() != len(lines) {
 		t.Fatalf("Len = %d, want %d", b.Len(), len(lines))
 	}
-	b.Execute(e.shards[0])
+	b.Execute(e.shards[0], noLimit)
 	if !b.Done {
 		t.Fatal("Done not set after Execute")
 	}
@@ -767,13 +767,13 @@ func TestBatchRoundTrip(t *testing.T) {
 	// Reused after Reset, the batch carries only the new requests.
 	s := new(Slot)
 	b.Add(Lookup([]byte("get")), 1, 2, words("get k"), s)
-	b.Execute(e.shards[0])
+	b.Execute(e.shards[0], noLimit)
 	b.Deliver(e)
 	if string(s.Reply) != "$2\r\nv2\r\n" {
 		t.Errorf("reused batch: reply %q", s.Reply)
 	}
-	if !bytes.Equal(b.replies, s.Reply) {
-		t.Errorf("reused batch kept old replies: %q", b.replies)
+	if !bytes.Equal(b.replies.B, s.Reply) {
+		t.Errorf("reused batch kept old replies: %q", b.replies.B)
 	}
 }
 
@@ -793,7 +793,7 @@ func TestBatchCarriesPlanParts(t *testing.T) {
 	}
 	e.queue = nil
 	for i := len(batches) - 1; i >= 0; i-- {
-		batches[i].Execute(e.shards[i])
+		batches[i].Execute(e.shards[i], noLimit)
 	}
 	for i := range batches {
 		if s.Filled {
@@ -846,7 +846,7 @@ func TestBatchSteadyStateAllocs(t *testing.T) {
 		for _, s := range slots {
 			batch.Add(cmd, 0, 2, argv, s)
 		}
-		batch.Execute(e.shards[0])
+		batch.Execute(e.shards[0], noLimit)
 		batch.Deliver(e)
 	}
 	run()

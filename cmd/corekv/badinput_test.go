@@ -125,8 +125,8 @@ func TestSlowReader(t *testing.T) {
 	time.Sleep(1 * time.Second)
 	srv.mustServe(t)
 	// What stays in memory is bounded by the back-pressure limits (about
-	// 1 MB of output and 128 replies in flight), not by what the client
-	// asked for. The race detector multiplies every allocation's footprint.
+	// 1 MB owed to the client, replies in flight included), not by what the
+	// client asked for. The race detector multiplies every allocation's footprint.
 	limit := int64(150 << 20)
 	if raceBuild {
 		limit = 600 << 20

@@ -1,0 +1,83 @@
+package router
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/corekv/corekv/shardowner"
+)
+
+// noLimit runs a whole batch in one Execute.
+const noLimit = math.MaxInt
+
+// bigReply is a test-only command whose reply is a bulk of argv[1] bytes of
+// argv[2][0], so a batch can carry large replies without a large keyspace.
+var bigReply = &Command{Name: "bigreply", Arity: 3, Run: func(c *shardowner.Ctx, argv [][]byte) {
+	n, _ := strconv.Atoi(string(argv[1]))
+	c.W.Bulk(bytes.Repeat(argv[2][:1], n))
+}}
+
+// TestBatchReplyLimit: the owner runs a batch whose replies pass the limit a
+// bounded amount per Execute, sends those replies back on their own, and
+// runs the rest later; every reply reaches its slot once, in request order.
+func TestBatchReplyLimit(t *testing.T) {
+	e := newTestExec(1, false)
+	const size, limit, n = 300 << 10, 1 << 20, 10
+	var b Batch
+	var slots []*Slot
+	var want []string
+	for i := 0; i < n; i++ {
+		big, incr := new(Slot), new(Slot)
+		fill := string(rune('a' + i))
+		b.Add(bigReply, 0, 2, words("bigreply "+strconv.Itoa(size)+" "+fill), big)
+		b.Add(Lookup([]byte("incr")), 0, 2, words("incr n"), incr)
+		slots = append(slots, big, incr)
+		want = append(want, "$"+strconv.Itoa(size)+"\r\n"+string(bytes.Repeat([]byte(fill), size))+"\r\n",
+			":"+strconv.Itoa(i+1)+"\r\n")
+	}
+	turns := 0
+	for {
+		turns++
+		if turns > 2*n {
+			t.Fatal("batch never finished")
+		}
+		got := b.Execute(e.shards[0], limit)
+		if got > limit+size+64 {
+			t.Fatalf("turn %d copied %d reply bytes, limit %d", turns, got, limit)
+		}
+		if b.Done {
+			break
+		}
+		// The replies so far go back while the batch waits for its next turn.
+		var r Batch
+		b.TakeReplies(&r)
+		if !r.Done || r.Len() == 0 {
+			t.Fatalf("turn %d: reply batch done %v len %d", turns, r.Done, r.Len())
+		}
+		r.Deliver(e)
+		for i, s := range slots {
+			if s.Filled != (i < b.next) {
+				t.Fatalf("turn %d: slot %d filled %v with %d requests run", turns, i, s.Filled, b.next)
+			}
+		}
+	}
+	b.Deliver(e)
+	if turns < 3 {
+		t.Errorf("%d MB of replies ran in %d turns with a %d MB limit", n*size>>20, turns, limit>>20)
+	}
+	for i, s := range slots {
+		if !s.Filled || string(s.Reply) != want[i] {
+			t.Fatalf("slot %d: filled %v reply of %d bytes %.20q, want %.20q", i, s.Filled, len(s.Reply), s.Reply, want[i])
+		}
+	}
+	// A reply larger than the limit still runs, alone.
+	b.Reset()
+	s := new(Slot)
+	b.Add(bigReply, 0, 2, words("bigreply "+strconv.Itoa(2*limit)+" z"), s)
+	b.Add(Lookup([]byte("incr")), 0, 2, words("incr n"), new(Slot))
+	if got := b.Execute(e.shards[0], limit); got < 2*limit || b.Done || b.next != 1 {
+		t.Fatalf("one oversized reply: %d bytes, done %v, %d run", got, b.Done, b.next)
+	}
+}
