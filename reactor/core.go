@@ -421,6 +421,11 @@ func (c *Core) again(cn *Conn) {
 // the keys of a pipeline can be touched together (see touchKeys).
 const parseAhead = 64
 
+// argvKeep is the most arguments a read-ahead entry keeps room for between
+// requests; a larger argument vector is left to the collector once its
+// request has run.
+const argvKeep = 1024
+
 // parsed is one request read ahead of running it.
 type parsed struct {
 	argv [][]byte
@@ -452,11 +457,17 @@ outer:
 			if len(a.argv) > 0 {
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}
+			if cap(a.argv) > argvKeep {
+				a.argv = nil
+			}
 			pos = a.end
 			if cn.closing || cn.closed {
 				break outer
 			}
 			if i+1 < n && cn.backlogged() {
+				// The parser's state is for the request after the last
+				// one read ahead, which is no longer the next to parse.
+				cn.req.Reset()
 				cn.stalled = true
 				break outer
 			}
@@ -475,8 +486,10 @@ outer:
 	}
 	rest := copy(cn.in, cn.in[pos:])
 	cn.in = cn.in[:rest]
-	if rest == 0 && cap(cn.in) > inInitial {
-		cn.in = make([]byte, 0, inInitial)
+	// A buffer that grew for a large request is not kept once what is left
+	// fits a new one.
+	if rest <= inInitial/2 && cap(cn.in) > inInitial {
+		cn.in = append(make([]byte, 0, inInitial), cn.in...)
 	}
 }
 
@@ -491,7 +504,7 @@ func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 			break
 		}
 		a := &c.ahead[n]
-		args, m, err := resp.ParseCommand(cn.in[pos:], a.argv[:0])
+		args, m, err := cn.req.Parse(cn.in[pos:], a.argv[:0])
 		a.argv = args
 		if err != nil {
 			return n, err
