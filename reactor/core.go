@@ -495,9 +495,12 @@ outer:
 
 // readAhead parses up to parseAhead complete requests from cn.in[pos:] into
 // c.ahead and returns how many, with the protocol error that stopped it, if
-// any.
+// any. It stops after a command that may change whether the client is
+// authenticated, since that decides the limits the next request is parsed
+// with.
 func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 	n := 0
+	cn.req.Unauthenticated = !cn.authed
 	for n < parseAhead && pos < len(cn.in) {
 		inline := cn.in[pos] != '*'
 		if inline && n > 0 {
@@ -519,7 +522,7 @@ func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 			a.cmd = router.Lookup(args[0])
 		}
 		n++
-		if inline {
+		if inline || (a.cmd != nil && a.cmd.Flags&router.FlagNoAuth != 0) {
 			break
 		}
 	}

@@ -56,3 +56,21 @@ func TestInputBufferShrinks(t *testing.T) {
 		t.Fatalf("buffer of %d bytes holding %q", cap(cn.in), cn.in)
 	}
 }
+
+func TestSamePassword(t *testing.T) {
+	for _, tc := range []struct {
+		pass, want string
+		ok         bool
+	}{
+		{"s3cret", "s3cret", true},
+		{"s3cre", "s3cret", false},
+		{"s3crets", "s3cret", false},
+		{"S3cret", "s3cret", false},
+		{"", "s3cret", false},
+		{"s3cret\x00", "s3cret", false},
+	} {
+		if got := samePassword([]byte(tc.pass), tc.want); got != tc.ok {
+			t.Errorf("samePassword(%q, %q) = %v", tc.pass, tc.want, got)
+		}
+	}
+}

@@ -166,6 +166,41 @@ func TestParserGivesBackOffsets(t *testing.T) {
 	}
 }
 
+// Redis's limits for a client that must still authenticate, checked in
+// Redis's order: a count beyond INT_MAX is invalid whoever sends it.
+func TestParserUnauthenticated(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   error // nil: accepted so far
+		authed error // for an authenticated client
+	}{
+		{"*10\r\n", nil, nil},
+		{"*11\r\n", ErrUnauthMultibulkLen, nil},
+		{"*2000000\r\n", ErrUnauthMultibulkLen, ErrInvalidMultibulkLen},
+		{"*2147483648\r\n", ErrInvalidMultibulkLen, ErrInvalidMultibulkLen},
+		{"*-1\r\n", nil, nil},
+		{"*1\r\n$16384\r\n", nil, nil},
+		{"*1\r\n$16385\r\n", ErrUnauthBulkLen, nil},
+		{"*1\r\n$-1\r\n", ErrInvalidBulkLen, ErrInvalidBulkLen},
+		{"*1\r\n$99999999999\r\n", ErrInvalidBulkLen, ErrInvalidBulkLen},
+		{"GET " + strings.Repeat("a", 20000) + "\r\n", nil, nil},
+	}
+	for _, tt := range tests {
+		p := Parser{Unauthenticated: true}
+		if _, _, err := p.Parse([]byte(tt.in), nil); err != tt.want {
+			t.Errorf("%.20q: err = %v, want %v", tt.in, err, tt.want)
+		}
+		p = Parser{}
+		if _, _, err := p.Parse([]byte(tt.in), nil); err != tt.authed {
+			t.Errorf("%.20q authenticated: err = %v, want %v", tt.in, err, tt.authed)
+		}
+	}
+	p := Parser{Unauthenticated: true}
+	if got, _ := feed(t, &p, frame("AUTH", "s3cret"), 1); !equalStrs(got, []string{"AUTH", "s3cret"}) {
+		t.Fatalf("AUTH in pieces: %q", got)
+	}
+}
+
 // The stateless path stays allocation-free, and so does a Parser's on
 // requests that arrive whole or in pieces once its room has grown.
 func TestParserNoAlloc(t *testing.T) {

@@ -46,6 +46,8 @@ var (
 	ErrTooBigMbulkCount    = &ProtocolError{"Protocol error: too big mbulk count string"}
 	ErrTooBigBulkCount     = &ProtocolError{"Protocol error: too big bulk count string"}
 	ErrUnbalancedQuotes    = &ProtocolError{"Protocol error: unbalanced quotes in request"}
+	ErrUnauthMultibulkLen  = &ProtocolError{"Protocol error: unauthenticated multibulk length"}
+	ErrUnauthBulkLen       = &ProtocolError{"Protocol error: unauthenticated bulk length"}
 )
 
 // expectedDollar is the error for a bulk header that does not start with '$'.
@@ -53,6 +55,13 @@ var (
 func expectedDollar(c byte) *ProtocolError {
 	return &ProtocolError{"Protocol error: expected '$', got '" + string([]byte{c}) + "'"}
 }
+
+// Limits for a client that must still authenticate (Redis's fix for
+// CVE-2021-32675): a stranger cannot make the server buffer large requests.
+const (
+	UnauthMultibulkLen = 10
+	UnauthBulkLen      = 16 << 10
+)
 
 // ParseCommand parses the request at the start of buf and appends its
 // arguments to argv[:0]. The arguments are slices of buf, capped at their own
@@ -89,6 +98,10 @@ func ParseCommand(buf []byte, argv [][]byte) (args [][]byte, n int, err error) {
 // connection at MaxQueryBuffer). To parse something else instead, call Reset
 // first. The zero Parser is ready.
 type Parser struct {
+	// Unauthenticated applies the limits for a client that must still
+	// authenticate; set it before each call.
+	Unauthenticated bool
+
 	count int    // arguments still to parse; 0 outside a multibulk request
 	pos   int    // offset from the request's start of the next header or data
 	bulk  int    // length of the bulk whose header is read, -1 if none
@@ -128,7 +141,7 @@ func (p *Parser) Parse(buf []byte, argv [][]byte) (args [][]byte, n int, err err
 		// keeps no state. Only one that has not yet fully arrived is parsed
 		// again below, noting where it stops.
 		if buf[0] == '*' {
-			args, n, err = parseMultibulk(buf, args)
+			args, n, err = parseMultibulk(buf, args, p.Unauthenticated)
 		} else {
 			args, n, err = parseInline(buf, args)
 		}
@@ -181,7 +194,7 @@ func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		if cr+1 >= len(buf) {
 			return args, 0, nil
 		}
-		count, err := multibulkLen(buf[1:cr])
+		count, err := multibulkLen(buf[1:cr], p.Unauthenticated)
 		if err != nil {
 			return args, 0, err
 		}
@@ -206,7 +219,7 @@ func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 			if cr+1 >= len(buf) {
 				return args, 0, nil
 			}
-			size, err := bulkLen(buf[p.pos:], cr-p.pos)
+			size, err := bulkLen(buf[p.pos:], cr-p.pos, p.Unauthenticated)
 			if err != nil {
 				return args, 0, err
 			}
@@ -248,12 +261,18 @@ func (p *Parser) inline(buf []byte, args [][]byte) ([][]byte, int, error) {
 	return splitLine(buf, lf, args)
 }
 
-// multibulkLen checks the count of a "*<count>" line.
+// multibulkLen checks the count of a "*<count>" line, in Redis's order.
 // The count is checked before anything is sized by it; argv then grows only
 // with arguments that have actually arrived.
-func multibulkLen(digits []byte) (int, error) {
+func multibulkLen(digits []byte, unauth bool) (int, error) {
 	count, ok := ParseInt(digits)
-	if !ok || count > MaxMultibulkLen {
+	if !ok || count > math.MaxInt32 {
+		return 0, ErrInvalidMultibulkLen
+	}
+	if count > UnauthMultibulkLen && unauth {
+		return 0, ErrUnauthMultibulkLen
+	}
+	if count > MaxMultibulkLen {
 		return 0, ErrInvalidMultibulkLen
 	}
 	return int(count), nil
@@ -261,13 +280,16 @@ func multibulkLen(digits []byte) (int, error) {
 
 // bulkLen checks the "$<len>" line at the start of rest, which ends with
 // the CR at rest[cr].
-func bulkLen(rest []byte, cr int) (int, error) {
+func bulkLen(rest []byte, cr int, unauth bool) (int, error) {
 	if rest[0] != '$' {
 		return 0, expectedDollar(rest[0])
 	}
 	size, ok := ParseInt(rest[1:cr])
 	if !ok || size < 0 || size > MaxBulkLen {
 		return 0, ErrInvalidBulkLen
+	}
+	if size > UnauthBulkLen && unauth {
+		return 0, ErrUnauthBulkLen
 	}
 	return int(size), nil
 }
@@ -304,7 +326,7 @@ func countLine(buf []byte) int {
 // parseMultibulk parses a multibulk request in one pass, keeping no state:
 // the path of a request that has arrived whole. As in Redis, the two bytes
 // after a bulk's data are taken to be CRLF without checking.
-func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
+func parseMultibulk(buf []byte, args [][]byte, unauth bool) ([][]byte, int, error) {
 	cr := countLine(buf)
 	switch cr {
 	case needMore:
@@ -312,7 +334,7 @@ func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 	case tooLong:
 		return args[:0], 0, ErrTooBigMbulkCount
 	}
-	count, err := multibulkLen(buf[1:cr])
+	count, err := multibulkLen(buf[1:cr], unauth)
 	if err != nil {
 		return args[:0], 0, err
 	}
@@ -336,6 +358,9 @@ func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		size, ok := ParseInt(rest[1:cr])
 		if !ok || size < 0 || size > MaxBulkLen {
 			return args[:0], 0, ErrInvalidBulkLen
+		}
+		if size > UnauthBulkLen && unauth {
+			return args[:0], 0, ErrUnauthBulkLen
 		}
 		start := pos + cr + 2
 		end := start + int(size)
