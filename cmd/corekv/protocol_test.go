@@ -71,3 +71,32 @@ func TestUnauthenticatedLimits(t *testing.T) {
 	}
 	exchange(t, srv, auth+respFrame("PING"), "+OK\r\n+PONG\r\n", false)
 }
+
+// TestErrorRepliesCannotBeForged checks that client bytes quoted in an
+// error reply cannot end it early, and that the unknown-command error is
+// clipped as Redis 7 clips it.
+func TestErrorRepliesCannotBeForged(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2")
+	a := strings.Repeat("a", 200)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"CRLF in the name", []string{"x\r\n+OK\r\nz"}, "-ERR unknown command 'x  +OK  z', with args beginning with: \r\n"},
+		{"CRLF in an argument", []string{"foo", "x\ny\rz"}, "-ERR unknown command 'foo', with args beginning with: 'x y z' \r\n"},
+		{"long name and argument", []string{strings.Repeat("n", 200), a},
+			"-ERR unknown command '" + strings.Repeat("n", 128) + "', with args beginning with: '" + a[:128] + "' \r\n"},
+		{"arguments up to 128 bytes", []string{"foo", a[:100], strings.Repeat("b", 100), "c"},
+			"-ERR unknown command 'foo', with args beginning with: '" + a[:100] + "' '" + strings.Repeat("b", 25) + "' \r\n"},
+		{"NUL ends a string", []string{"fo\x00o", "a\x00b", "\x00c", "d"},
+			"-ERR unknown command 'fo', with args beginning with: 'a' '' 'd' \r\n"},
+		{"CRLF in a HELLO option", []string{"HELLO", "2", "x\r\n+OK"}, "-ERR Syntax error in HELLO option 'x  +OK'\r\n"},
+		{"CRLF in a subcommand", []string{"CLIENT", "x\r\n+OK"}, "-ERR unknown subcommand 'x  +OK'. Try CLIENT HELP.\r\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			exchange(t, srv, respFrame(tc.args...)+respFrame("PING"), tc.want+"+PONG\r\n", false)
+		})
+	}
+}
