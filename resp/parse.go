@@ -81,8 +81,14 @@ const (
 // args has length 0 unless a request was parsed, but it is always argv grown
 // as needed, so that passing args[:0] to the next call keeps its capacity.
 func ParseCommand(buf []byte, argv [][]byte) (args [][]byte, n int, err error) {
-	var p Parser
-	return p.Parse(buf, argv)
+	args = argv[:0]
+	if len(buf) == 0 {
+		return args, 0, nil
+	}
+	if buf[0] == '*' {
+		return parseMultibulk(buf, args, false)
+	}
+	return parseInline(buf, args)
 }
 
 // Parser parses one connection's requests, as ParseCommand does, but
