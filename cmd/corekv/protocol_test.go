@@ -99,4 +99,7 @@ func TestErrorRepliesCannotBeForged(t *testing.T) {
 			exchange(t, srv, respFrame(tc.args...)+respFrame("PING"), tc.want+"+PONG\r\n", false)
 		})
 	}
+	t.Run("CR where a bulk header belongs", func(t *testing.T) {
+		exchange(t, srv, "*1\r\n\r\n", "-ERR Protocol error: expected '$', got ' '\r\n", true)
+	})
 }
