@@ -74,3 +74,38 @@ func TestSamePassword(t *testing.T) {
 		}
 	}
 }
+
+// When back-pressure stops a connection before the requests it has read
+// ahead, with the start of another request already buffered, parsing goes
+// on from the first request not yet run, and the partial one completes.
+func TestBackPressureWithPartialRequest(t *testing.T) {
+	srv := startInProcess(t, 1)
+	c := dial(t, srv)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	val := strings.Repeat("v", 600<<10)
+	set := "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$" + strconv.Itoa(len(val)) + "\r\n" + val + "\r\n"
+	r := bufio.NewReader(c)
+	c.Write([]byte(set))
+	if line, err := r.ReadString('\n'); err != nil || line != "+OK\r\n" {
+		t.Fatalf("SET: %q, %v", line, err)
+	}
+	const gets = 8
+	get := "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n"
+	c.Write([]byte(strings.Repeat(get, gets) + "*1\r\n$4\r\nPI"))
+	// Let the server run into its output limit before anything is read.
+	time.Sleep(50 * time.Millisecond)
+	c.Write([]byte("NG\r\n"))
+	want := "$" + strconv.Itoa(len(val)) + "\r\n"
+	for i := 0; i < gets; i++ {
+		line, err := r.ReadString('\n')
+		if err != nil || line != want {
+			t.Fatalf("reply %d: %.40q, %v", i, line, err)
+		}
+		if _, err := r.Discard(len(val) + 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "+PONG\r\n" {
+		t.Fatalf("PING: %q, %v", line, err)
+	}
+}
