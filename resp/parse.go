@@ -114,8 +114,9 @@ type Parser struct {
 	scan  int    // bytes after the line start already searched for its end
 	args  []span // arguments parsed by earlier calls
 
-	// scanned counts the bytes searched for line ends: the work per byte
-	// received that tests hold constant.
+	// scanned counts the bytes the resumable path searched for line ends,
+	// the work per byte received that tests hold constant. (The one-pass
+	// path runs at most once per request, on its first call.)
 	scanned int
 }
 
