@@ -50,7 +50,8 @@ type Conn struct {
 	id   int64
 	core *Core
 
-	in    []byte // len(in) is what has been read; cap is the buffer
+	in    []byte      // len(in) is what has been read; cap is the buffer
+	req   resp.Parser // how far the parse of the request at in[0] has got
 	out   []byte
 	outAt int // bytes of out already written
 

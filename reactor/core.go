@@ -422,6 +422,11 @@ func (c *Core) again(cn *Conn) {
 // the keys of a pipeline can be touched together (see touchKeys).
 const parseAhead = 64
 
+// argvKeep is the most arguments a read-ahead entry keeps room for between
+// requests; a larger argument vector is left to the collector once its
+// request has run.
+const argvKeep = 1024
+
 // parsed is one request read ahead of running it.
 type parsed struct {
 	argv [][]byte
@@ -453,11 +458,17 @@ outer:
 			if len(a.argv) > 0 {
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}
+			if cap(a.argv) > argvKeep {
+				a.argv = nil
+			}
 			pos = a.end
 			if cn.closing || cn.closed {
 				break outer
 			}
 			if i+1 < n && cn.backlogged() {
+				// The parser's state is for the request after the last
+				// one read ahead, which is no longer the next to parse.
+				cn.req.Reset()
 				cn.stalled = true
 				break outer
 			}
@@ -476,23 +487,28 @@ outer:
 	}
 	rest := copy(cn.in, cn.in[pos:])
 	cn.in = cn.in[:rest]
-	if rest == 0 && cap(cn.in) > inInitial {
-		cn.in = make([]byte, 0, inInitial)
+	// A buffer that grew for a large request is not kept once what is left
+	// fits a new one.
+	if rest <= inInitial/2 && cap(cn.in) > inInitial {
+		cn.in = append(make([]byte, 0, inInitial), cn.in...)
 	}
 }
 
 // readAhead parses up to parseAhead complete requests from cn.in[pos:] into
 // c.ahead and returns how many, with the protocol error that stopped it, if
-// any.
+// any. It stops after a command that may change whether the client is
+// authenticated, since that decides the limits the next request is parsed
+// with.
 func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 	n := 0
+	cn.req.Unauthenticated = !cn.authed
 	for n < parseAhead && pos < len(cn.in) {
 		inline := cn.in[pos] != '*'
 		if inline && n > 0 {
 			break
 		}
 		a := &c.ahead[n]
-		args, m, err := resp.ParseCommand(cn.in[pos:], a.argv[:0])
+		args, m, err := cn.req.Parse(cn.in[pos:], a.argv[:0])
 		a.argv = args
 		if err != nil {
 			return n, err
@@ -507,7 +523,7 @@ func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 			a.cmd = router.Lookup(args[0])
 		}
 		n++
-		if inline {
+		if inline || (a.cmd != nil && a.cmd.Flags&router.FlagNoAuth != 0) {
 			break
 		}
 	}

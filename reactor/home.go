@@ -1,6 +1,8 @@
 package reactor
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"strconv"
 	"strings"
 	"time"
@@ -134,10 +136,18 @@ func (c *Core) checkPass(user, pass []byte) resp.Error {
 		}
 		return ""
 	}
-	if string(pass) != want {
+	if !samePassword(pass, want) {
 		return resp.ErrWrongPass
 	}
 	return ""
+}
+
+// samePassword compares digests of fixed size in constant time, so that how
+// long the comparison takes tells nothing about the password, not even its
+// length.
+func samePassword(pass []byte, want string) bool {
+	got, exp := sha256.Sum256(pass), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(got[:], exp[:]) == 1
 }
 
 func (c *Core) auth(cn *Conn, argv [][]byte) {

@@ -1,5 +1,7 @@
 package resp
 
+import "bytes"
+
 // Error is a reply error whose text is exactly what Redis sends after the '-'.
 // Clients and their test suites match on these strings, so they are defined
 // once here and never spelled anywhere else.
@@ -34,25 +36,41 @@ func ErrWrongArgs(name string) Error {
 	return Error("ERR wrong number of arguments for '" + name + "' command")
 }
 
-// ErrUnknownCommand is the reply to a command name that is not in the table.
-// Redis quotes the name as sent and up to the first arguments, each in single
-// quotes followed by a space, cut at 128 bytes each.
+// ErrUnknownCommand is the reply to a command name that is not in the table,
+// clipped as Redis 7 clips it: the name at 128 bytes, then each argument in
+// single quotes followed by a space, cut to what keeps the list within 128
+// bytes, until the list reaches 128 bytes. Redis formats C strings, so a NUL
+// ends the name or an argument. CR and LF become spaces when it is written
+// (Writer.Err).
 func ErrUnknownCommand(argv [][]byte) Error {
-	s := "ERR unknown command '" + clip(argv[0]) + "', with args beginning with: "
+	const clip = 128
+	b := make([]byte, 0, 96+2*clip)
+	b = append(b, "ERR unknown command '"...)
+	b = append(b, cString(argv[0], clip)...)
+	b = append(b, "', with args beginning with: "...)
+	list := len(b)
 	for _, a := range argv[1:] {
-		if len(s) > 512 {
+		n := len(b) - list
+		if n >= clip {
 			break
 		}
-		s += "'" + clip(a) + "' "
+		b = append(b, '\'')
+		b = append(b, cString(a, clip-n)...)
+		b = append(b, '\'', ' ')
 	}
-	return Error(s)
+	return Error(b)
 }
 
-func clip(b []byte) string {
-	if len(b) > 128 {
-		b = b[:128]
+// cString is b as C's "%.*s" prints it with precision max: up to the first
+// NUL, and at most max bytes.
+func cString(b []byte, max int) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
 	}
-	return string(b)
+	if len(b) > max {
+		b = b[:max]
+	}
+	return b
 }
 
 // ErrInvalidExpire is the reply to an expire time that is not positive or

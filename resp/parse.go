@@ -46,6 +46,8 @@ var (
 	ErrTooBigMbulkCount    = &ProtocolError{"Protocol error: too big mbulk count string"}
 	ErrTooBigBulkCount     = &ProtocolError{"Protocol error: too big bulk count string"}
 	ErrUnbalancedQuotes    = &ProtocolError{"Protocol error: unbalanced quotes in request"}
+	ErrUnauthMultibulkLen  = &ProtocolError{"Protocol error: unauthenticated multibulk length"}
+	ErrUnauthBulkLen       = &ProtocolError{"Protocol error: unauthenticated bulk length"}
 )
 
 // expectedDollar is the error for a bulk header that does not start with '$'.
@@ -53,6 +55,13 @@ var (
 func expectedDollar(c byte) *ProtocolError {
 	return &ProtocolError{"Protocol error: expected '$', got '" + string([]byte{c}) + "'"}
 }
+
+// Limits for a client that must still authenticate (Redis's fix for
+// CVE-2021-32675): a stranger cannot make the server buffer large requests.
+const (
+	UnauthMultibulkLen = 10
+	UnauthBulkLen      = 16 << 10
+)
 
 // ParseCommand parses the request at the start of buf and appends its
 // arguments to argv[:0]. The arguments are slices of buf, capped at their own
@@ -66,9 +75,8 @@ func expectedDollar(c byte) *ProtocolError {
 // repair: reply with err's Reply and close.
 //
 // Inline requests are decoded in place, so ParseCommand may rewrite the bytes
-// of buf[:n]. The parser keeps no state between calls, so a request that
-// arrives in k pieces is scanned k times; that is cheap for the short requests
-// that dominate and bounded by the limits above for the rest.
+// of buf[:n]. ParseCommand keeps no state, so a request that arrives in k
+// pieces is scanned k times; a connection uses a Parser instead.
 //
 // args has length 0 unless a request was parsed, but it is always argv grown
 // as needed, so that passing args[:0] to the next call keeps its capacity.
@@ -78,9 +86,219 @@ func ParseCommand(buf []byte, argv [][]byte) (args [][]byte, n int, err error) {
 		return args, 0, nil
 	}
 	if buf[0] == '*' {
-		return parseMultibulk(buf, args)
+		return parseMultibulk(buf, args, false)
 	}
 	return parseInline(buf, args)
+}
+
+// Parser parses one connection's requests, as ParseCommand does, but
+// remembers how far it got into a request that has not fully arrived, so
+// that each byte is looked at a bounded number of times however the request
+// is split: the arguments already parsed, as offsets from the request's start
+// because the caller may move its buffer between calls; the header or data
+// it waits for; and how much of an unfinished line it has searched.
+//
+// Between calls that return n == 0, the caller must pass the same request
+// again, at the start of buf, with the bytes already passed unchanged and
+// more after them; a request must stay under 4 GiB (the reactor closes a
+// connection at MaxQueryBuffer). To parse something else instead, call Reset
+// first. The zero Parser is ready.
+type Parser struct {
+	// Unauthenticated applies the limits for a client that must still
+	// authenticate; set it before each call.
+	Unauthenticated bool
+
+	count int    // arguments still to parse; 0 outside a multibulk request
+	pos   int    // offset from the request's start of the next header or data
+	bulk  int    // length of the bulk whose header is read, -1 if none
+	scan  int    // bytes after the line start already searched for its end
+	args  []span // arguments parsed by earlier calls
+
+	// scanned counts the bytes the resumable path searched for line ends,
+	// the work per byte received that tests hold constant. (The one-pass
+	// path runs at most once per request, on its first call.)
+	scanned int
+}
+
+// span is an argument's place in the request, from the request's start.
+type span struct{ start, end uint32 }
+
+// spansKeep is the most argument offsets a Parser keeps between requests; a
+// request with more leaves them to the collector when it is done.
+const spansKeep = 1024
+
+// Reset forgets the request in progress.
+func (p *Parser) Reset() {
+	p.count, p.pos, p.bulk, p.scan = 0, 0, 0, 0
+	if cap(p.args) > spansKeep {
+		p.args = nil
+	}
+	p.args = p.args[:0]
+}
+
+// Parse parses the request at the start of buf; see ParseCommand for the
+// results and Parser for what must hold between calls.
+func (p *Parser) Parse(buf []byte, argv [][]byte) (args [][]byte, n int, err error) {
+	args = argv[:0]
+	if len(buf) == 0 {
+		return args, 0, nil
+	}
+	if p.count == 0 && p.scan == 0 {
+		// A new request: most arrive whole, and are parsed in one pass that
+		// keeps no state. Only one that has not yet fully arrived is parsed
+		// again below, noting where it stops.
+		if buf[0] == '*' {
+			args, n, err = parseMultibulk(buf, args, p.Unauthenticated)
+		} else {
+			args, n, err = parseInline(buf, args)
+		}
+		if n > 0 || err != nil {
+			return args, n, err
+		}
+	}
+	if buf[0] == '*' {
+		args, n, err = p.multibulk(buf, args)
+	} else {
+		args, n, err = p.inline(buf, args)
+	}
+	if err != nil {
+		p.Reset()
+	}
+	return args, n, err
+}
+
+// find returns the index in buf of the first c at or after from, searching
+// at most MaxInlineLen+1 bytes, or -1. It goes on where the last call for
+// the same line stopped, so a line that trickles in is searched once.
+func (p *Parser) find(buf []byte, from int, c byte) int {
+	w := buf[from:]
+	if len(w) > MaxInlineLen+1 {
+		w = w[:MaxInlineLen+1]
+	}
+	i := bytes.IndexByte(w[p.scan:], c)
+	if i < 0 {
+		p.scanned += len(w) - p.scan
+		p.scan = len(w)
+		return -1
+	}
+	p.scanned += i + 1
+	p.scan += i
+	return from + p.scan
+}
+
+// multibulk parses a multibulk request that has not fully arrived, as
+// parseMultibulk does, noting the offsets of the arguments in p.args and where
+// it stopped, so that each call goes on from there.
+func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
+	if p.count == 0 {
+		cr := p.find(buf, 0, '\r')
+		if cr < 0 {
+			if len(buf) > MaxInlineLen {
+				return args, 0, ErrTooBigMbulkCount
+			}
+			return args, 0, nil
+		}
+		if cr+1 >= len(buf) {
+			return args, 0, nil
+		}
+		count, err := multibulkLen(buf[1:cr], p.Unauthenticated)
+		if err != nil {
+			return args, 0, err
+		}
+		p.scan = 0
+		if count <= 0 {
+			return args, cr + 2, nil
+		}
+		p.count, p.pos, p.bulk = count, cr+2, -1
+	}
+	for p.count > 0 {
+		if p.bulk < 0 {
+			if p.pos >= len(buf) {
+				return args, 0, nil
+			}
+			cr := p.find(buf, p.pos, '\r')
+			if cr < 0 {
+				if len(buf)-p.pos > MaxInlineLen {
+					return args, 0, ErrTooBigBulkCount
+				}
+				return args, 0, nil
+			}
+			if cr+1 >= len(buf) {
+				return args, 0, nil
+			}
+			size, err := bulkLen(buf[p.pos:], cr-p.pos, p.Unauthenticated)
+			if err != nil {
+				return args, 0, err
+			}
+			p.scan = 0
+			p.pos, p.bulk = cr+2, size
+		}
+		if len(buf)-p.pos < p.bulk+2 {
+			return args, 0, nil
+		}
+		end := p.pos + p.bulk
+		p.args = append(p.args, span{uint32(p.pos), uint32(end)})
+		p.pos, p.bulk = end+2, -1
+		p.count--
+	}
+	for _, s := range p.args {
+		args = append(args, buf[s.start:s.end:s.end])
+	}
+	n := p.pos
+	p.Reset()
+	return args, n, nil
+}
+
+// inline parses an inline request that has not fully arrived, as
+// parseInline does: only the search for the line's end is remembered between
+// calls, and the line is split once it is whole.
+func (p *Parser) inline(buf []byte, args [][]byte) ([][]byte, int, error) {
+	// A line is too long when its LF lies past MaxInlineLen, however the
+	// bytes arrived; Redis only notices between reads, so this is what it
+	// does when the line trickles in. Unlike Redis, which searches with
+	// strchr and so stops at a NUL, the line is found and split byte-exactly.
+	lf := p.find(buf, 0, '\n')
+	if lf < 0 {
+		if len(buf) > MaxInlineLen {
+			return args, 0, ErrTooBigInline
+		}
+		return args, 0, nil
+	}
+	p.scan = 0
+	return splitLine(buf, lf, args)
+}
+
+// multibulkLen checks the count of a "*<count>" line, in Redis's order.
+// The count is checked before anything is sized by it; argv then grows only
+// with arguments that have actually arrived.
+func multibulkLen(digits []byte, unauth bool) (int, error) {
+	count, ok := ParseInt(digits)
+	if !ok || count > math.MaxInt32 {
+		return 0, ErrInvalidMultibulkLen
+	}
+	if count > UnauthMultibulkLen && unauth {
+		return 0, ErrUnauthMultibulkLen
+	}
+	if count > MaxMultibulkLen {
+		return 0, ErrInvalidMultibulkLen
+	}
+	return int(count), nil
+}
+
+// bulkLen checks the "$<len>" line at the start of rest, which ends with
+// the CR at rest[cr].
+func bulkLen(rest []byte, cr int, unauth bool) (int, error) {
+	if rest[0] != '$' {
+		return 0, expectedDollar(rest[0])
+	}
+	size, ok := ParseInt(rest[1:cr])
+	if !ok || size < 0 || size > MaxBulkLen {
+		return 0, ErrInvalidBulkLen
+	}
+	if size > UnauthBulkLen && unauth {
+		return 0, ErrUnauthBulkLen
+	}
+	return int(size), nil
 }
 
 // Results of countLine that are not the index of a CR.
@@ -93,8 +311,7 @@ const (
 // buf[0]. It returns the CR's index, needMore, or tooLong when the line has
 // grown past where Redis stops waiting for its end. As in Redis the byte
 // after CR is skipped without being looked at, and the search gives up after
-// MaxInlineLen bytes so that junk without a CR is not rescanned in full on
-// every read.
+// MaxInlineLen bytes.
 func countLine(buf []byte) int {
 	w := buf
 	if len(w) > MaxInlineLen+1 {
@@ -113,7 +330,10 @@ func countLine(buf []byte) int {
 	return cr
 }
 
-func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
+// parseMultibulk parses a multibulk request in one pass, keeping no state:
+// the path of a request that has arrived whole. As in Redis, the two bytes
+// after a bulk's data are taken to be CRLF without checking.
+func parseMultibulk(buf []byte, args [][]byte, unauth bool) ([][]byte, int, error) {
 	cr := countLine(buf)
 	switch cr {
 	case needMore:
@@ -121,16 +341,11 @@ func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 	case tooLong:
 		return args[:0], 0, ErrTooBigMbulkCount
 	}
-	count, ok := ParseInt(buf[1:cr])
-	// The count is checked here, before anything is sized by it; argv then
-	// grows only with arguments that have actually arrived.
-	if !ok || count > MaxMultibulkLen {
-		return args[:0], 0, ErrInvalidMultibulkLen
+	count, err := multibulkLen(buf[1:cr], unauth)
+	if err != nil {
+		return args[:0], 0, err
 	}
 	pos := cr + 2
-	if count <= 0 {
-		return args, pos, nil
-	}
 	for ; count > 0; count-- {
 		rest := buf[pos:]
 		if len(rest) == 0 {
@@ -143,6 +358,7 @@ func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		case tooLong:
 			return args[:0], 0, ErrTooBigBulkCount
 		}
+		// bulkLen, by hand: this loop is the hot path.
 		if rest[0] != '$' {
 			return args[:0], 0, expectedDollar(rest[0])
 		}
@@ -150,10 +366,11 @@ func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		if !ok || size < 0 || size > MaxBulkLen {
 			return args[:0], 0, ErrInvalidBulkLen
 		}
+		if size > UnauthBulkLen && unauth {
+			return args[:0], 0, ErrUnauthBulkLen
+		}
 		start := pos + cr + 2
 		end := start + int(size)
-		// Like Redis, the two bytes after the data are taken to be CRLF
-		// without checking.
 		if len(buf)-start < int(size)+2 {
 			return args[:0], 0, nil
 		}
@@ -163,15 +380,12 @@ func parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 	return args, pos, nil
 }
 
+// parseInline parses an inline request line in one pass, keeping no state.
 func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
 	w := buf
 	if len(w) > MaxInlineLen+1 {
 		w = w[:MaxInlineLen+1]
 	}
-	// A line is too long when its LF lies past MaxInlineLen, however the
-	// bytes arrived; Redis only notices between reads, so this is what it
-	// does when the line trickles in. Unlike Redis, which searches with
-	// strchr and so stops at a NUL, the line is found and split byte-exactly.
 	lf := bytes.IndexByte(w, '\n')
 	if lf < 0 {
 		if len(buf) > MaxInlineLen {
@@ -179,6 +393,11 @@ func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
 		}
 		return args, 0, nil
 	}
+	return splitLine(buf, lf, args)
+}
+
+// splitLine splits the inline request that ends with the LF at buf[lf].
+func splitLine(buf []byte, lf int, args [][]byte) ([][]byte, int, error) {
 	end := lf
 	if end > 0 && buf[end-1] == '\r' {
 		end--

@@ -35,10 +35,18 @@ func (w *Writer) SimpleArray(lines []string) {
 	}
 }
 
-// Err appends an error reply.
+// Err appends an error reply. Error texts may quote what a client sent, so
+// CR and LF in them become spaces, as Redis does: no text can end the reply
+// early and forge another.
 func (w *Writer) Err(e Error) {
 	w.B = append(w.B, '-')
+	start := len(w.B)
 	w.B = append(w.B, e...)
+	for i := start; i < len(w.B); i++ {
+		if c := w.B[i]; c == '\r' || c == '\n' {
+			w.B[i] = ' '
+		}
+	}
 	w.B = append(w.B, '\r', '\n')
 }
 

@@ -3,6 +3,7 @@ package resp
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -155,5 +156,51 @@ func TestWriterNoAlloc(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocs per run", allocs)
+	}
+}
+
+// Error texts quote client bytes; CR and LF in them must not end the reply.
+func TestWriterErrNoCRLF(t *testing.T) {
+	var w Writer
+	w.Err(Error("ERR unknown command 'x\r\n+OK\r\nz'"))
+	if got, want := string(w.B), "-ERR unknown command 'x  +OK  z'\r\n"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	w.B = append(w.B[:0], "+OK\r\n"...)
+	w.Err(ErrInvalidBulkLen.Reply())
+	if got, want := string(w.B), "+OK\r\n-ERR Protocol error: invalid bulk length\r\n"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// ErrUnknownCommand clips as Redis 7.0.15 does; the wants are its replies.
+func TestErrUnknownCommand(t *testing.T) {
+	a, b := strings.Repeat("a", 200), strings.Repeat("b", 200)
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"foo"}, "ERR unknown command 'foo', with args beginning with: "},
+		{[]string{"foo", "bar"}, "ERR unknown command 'foo', with args beginning with: 'bar' "},
+		{[]string{strings.Repeat("n", 200), a},
+			"ERR unknown command '" + strings.Repeat("n", 128) + "', with args beginning with: '" + a[:128] + "' "},
+		{[]string{"foo", a[:100], b[:100], "c"},
+			"ERR unknown command 'foo', with args beginning with: '" + a[:100] + "' '" + b[:25] + "' "},
+		{append([]string{"foo", a[:20]}, strings.Split(strings.Repeat(b[:20]+",", 10), ",")[:10]...),
+			"ERR unknown command 'foo', with args beginning with: '" + a[:20] + "' '" + b[:20] + "' '" + b[:20] +
+				"' '" + b[:20] + "' '" + b[:20] + "' '" + b[:13] + "' "},
+		{[]string{"foo", a[:126], "b"}, "ERR unknown command 'foo', with args beginning with: '" + a[:126] + "' "},
+		{[]string{"foo", a[:125], "b"}, "ERR unknown command 'foo', with args beginning with: '" + a[:125] + "' "},
+		{[]string{"fo\x00o", "a\x00b", "\x00c", "d"}, "ERR unknown command 'fo', with args beginning with: 'a' '' 'd' "},
+		{[]string{"\x00"}, "ERR unknown command '', with args beginning with: "},
+	}
+	for _, tt := range tests {
+		argv := make([][]byte, len(tt.argv))
+		for i, s := range tt.argv {
+			argv[i] = []byte(s)
+		}
+		if got := string(ErrUnknownCommand(argv)); got != tt.want {
+			t.Errorf("%.40q:\n got %q\nwant %q", tt.argv, got, tt.want)
+		}
 	}
 }
