@@ -9,6 +9,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // Connection command errors, with Redis 7's wording.
@@ -109,16 +110,12 @@ func (c *Core) ping(cn *Conn, argv [][]byte) {
 }
 
 func (c *Core) selectDB(cn *Conn, argv [][]byte) {
-	n, ok := resp.ParseInt(argv[1])
-	if !ok {
-		cn.errorReply(resp.ErrNotInteger)
+	n, e := shardowner.DBIndex(argv[1], c.srv.cfg.Databases)
+	if e != "" {
+		cn.errorReply(e)
 		return
 	}
-	if n < 0 || n >= int64(c.srv.cfg.Databases) {
-		cn.errorReply(resp.ErrDBIndex)
-		return
-	}
-	cn.db = int(n)
+	cn.db = n
 	cn.info.db.Store(int32(n))
 	cn.okReply()
 }

@@ -358,6 +358,7 @@ func compatScripts() []compatScript {
 			s("SELECT 0"), s("GET m"), s("SET m x"), s("SELECT 1"), s("SET m y"), s("MOVE m 0"), s("GET m"),
 			s("SELECT 0"), s("GET m"), s("MOVE missing 1"), s("MOVE m 16"), s("MOVE m -1"), s("MOVE m abc"),
 			s("MOVE m"), s("SELECT 99"), s("SELECT -1"), s("SELECT abc"), s("SELECT 16"), s("SELECT"), s("SELECT 1 2"),
+			s("SELECT 4294967296"), s("SELECT 2147483648"), s("SELECT -2147483649"), s("SELECT 9223372036854775808"),
 			s("SELECT 15"), s("DBSIZE"), s("SET z 1"), s("DBSIZE"), s("SELECT 0"), s("DBSIZE"),
 			s("SET t v EX 1000"), s("MOVE t 2"), s("SELECT 2"), s("TTL t"), s("SELECT 0"),
 			a(compatJoin([]string{"MSET"}, compatKV("a", 20))...), s("DBSIZE"), s("FLUSHDB"), s("DBSIZE"),
