@@ -59,7 +59,6 @@ type Conn struct {
 	slotBytes int            // bytes of the filled slots, as of the last count
 	inFlight  int            // slots not yet filled, as of the last count
 	replySize int            // expected size of a reply in flight, from recent replies
-	argv      [][]byte
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
 	slot      *router.Slot

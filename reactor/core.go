@@ -29,7 +29,6 @@ type Core struct {
 	reading  []*Conn // connections with bytes to read or parse
 	waiting  []*Conn // connections with replies expected from peers
 	events   []unix.EpollEvent
-	argv     [][]byte
 	outBatch []*router.Batch   // batch being filled for each peer
 	overflow [][]*router.Batch // batches a full ring could not take, per peer
 	resume   []*router.Batch   // a peer's batch stopped by the reply budget, per peer

@@ -49,6 +49,10 @@ func (b *Batch) Len() int { return len(b.reqs) }
 // one was grown by an unusual request and is left to the collector.
 const batchKeep = 1 << 20
 
+// argsKeep is the most arguments a recycled batch or plan keeps room for: a
+// request with a million arguments must not pin its offsets and slices.
+const argsKeep = 1024
+
 // replyPool holds the reply buffers of batches. Their size follows the
 // replies (a few bytes per GET, up to a turn's reply budget and one large
 // reply), and the pool keeps the sizes batches commonly need rather than the
@@ -66,6 +70,9 @@ func (b *Batch) Reset() {
 	b.Done = false
 	if cap(b.args) > batchKeep {
 		b.args = nil
+	}
+	if cap(b.argEnd) > argsKeep {
+		b.argEnd, b.argv = nil, nil
 	}
 	if b.replies != nil {
 		if cap(b.replies.B) <= replyKeep {

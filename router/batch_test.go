@@ -81,3 +81,24 @@ func TestBatchReplyLimit(t *testing.T) {
 		t.Fatalf("one oversized reply: %d bytes, done %v, %d run", got, b.Done, b.next)
 	}
 }
+
+// A batch or plan that carried a request with very many arguments gives its
+// offset and slice arrays back when recycled, instead of keeping them for ever.
+func TestRecycledBuffersShrink(t *testing.T) {
+	argv := [][]byte{[]byte("mset")}
+	for i := 0; i < 4*argsKeep; i++ {
+		argv = append(argv, []byte("k"), []byte("v"))
+	}
+	var b Batch
+	b.Add(LookupString("mset"), 0, 2, argv, new(Slot))
+	b.Reset()
+	if cap(b.argEnd) > argsKeep {
+		t.Errorf("batch keeps room for %d argument offsets after Reset", cap(b.argEnd))
+	}
+	var s Slot
+	s.mem.argEnd = make([]int, 0, 4*argsKeep)
+	s.Reset()
+	if cap(s.mem.argEnd) > argsKeep {
+		t.Errorf("slot's plan keeps room for %d argument offsets after Reset", cap(s.mem.argEnd))
+	}
+}

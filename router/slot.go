@@ -20,8 +20,12 @@ type Slot struct {
 	mem    plan  // storage for plan, kept with the slot so plans are reused too
 }
 
-// Reset clears s for reuse, keeping its reply buffer.
+// Reset clears s for reuse, keeping its reply buffer and its plan's
+// buffers unless a plan grew them for an unusually large command.
 func (s *Slot) Reset() {
+	if cap(s.mem.args) > batchKeep || cap(s.mem.argEnd) > argsKeep {
+		s.mem = plan{}
+	}
 	s.Reply = s.Reply[:0]
 	s.Filled = false
 	s.Orphan = false
