@@ -463,7 +463,9 @@ func (p *plan) sumInts() int64 {
 }
 
 func errReply(e resp.Error) []byte {
-	return []byte("-" + string(e) + "\r\n")
+	w := resp.Writer{}
+	w.Err(e)
+	return w.B
 }
 
 func isErr(r []byte) bool { return len(r) > 0 && r[0] == '-' }
