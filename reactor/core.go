@@ -452,6 +452,7 @@ outer:
 			if len(a.argv) > 0 {
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}
+			cn.requestDone()
 			pos = a.end
 			if cn.closing || cn.closed {
 				break outer

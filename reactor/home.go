@@ -67,7 +67,12 @@ func (c *Core) quit(cn *Conn, argv [][]byte) {
 }
 
 func (c *Core) reset(cn *Conn, argv [][]byte) {
-	cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
+	cn.db, cn.proto = 0, 2
+	if cn.replyMode != replySkip {
+		// A RESET that CLIENT REPLY SKIP covers loses its own reply, as
+		// in Redis.
+		cn.replyMode = replyOn
+	}
 	cn.info.proto.Store(2)
 	cn.info.db.Store(0)
 	cn.info.name.Store(nil)

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawReplies sends reqs (inline commands) on c, all at once when pipelined
+// or one by one otherwise, and returns what came back once want bytes have
+// arrived or the connection has been quiet for a while: a reply sent by
+// mistake shows up as extra bytes.
+func rawReplies(t *testing.T, c net.Conn, reqs []string, pipelined bool, want int) string {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, 64<<10)
+	read := func(quiet time.Duration) {
+		for {
+			c.SetReadDeadline(time.Now().Add(quiet))
+			n, err := c.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil {
+				return
+			}
+		}
+	}
+	if pipelined {
+		if _, err := c.Write([]byte(strings.Join(reqs, "\r\n") + "\r\n")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		for _, r := range reqs {
+			if _, err := c.Write([]byte(r + "\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			read(20 * time.Millisecond)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(got) < want && time.Now().Before(deadline); {
+		read(50 * time.Millisecond)
+	}
+	read(200 * time.Millisecond)
+	return string(got)
+}
+
+// TestClientReplySkip checks that CLIENT REPLY SKIP drops the reply of
+// exactly the next request, whichever shard runs it, as Redis does (the
+// expected bytes are redis-server 7.0.15's).
+func TestClientReplySkip(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2")
+	// Several keys, so that some live on the other shard whichever
+	// shard the connection landed on.
+	var reqs []string
+	var want strings.Builder
+	for i := range 8 {
+		k := fmt.Sprintf("k%d", i)
+		reqs = append(reqs, "CLIENT REPLY SKIP", "SET "+k+" v"+k, "GET "+k)
+		fmt.Fprintf(&want, "$%d\r\nv%s\r\n", len(k)+1, k)
+	}
+	cases := []struct {
+		name string
+		reqs []string
+		want string
+	}{
+		{"skip then set and get", reqs, want.String()},
+		{"skip covers a remote MGET", []string{"CLIENT REPLY SKIP", "MGET k0 k1 k2 k3", "PING a"}, "$1\r\na\r\n"},
+		{"skip covers an error", []string{"CLIENT REPLY SKIP", "GET", "PING a"}, "$1\r\na\r\n"},
+		{"skip covers an unknown command", []string{"CLIENT REPLY SKIP", "FOO", "PING a"}, "$1\r\na\r\n"},
+		{"skip covers an empty line", []string{"CLIENT REPLY SKIP", "", "PING a", "PING b"}, "$1\r\na\r\n$1\r\nb\r\n"},
+		{"skip twice", []string{"CLIENT REPLY SKIP", "CLIENT REPLY SKIP", "PING a", "PING b"}, "$1\r\nb\r\n"},
+		{"skip then on", []string{"CLIENT REPLY SKIP", "CLIENT REPLY ON", "PING a"}, "+OK\r\n$1\r\na\r\n"},
+		{"skip then off", []string{"CLIENT REPLY SKIP", "CLIENT REPLY OFF", "PING a", "CLIENT REPLY ON", "PING b"},
+			"+OK\r\n$1\r\nb\r\n"},
+		{"skip while off", []string{"CLIENT REPLY OFF", "CLIENT REPLY SKIP", "GET k1", "CLIENT REPLY ON", "GET k2"},
+			"+OK\r\n$3\r\nvk2\r\n"},
+		{"skip covers reset", []string{"CLIENT REPLY SKIP", "RESET", "PING a"}, "$1\r\na\r\n"},
+	}
+	for _, tc := range cases {
+		for _, pipelined := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipelined), func(t *testing.T) {
+				c := srv.raw(t)
+				if got := rawReplies(t, c, tc.reqs, pipelined, len(tc.want)); got != tc.want {
+					t.Fatalf("replies %q, want %q", got, tc.want)
+				}
+			})
+		}
+	}
+	// The connection stays in step afterwards.
+	c := srv.raw(t)
+	c.Write([]byte("CLIENT REPLY SKIP\r\nSET x 1\r\nGET x\r\nPING\r\n"))
+	r := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for _, want := range []string{"$1\r\n", "1\r\n", "+PONG\r\n"} {
+		if line, err := r.ReadString('\n'); err != nil || line != want {
+			t.Fatalf("got %q, %v; want %q", line, err, want)
+		}
+	}
+}
