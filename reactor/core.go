@@ -619,12 +619,12 @@ func (c *Core) close(cn *Conn) {
 	c.pub.connected.Add(-1)
 }
 
-// killMarked closes the connections another core marked with CLIENT KILL.
+// killMarked closes the connections CLIENT KILL marked, dropping the output
+// they have not read.
 func (c *Core) killMarked() {
 	for _, cn := range c.conns {
 		if cn.info.killed.Load() {
-			cn.closing = true
-			c.markDirty(cn)
+			c.close(cn)
 		}
 	}
 }

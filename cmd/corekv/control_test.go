@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -98,4 +99,90 @@ func TestClientReplySkip(t *testing.T) {
 			t.Fatalf("got %q, %v; want %q", line, err, want)
 		}
 	}
+}
+
+// TestClientKillStalledReader kills a client that pipelines without reading
+// its replies: it must be closed at once, not once its output drains (which
+// never happens), and its maxclients slot must come back.
+func TestClientKillStalledReader(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2", "--maxclients", "2")
+	killer := srv.raw(t)
+	kr := bufio.NewReader(killer)
+	send := func(cmd string) string {
+		t.Helper()
+		killer.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := killer.Write([]byte(cmd + "\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		line, err := kr.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if strings.HasPrefix(line, "$") || strings.HasPrefix(line, "=") {
+			var n int
+			fmt.Sscanf(line[1:], "%d", &n)
+			body := make([]byte, n+2)
+			if _, err := io.ReadFull(kr, body); err != nil {
+				t.Fatal(err)
+			}
+			return string(body[:n])
+		}
+		return line
+	}
+	val := strings.Repeat("x", 100<<10)
+	if got := send(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$%d\r\n%s", len(val), val)); got != "+OK\r\n" {
+		t.Fatalf("SET: %q", got)
+	}
+
+	stalled := srv.raw(t)
+	stalled.SetDeadline(time.Now().Add(5 * time.Second))
+	stalled.Write([]byte("CLIENT ID\r\n"))
+	line, err := bufio.NewReader(stalled).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(strings.TrimPrefix(line, ":"))
+	// 200 replies of 100 KB fill the socket buffers both ways and stall
+	// the server's writes to this client.
+	stalled.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	stalled.Write([]byte(strings.Repeat("GET big\r\n", 200)))
+	time.Sleep(300 * time.Millisecond)
+
+	if got := send("CLIENT KILL ID " + id); got != ":1\r\n" {
+		t.Fatalf("CLIENT KILL ID %s: %q", id, got)
+	}
+	if list := send("CLIENT LIST"); strings.Contains(list, "id="+id+" ") {
+		t.Fatalf("killed client %s still in CLIENT LIST:\n%s", id, list)
+	}
+	if got := send("CLIENT KILL ID " + id); got != "-ERR No such client\r\n" && got != ":0\r\n" {
+		t.Fatalf("second CLIENT KILL ID %s: %q", id, got)
+	}
+	// The killed client's socket ends: whatever it still reads, then EOF
+	// or a reset, not a wait for ever.
+	stalled.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 1<<20)
+	for {
+		if _, err := stalled.Read(buf); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the killed client's connection is still open")
+			}
+			break
+		}
+	}
+	// With --maxclients 2, a new client gets the killed one's slot.
+	var got string
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", srv.addr, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(2 * time.Second))
+		c.Write([]byte("PING\r\n"))
+		got, _ = bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if got == "+PONG\r\n" {
+			return
+		}
+	}
+	t.Fatalf("a new client after the kill got %q", got)
 }
