@@ -197,7 +197,7 @@ func (s *Server) requirePass() string { return *s.pass.Load() }
 // closed.
 func (s *Server) outputLimit() int64 {
 	limit := s.outHard.Load()
-	if safety := s.cfg.OutputSafetyCap; safety > 0 && (limit == 0 || limit > safety) {
+	if safety := s.cfg.OutputSafetyCap; safety > 0 && (limit <= 0 || limit > safety) {
 		limit = safety
 	}
 	return limit

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +187,76 @@ func TestClientKillStalledReader(t *testing.T) {
 		}
 	}
 	t.Fatalf("a new client after the kill got %q", got)
+}
+
+// TestConfigSetAllOrNone checks that CONFIG SET with one bad pair changes
+// nothing and names that pair in Redis 7's words, and that a negative output
+// limit is refused (it would switch the output safety cap off).
+func TestConfigSetAllOrNone(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2", "--maxclients", "100")
+	c := srv.client(t, 2)
+	ctx := context.Background()
+	failed := func(arg, why string) string {
+		return "ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + why
+	}
+	limitValue := failed("client-output-buffer-limit", "Error in hard, soft or soft_seconds setting in buffer limit configuration.")
+	cases := []struct {
+		args []any
+		want string
+	}{
+		{[]any{"requirepass", "x", "maxclients", "bad"}, failed("maxclients", "argument couldn't be parsed into an integer")},
+		{[]any{"maxclients", "50", "maxclients", "60"}, failed("maxclients", "duplicate parameter")},
+		{[]any{"maxclients", "50", "maxclients", "0"}, failed("maxclients", "duplicate parameter")},
+		{[]any{"requirepass", "x", "maxclients", "0"}, failed("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+		{[]any{"requirepass", "x", "loglevel", "loud"},
+			failed("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning")},
+		{[]any{"maxclients", "50", "client-output-buffer-limit", "normal -1 0 0"}, limitValue},
+		{[]any{"client-output-buffer-limit", "normal 1mb 0 0 pubsub -5 0 0"}, limitValue},
+		{[]any{"client-output-buffer-limit", "normal 0 -1 0"}, limitValue},
+		{[]any{"client-output-buffer-limit", "normal 0 0 -1"}, limitValue},
+		{[]any{"client-output-buffer-limit", "normal -1gb 0 0"}, limitValue},
+		{[]any{"client-output-buffer-limit", "normal 0 0"},
+			failed("client-output-buffer-limit", "Wrong number of arguments in buffer limit configuration.")},
+		{[]any{"client-output-buffer-limit", "foo 0 0 0"},
+			failed("client-output-buffer-limit", "Invalid client class specified in buffer limit configuration.")},
+		{[]any{"maxclients", "50", "port", "7000"}, failed("port", "can't set immutable config")},
+		{[]any{"maxclients", "50", "nosuch", "1"}, "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'"},
+	}
+	for _, tc := range cases {
+		err := c.Do(ctx, append([]any{"CONFIG", "SET"}, tc.args...)...).Err()
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("CONFIG SET %v: %v, want %q", tc.args, err, tc.want)
+		}
+		got, err := c.ConfigGet(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["requirepass"] != "" || got["maxclients"] != "100" || got["loglevel"] != "notice" ||
+			!strings.HasPrefix(got["client-output-buffer-limit"], "normal 0 0 0 ") {
+			t.Fatalf("after the refused CONFIG SET %v: requirepass %q maxclients %q loglevel %q client-output-buffer-limit %q",
+				tc.args, got["requirepass"], got["maxclients"], got["loglevel"], got["client-output-buffer-limit"])
+		}
+	}
+	if err := c.Do(ctx, "CONFIG", "SET", "maxclients", "50", "client-output-buffer-limit", "normal 4mb 0 0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := c.ConfigGet(ctx, "*").Result()
+	if got["maxclients"] != "50" || !strings.HasPrefix(got["client-output-buffer-limit"], "normal 4194304 0 0 ") {
+		t.Fatalf("after a good CONFIG SET: maxclients %q client-output-buffer-limit %q", got["maxclients"], got["client-output-buffer-limit"])
+	}
+}
+
+// TestNegativeOutputLimitFlag refuses a negative output limit at start-up.
+func TestNegativeOutputLimitFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"--client-output-buffer-limit", "normal", "-1", "0", "0"},
+		{"--output-safety-cap", "-1"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		out, err := exec.CommandContext(ctx, corekvBinary(t), append([]string{"--port", "0", "--bind", "127.0.0.1"}, args...)...).CombinedOutput()
+		cancel()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Errorf("corekv %v: %v, want exit status 2\n%s", args, err, out)
+		}
+	}
 }
