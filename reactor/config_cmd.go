@@ -60,6 +60,7 @@ var configParams = []configParam{
 	}, set: setOutputLimit},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
+	{name: "enable-debug-command", get: func(s *Server) string { return s.cfg.EnableDebug }},
 	{name: "hz", get: func(s *Server) string { return strconv.Itoa(s.cfg.Hz) }},
 	{name: "timeout", get: func(s *Server) string { return "0" }},
 	{name: "save", get: func(s *Server) string { return "" }},

@@ -55,6 +55,11 @@ type Core struct {
 	// spinAfterCommands.
 	spinUntil int64
 	stopped   bool // stopped reading; draining
+
+	// sleepers are the DEBUG SLEEPs waiting out their time off the loop;
+	// debugSlept is how long this turn has blocked in DEBUG SLEEP.
+	sleepers   []debugSleeper
+	debugSlept time.Duration
 }
 
 // coreStats are counted by the core alone, without atomics.
@@ -209,6 +214,7 @@ func (c *Core) turn(maxWait int) {
 	now := start.UnixMilli()
 	ran := c.stats.commands
 	c.shard.Clock.Ms = now
+	c.debugSlept = 0
 	busy := n > 0
 	for i := 0; i < n; i++ {
 		c.event(&c.events[i])
@@ -225,6 +231,9 @@ func (c *Core) turn(maxWait int) {
 		busy = true
 	}
 	c.publish()
+	if len(c.sleepers) > 0 {
+		c.wakeSleepers(time.Now().UnixNano())
+	}
 	c.flushAll()
 	if now >= c.nextTimer {
 		c.timers(now)
@@ -256,9 +265,13 @@ func (c *Core) timeout() int {
 	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() {
 		return 0
 	}
-	d := c.nextTimer - time.Now().UnixMilli()
+	now := time.Now()
+	d := c.nextTimer - now.UnixMilli()
 	if d < 0 {
 		return 0
+	}
+	if len(c.sleepers) > 0 {
+		return c.sleepersTimeout(int(d), now.UnixNano())
 	}
 	return int(d)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // rawReplies sends reqs (inline commands) on c, all at once when pipelined
@@ -259,4 +261,138 @@ func TestNegativeOutputLimitFlag(t *testing.T) {
 			t.Errorf("corekv %v: %v, want exit status 2\n%s", args, err, out)
 		}
 	}
+}
+
+const errDebugNotAllowed = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it ` +
+	`from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
+
+// TestEnableDebugCommand checks enable-debug-command as Redis 7 has it: DEBUG
+// refused by default with Redis's text, allowed with yes, allowed with
+// local from 127.0.0.1 only; readable with CONFIG GET, immutable.
+func TestEnableDebugCommand(t *testing.T) {
+	ctx := context.Background()
+	check := func(t *testing.T, c *redis.Client, mode string, allowed bool) {
+		t.Helper()
+		err := c.Do(ctx, "DEBUG", "SLEEP", "0").Err()
+		if allowed && err != nil || !allowed && (err == nil || err.Error() != errDebugNotAllowed) {
+			t.Errorf("%s: DEBUG SLEEP 0: %v (allowed: %v)", mode, err, allowed)
+		}
+		err = c.Do(ctx, "DEBUG", "HELP").Err()
+		if allowed && err != nil || !allowed && (err == nil || err.Error() != errDebugNotAllowed) {
+			t.Errorf("%s: DEBUG HELP: %v (allowed: %v)", mode, err, allowed)
+		}
+		if got, err := c.ConfigGet(ctx, "enable-debug-command").Result(); err != nil || got["enable-debug-command"] != mode {
+			t.Errorf("CONFIG GET enable-debug-command = %v, %v; want %s", got, err, mode)
+		}
+		err = c.ConfigSet(ctx, "enable-debug-command", "yes").Err()
+		if want := "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set immutable config"; err == nil || err.Error() != want {
+			t.Errorf("CONFIG SET enable-debug-command: %v, want %q", err, want)
+		}
+	}
+	for _, tc := range []struct {
+		args    []string
+		mode    string
+		allowed bool
+	}{
+		{nil, "no", false},
+		{[]string{"--enable-debug-command", "no"}, "no", false},
+		{[]string{"--enable-debug-command", "yes"}, "yes", true},
+		{[]string{"--enable-debug-command", "LOCAL"}, "local", true},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			srv := startServer(t, nil, append([]string{"--shards", "2"}, tc.args...)...)
+			check(t, srv.client(t, 2), tc.mode, tc.allowed)
+		})
+	}
+	t.Run("local refuses other addresses", func(t *testing.T) {
+		// 127.0.0.2 is loopback too, but Redis's "local" is 127.0.0.1 and
+		// ::1 only; binding it shows a client from elsewhere.
+		srv := startServer(t, nil, "--shards", "2", "--enable-debug-command", "local")
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}
+		c := redis.NewClient(&redis.Options{Addr: srv.addr, Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		}})
+		defer c.Close()
+		if err := c.Ping(ctx).Err(); err != nil {
+			t.Skipf("cannot connect from 127.0.0.2: %v", err)
+		}
+		check(t, c, "local", false)
+	})
+	t.Run("bad value", func(t *testing.T) {
+		o, err := parseArgs([]string{"--enable-debug-command", "maybe"})
+		if want := "enable-debug-command: argument(s) must be one of the following: no, yes, local"; err == nil || err.Error() != want {
+			t.Errorf("parseArgs: %+v, %v; want %q", o, err, want)
+		}
+	})
+}
+
+// TestDebugSleepBounded checks that DEBUG SLEEP cannot freeze a shard: while
+// one client sleeps for ever (or pipelines short sleeps), requests that need
+// every shard still get answers within debugSleepTurnMax (half a second)
+// and some slack; the sleeping client's own reply waits out its time, and
+// the server still stops cleanly.
+func TestDebugSleepBounded(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2", "--enable-debug-command", "yes")
+	ctx := context.Background()
+	c := srv.client(t, 2)
+	mustBeServed := func(what string) {
+		t.Helper()
+		worst := time.Duration(0)
+		for i := range 10 {
+			start := time.Now()
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			// DBSIZE runs on every shard; MSET's keys span both.
+			err := c.DBSize(cctx).Err()
+			if err == nil {
+				err = c.MSet(cctx, fmt.Sprintf("a%d", i), "1", fmt.Sprintf("b%d", i), "2", fmt.Sprintf("c%d", i), "3").Err()
+			}
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			worst = max(worst, time.Since(start))
+			time.Sleep(30 * time.Millisecond)
+		}
+		if worst > 2*time.Second {
+			t.Fatalf("%s: a request waited %v", what, worst)
+		}
+	}
+
+	// A short sleep still makes its client wait the full time.
+	start := time.Now()
+	if err := c.Do(ctx, "DEBUG", "SLEEP", "0.3").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("DEBUG SLEEP 0.3 answered after %v", d)
+	}
+
+	// A longer one too, and it holds back the client's next request.
+	sleeper := srv.raw(t)
+	sleeper.Write([]byte("DEBUG SLEEP 1.5\r\nPING\r\n"))
+	start = time.Now()
+	mustBeServed("during DEBUG SLEEP 1.5")
+	sleeper.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(sleeper)
+	for _, want := range []string{"+OK\r\n", "+PONG\r\n"} {
+		if line, err := r.ReadString('\n'); err != nil || line != want {
+			t.Fatalf("sleeping client read %q, %v; want %q", line, err, want)
+		}
+	}
+	if d := time.Since(start); d < 1500*time.Millisecond {
+		t.Fatalf("DEBUG SLEEP 1.5 answered after %v", d)
+	}
+
+	for _, req := range []string{"DEBUG SLEEP 1e9\r\n", strings.Repeat("DEBUG SLEEP 0.05\r\n", 1000)} {
+		s := srv.raw(t)
+		s.Write([]byte(req))
+		time.Sleep(100 * time.Millisecond)
+		mustBeServed("while a client sends " + strings.SplitN(req, "\r", 2)[0])
+		s.Close()
+	}
+	srv.mustServe(t)
+	// The cleanup stops the server: a sleep still pending must not hold it.
+	forever := srv.raw(t)
+	forever.Write([]byte("DEBUG SLEEP 1e9\r\n"))
+	time.Sleep(100 * time.Millisecond)
 }
