@@ -77,6 +77,14 @@ func setMaxClients(s *Server, v string) (func(), string) {
 	if n < 1 || n > 1<<32-1 {
 		return nil, "argument must be between 1 and 4294967295 inclusive"
 	}
+	if n > s.maxClients.Load() {
+		// As in Redis, a value the open file limit cannot hold (once
+		// raised as far as it goes) is refused.
+		if fit, _ := fitFDLimit(n, reservedFDs(&s.cfg)); fit < n {
+			return nil, "The operating system is not able to handle the specified number of clients, try with " +
+				strconv.FormatInt(max(fit, 1), 10)
+		}
+	}
 	return func() { s.maxClients.Store(n) }, ""
 }
 

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sys/unix"
 )
 
 // rawReplies sends reqs (inline commands) on c, all at once when pipelined
@@ -395,4 +398,140 @@ func TestDebugSleepBounded(t *testing.T) {
 	forever := srv.raw(t)
 	forever.Write([]byte("DEBUG SLEEP 1e9\r\n"))
 	time.Sleep(100 * time.Millisecond)
+}
+
+// cpuTime reads a process's user+system CPU time from /proc.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name, which is in parentheses: utime and
+	// stime are the 12th and 13th.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // clock ticks (USER_HZ)
+}
+
+// TestAcceptOutOfFDs runs the server out of file descriptors: accept fails
+// with EMFILE on a level-triggered listener, and the shard must not spin on
+// it or flood the log; once descriptors are free again the waiting clients
+// get in.
+func TestAcceptOutOfFDs(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "1")
+	pid := srv.cmd.Process.Pid
+	fds, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &old); err != nil {
+		t.Skipf("cannot read the server's RLIMIT_NOFILE: %v", err)
+	}
+	// Room for three clients, then accept fails with EMFILE.
+	low := unix.Rlimit{Cur: uint64(len(fds) + 3), Max: old.Max}
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &low, nil); err != nil {
+		t.Skipf("cannot lower the server's RLIMIT_NOFILE: %v", err)
+	}
+	restored := false
+	restore := func() {
+		if !restored {
+			restored = true
+			unix.Prlimit(pid, unix.RLIMIT_NOFILE, &old, nil)
+		}
+	}
+	defer restore()
+	var conns []net.Conn
+	for range 20 {
+		conns = append(conns, srv.raw(t))
+	}
+	time.Sleep(200 * time.Millisecond)
+	before := cpuTime(t, pid)
+	time.Sleep(1500 * time.Millisecond)
+	used := cpuTime(t, pid) - before
+	logged := strings.Count(srv.log.String(), "too many open files")
+	t.Logf("out of descriptors for 1.5 s: %v of CPU, %d warnings", used, logged)
+	if used > 300*time.Millisecond {
+		t.Errorf("the server used %v of CPU in 1.5 s while it could not accept (spinning)", used)
+	}
+	if logged < 1 || logged > 5 {
+		t.Errorf("the server logged %d warnings about too many open files in about 2 s; want 1 to 5\n%.4000s", logged, srv.log.String())
+	}
+	// Descriptors come back: every client waiting in the backlog gets in.
+	restore()
+	for i, c := range conns {
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write([]byte("PING\r\n"))
+		if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "+PONG\r\n" {
+			t.Fatalf("client %d after the limit came back: %q, %v", i, line, err)
+		}
+	}
+	srv.mustServe(t)
+}
+
+// TestMaxClientsFitFDLimit starts the server under ulimit -n 64: as Redis,
+// it lowers maxclients to what the limit holds past its reserve, says so,
+// and CONFIG SET maxclients refuses a value the limit cannot hold with
+// Redis's text.
+func TestMaxClientsFitFDLimit(t *testing.T) {
+	sh := needBinary(t, "sh")
+	srv := startServer(t, []string{sh, "-c", `ulimit -n 64 && exec "$0" "$@"`}, "--shards", "1")
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(srv.cmd.Process.Pid) + "/limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limit int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "Max open files") {
+			limit, _ = strconv.ParseInt(strings.Fields(line)[3], 10, 64)
+		}
+	}
+	if limit > 10000+64 {
+		t.Skipf("the server could raise its open file limit to %d (privileged)", limit)
+	}
+	// Reserve: Redis's 32, plus the shard's epoll, eventfd and listener.
+	want := limit - 32 - 3
+	if !strings.Contains(srv.log.String(), "maxclients reduced to fit the open file limit") ||
+		!strings.Contains(srv.log.String(), "maxclients="+strconv.FormatInt(want, 10)) {
+		t.Errorf("no warning that maxclients was reduced to %d:\n%s", want, srv.log.String())
+	}
+	c := srv.client(t, 2)
+	ctx := context.Background()
+	if got, err := c.ConfigGet(ctx, "maxclients").Result(); err != nil || got["maxclients"] != strconv.FormatInt(want, 10) {
+		t.Fatalf("CONFIG GET maxclients = %v, %v; want %d", got, err, want)
+	}
+	wantErr := "ERR CONFIG SET failed (possibly related to argument 'maxclients') - " +
+		"The operating system is not able to handle the specified number of clients, try with " + strconv.FormatInt(want, 10)
+	if err := c.ConfigSet(ctx, "maxclients", "1000").Err(); err == nil || err.Error() != wantErr {
+		t.Fatalf("CONFIG SET maxclients 1000: %v, want %q", err, wantErr)
+	}
+	for _, n := range []int64{10, want} {
+		if err := c.ConfigSet(ctx, "maxclients", strconv.FormatInt(n, 10)).Err(); err != nil {
+			t.Fatalf("CONFIG SET maxclients %d: %v", n, err)
+		}
+	}
+	// Clients past maxclients get Redis's error, not a descriptor the
+	// server does not have.
+	var refused int
+	for range want + 10 {
+		cn := srv.raw(t)
+		cn.SetDeadline(time.Now().Add(5 * time.Second))
+		cn.Write([]byte("PING\r\n"))
+		line, _ := bufio.NewReader(cn).ReadString('\n')
+		switch line {
+		case "+PONG\r\n":
+		case "-ERR max number of clients reached\r\n":
+			refused++
+		default:
+			t.Fatalf("client got %q", line)
+		}
+	}
+	if refused < 10 {
+		t.Fatalf("%d clients refused past maxclients %d, want at least 10", refused, want)
+	}
+	if n := strings.Count(srv.log.String(), "too many open files"); n > 0 {
+		t.Fatalf("the server ran out of descriptors:\n%s", srv.log.String())
+	}
 }
