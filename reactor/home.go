@@ -345,12 +345,14 @@ func (c *Core) debugSleep(cn *Conn, secs float64) {
 	c.sleepers = append(c.sleepers, debugSleeper{cn: cn, slot: slot, until: time.Now().Add(d - block).UnixNano()})
 }
 
-// wakeSleepers answers the DEBUG SLEEPs whose time is up, and all of them
-// once the server stops.
+// wakeSleepers answers the DEBUG SLEEPs whose time is up, those of clients
+// that hung up or are closing (so that they do not hold their descriptor
+// and maxclients slot for the rest of the sleep), and all of them once the
+// server stops.
 func (c *Core) wakeSleepers(now int64) {
 	keep := c.sleepers[:0]
 	for _, s := range c.sleepers {
-		if now < s.until && !c.stopped {
+		if now < s.until && !c.stopped && !s.cn.hup && !s.cn.closing && !s.cn.closed {
 			keep = append(keep, s)
 			continue
 		}

@@ -394,6 +394,26 @@ func TestDebugSleepBounded(t *testing.T) {
 		s.Close()
 	}
 	srv.mustServe(t)
+	// A client that hangs up in its sleep is gone at once, not when the
+	// sleep ends.
+	gone := srv.raw(t)
+	gone.SetDeadline(time.Now().Add(5 * time.Second))
+	gone.Write([]byte("CLIENT ID\r\nDEBUG SLEEP 1e9\r\n"))
+	line, err := bufio.NewReader(gone).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "id=" + strings.TrimSpace(strings.TrimPrefix(line, ":")) + " "
+	gone.Close()
+	var list string
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if list = c.ClientList(ctx).Val(); !strings.Contains(list, id) {
+			break
+		}
+	}
+	if strings.Contains(list, id) {
+		t.Fatalf("a client that hung up during DEBUG SLEEP 1e9 is still connected:\n%s", list)
+	}
 	// The cleanup stops the server: a sleep still pending must not hold it.
 	forever := srv.raw(t)
 	forever.Write([]byte("DEBUG SLEEP 1e9\r\n"))
