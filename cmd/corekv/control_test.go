@@ -86,14 +86,26 @@ func TestClientReplySkip(t *testing.T) {
 			"+OK\r\n$3\r\nvk2\r\n"},
 		{"skip covers reset", []string{"CLIENT REPLY SKIP", "RESET", "PING a"}, "$1\r\na\r\n"},
 	}
-	for _, tc := range cases {
-		for _, pipelined := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipelined), func(t *testing.T) {
-				c := srv.raw(t)
-				if got := rawReplies(t, c, tc.reqs, pipelined, len(tc.want)); got != tc.want {
-					t.Fatalf("replies %q, want %q", got, tc.want)
-				}
-			})
+	// With redis-server at hand, the expectations are checked against it
+	// too.
+	servers := map[string]string{"corekv": srv.addr}
+	if path, err := exec.LookPath("redis-server"); err == nil {
+		servers["redis"] = compatStartRedis(t, path)
+	}
+	for name, addr := range servers {
+		for _, tc := range cases {
+			for _, pipelined := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/pipelined=%v", name, tc.name, pipelined), func(t *testing.T) {
+					c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer c.Close()
+					if got := rawReplies(t, c, tc.reqs, pipelined, len(tc.want)); got != tc.want {
+						t.Fatalf("replies %q, want %q", got, tc.want)
+					}
+				})
+			}
 		}
 	}
 	// The connection stays in step afterwards.
