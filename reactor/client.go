@@ -206,7 +206,7 @@ func (c *Core) clientList(cn *Conn, argv [][]byte) {
 	var b strings.Builder
 	now := c.shard.Clock.Ms
 	for _, other := range c.srv.connections() {
-		if ids != nil && !ids[other.id] {
+		if (ids != nil && !ids[other.id]) || other.info.killed.Load() {
 			continue
 		}
 		b.WriteString(c.srv.clientLine(other, now))
@@ -222,9 +222,9 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 	if len(argv) == 3 {
 		// Old form: CLIENT KILL addr:port, answered with +OK or an error.
 		for _, other := range c.srv.connections() {
-			if other.info.addr == string(argv[2]) {
-				c.srv.kill(other)
+			if other.info.addr == string(argv[2]) && !other.info.killed.Load() {
 				cn.okReply()
+				c.srv.kill(cn, other)
 				return
 			}
 		}
@@ -286,7 +286,7 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 			return
 		}
 	}
-	killed := 0
+	var victims []*Conn
 	now := c.shard.Clock.Ms
 	for _, other := range c.srv.connections() {
 		switch {
@@ -296,21 +296,31 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 			user != "" && user != "default",
 			typ != "" && typ != "normal",
 			maxAge >= 0 && (now-other.info.created)/1000 < maxAge,
-			skipMe && other == cn:
+			skipMe && other == cn,
+			other.info.killed.Load():
 			continue
 		}
-		c.srv.kill(other)
-		killed++
+		victims = append(victims, other)
 	}
 	w := cn.begin()
-	w.Int(int64(killed))
+	w.Int(int64(len(victims)))
 	cn.end()
+	for _, other := range victims {
+		c.srv.kill(cn, other)
+	}
 }
 
-// kill marks cn for closing and tells its core.
-func (s *Server) kill(cn *Conn) {
-	cn.info.killed.Store(true)
-	core := s.cores[cn.info.core]
+// kill closes victim for CLIENT KILL sent by cn. Another client is closed
+// at once by its core, whatever output waits for it (a client that stopped
+// reading would never drain it); from then on CLIENT LIST and CLIENT KILL
+// skip it. A client that kills itself gets its reply first, as in Redis.
+func (s *Server) kill(cn, victim *Conn) {
+	if victim == cn {
+		cn.closing = true
+		return
+	}
+	victim.info.killed.Store(true)
+	core := s.cores[victim.info.core]
 	core.kill.Store(true)
 	core.forceWake()
 }

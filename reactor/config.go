@@ -26,6 +26,9 @@ type Config struct {
 	SpinMicros int
 	// Hz is how many times a second each core runs its timers (active expiry).
 	Hz int
+	// EnableDebug is enable-debug-command: "no" refuses DEBUG, "yes" allows
+	// it, "local" allows it from 127.0.0.1 and ::1 only.
+	EnableDebug string
 }
 
 // Defaults returns the configuration corekv starts with when nothing is
@@ -40,5 +43,6 @@ func Defaults() Config {
 		OutputSafetyCap: 1 << 30,
 		Hz:              10,
 		SpinMicros:      20,
+		EnableDebug:     "no",
 	}
 }

@@ -1,6 +1,9 @@
 package reactor
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -12,9 +15,18 @@ import (
 type configParam struct {
 	name string
 	get  func(s *Server) string
-	// set applies a new value; nil marks an immutable parameter.
-	set func(s *Server, v string) bool
+	// set checks a new value and returns what applies it, or Redis's text
+	// for why the value is refused; nil marks an immutable parameter.
+	set func(s *Server, v string) (apply func(), refused string)
 }
+
+// Reasons CONFIG SET gives, in Redis 7's words.
+const (
+	errNotInteger = "argument couldn't be parsed into an integer"
+	errLimitArgs  = "Wrong number of arguments in buffer limit configuration."
+	errLimitClass = "Invalid client class specified in buffer limit configuration."
+	errLimitValue = "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+)
 
 // configParams lists the parameters that exist in corekv, plus the few
 // persistence and memory ones clients read and that have one fixed value here.
@@ -24,36 +36,31 @@ var configParams = []configParam{
 	{name: "databases", get: func(s *Server) string { return strconv.Itoa(s.cfg.Databases) }},
 	{name: "shards", get: func(s *Server) string { return strconv.Itoa(s.cfg.Shards) }},
 	{name: "requirepass", get: func(s *Server) string { return s.requirePass() },
-		set: func(s *Server, v string) bool { s.pass.Store(&v); return true }},
+		set: func(s *Server, v string) (func(), string) { return func() { s.pass.Store(&v) }, "" }},
 	{name: "maxclients", get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
-		set: func(s *Server, v string) bool {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 1 {
-				return false
-			}
-			s.maxClients.Store(n)
-			return true
-		}},
+		set: setMaxClients},
 	{name: "loglevel", get: func(s *Server) string { s.mu.Lock(); defer s.mu.Unlock(); return s.loglevel },
-		set: func(s *Server, v string) bool {
+		set: func(s *Server, v string) (func(), string) {
 			v = strings.ToLower(v)
 			switch v {
 			case "debug", "verbose", "notice", "warning", "nothing":
-				s.mu.Lock()
-				s.loglevel = v
-				s.mu.Unlock()
-				if s.LevelVar != nil {
-					s.LevelVar.Set(SlogLevel(v))
-				}
-				return true
+				return func() {
+					s.mu.Lock()
+					s.loglevel = v
+					s.mu.Unlock()
+					if s.LevelVar != nil {
+						s.LevelVar.Set(SlogLevel(v))
+					}
+				}, ""
 			}
-			return false
+			return nil, "argument(s) must be one of the following: debug, verbose, notice, warning"
 		}},
 	{name: "client-output-buffer-limit", get: func(s *Server) string {
-		return "normal 0 " + strconv.FormatInt(s.outHard.Load(), 10) + " 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+		return "normal " + strconv.FormatInt(s.outHard.Load(), 10) + " 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
 	}, set: setOutputLimit},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
+	{name: "enable-debug-command", get: func(s *Server) string { return s.cfg.EnableDebug }},
 	{name: "hz", get: func(s *Server) string { return strconv.Itoa(s.cfg.Hz) }},
 	{name: "timeout", get: func(s *Server) string { return "0" }},
 	{name: "save", get: func(s *Server) string { return "" }},
@@ -62,42 +69,69 @@ var configParams = []configParam{
 	{name: "maxmemory-policy", get: func(s *Server) string { return "noeviction" }},
 }
 
-// setOutputLimit takes "normal <hard> <soft> <seconds>" groups; only the
-// normal class's hard limit applies in corekv.
-func setOutputLimit(s *Server, v string) bool {
-	f := strings.Fields(v)
-	if len(f) == 0 || len(f)%4 != 0 {
-		return false
+func setMaxClients(s *Server, v string) (func(), string) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, errNotInteger
 	}
+	if n < 1 || n > 1<<32-1 {
+		return nil, "argument must be between 1 and 4294967295 inclusive"
+	}
+	if n > s.maxClients.Load() {
+		// As in Redis, a value the open file limit cannot hold (once
+		// raised as far as it goes) is refused.
+		if fit, _ := fitFDLimit(n, reservedFDs(&s.cfg)); fit < n {
+			return nil, "The operating system is not able to handle the specified number of clients, try with " +
+				strconv.FormatInt(max(fit, 1), 10)
+		}
+	}
+	return func() { s.maxClients.Store(n) }, ""
+}
+
+// setOutputLimit takes "<class> <hard> <soft> <seconds>" groups, refusing
+// them all if one is bad; only the normal class's hard limit applies in
+// corekv.
+func setOutputLimit(s *Server, v string) (func(), string) {
+	f := strings.Fields(v)
+	if len(f)%4 != 0 {
+		return nil, errLimitArgs
+	}
+	hard := int64(-1)
 	for i := 0; i < len(f); i += 4 {
 		class := strings.ToLower(f[i])
 		if class != "normal" && class != "slave" && class != "replica" && class != "pubsub" {
-			return false
+			return nil, errLimitClass
 		}
-		hard, err := ParseMemory(f[i+1])
+		h, err := ParseMemory(f[i+1])
 		if err != nil {
-			return false
+			return nil, errLimitValue
 		}
 		if _, err := ParseMemory(f[i+2]); err != nil {
-			return false
+			return nil, errLimitValue
 		}
-		if _, err := strconv.Atoi(f[i+3]); err != nil {
-			return false
+		if secs, err := strconv.ParseInt(f[i+3], 10, 64); err != nil || secs < 0 {
+			return nil, errLimitValue
 		}
 		if class == "normal" {
-			s.outHard.Store(hard)
+			hard = h
 		}
 	}
-	return true
+	return func() {
+		if hard >= 0 {
+			s.outHard.Store(hard)
+		}
+	}, ""
 }
 
 // ParseMemory reads a size with Redis's units (1k, 1kb, 1m, 1mb, 1g, 1gb).
+// Like Redis it refuses a sign; a size past what int64 holds is taken as the
+// largest one.
 func ParseMemory(v string) (int64, error) {
 	l := strings.ToLower(v)
-	mult := int64(1)
+	mult := uint64(1)
 	for _, u := range []struct {
 		suffix string
-		mult   int64
+		mult   uint64
 	}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
 		if strings.HasSuffix(l, u.suffix) {
 			mult = u.mult
@@ -105,8 +139,17 @@ func ParseMemory(v string) (int64, error) {
 			break
 		}
 	}
-	n, err := strconv.ParseInt(l, 10, 64)
-	return n * mult, err
+	if l == "" || l[0] < '0' || l[0] > '9' {
+		return 0, fmt.Errorf("invalid size %q", v)
+	}
+	n, err := strconv.ParseUint(l, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("invalid size %q", v)
+	}
+	if err != nil || n > math.MaxInt64/mult {
+		return math.MaxInt64, nil
+	}
+	return int64(n * mult), nil
 }
 
 func (c *Core) config(cn *Conn, argv [][]byte) {
@@ -133,8 +176,10 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 		}
 		cn.end()
 	case resp.EqualFold(sub, "set") && len(argv) >= 4 && len(argv)%2 == 0:
-		// Check every pair first so that a bad one changes nothing.
-		var todo []*configParam
+		// Check every pair first so that a bad one changes nothing: Redis
+		// sets all or none.
+		var apply []func()
+		seen := map[*configParam]bool{}
 		for i := 2; i < len(argv); i += 2 {
 			p := findParam(string(argv[i]))
 			if p == nil {
@@ -142,16 +187,26 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 				return
 			}
 			if p.set == nil {
-				cn.errorReply(resp.Error("ERR CONFIG SET failed (possibly related to argument '" + p.name + "') - can't set immutable config"))
+				cn.errorReply(configSetFailed(p, "can't set immutable config"))
 				return
 			}
-			todo = append(todo, p)
+			if seen[p] {
+				cn.errorReply(configSetFailed(p, "duplicate parameter"))
+				return
+			}
+			seen[p] = true
 		}
-		for i, p := range todo {
-			if !p.set(c.srv, string(argv[3+2*i])) {
-				cn.errorReply(resp.Error("ERR CONFIG SET failed (possibly related to argument '" + p.name + "') - argument couldn't be parsed into an integer"))
+		for i := 2; i < len(argv); i += 2 {
+			p := findParam(string(argv[i]))
+			f, refused := p.set(c.srv, string(argv[i+1]))
+			if refused != "" {
+				cn.errorReply(configSetFailed(p, refused))
 				return
 			}
+			apply = append(apply, f)
+		}
+		for _, f := range apply {
+			f()
 		}
 		cn.okReply()
 	case resp.EqualFold(sub, "set"):
@@ -168,6 +223,10 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 	default:
 		cn.errorReply(errUnknownSub(sub, "config"))
 	}
+}
+
+func configSetFailed(p *configParam, why string) resp.Error {
+	return resp.Error("ERR CONFIG SET failed (possibly related to argument '" + p.name + "') - " + why)
 }
 
 func findParam(name string) *configParam {

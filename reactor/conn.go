@@ -40,8 +40,11 @@ const (
 const (
 	replyOn = iota
 	replyOff
+	// replySkipNext: CLIENT REPLY SKIP is the request running; the next
+	// request's reply is dropped.
 	replySkipNext
-	replySkipThis
+	// replySkip: this request's reply is dropped.
+	replySkip
 )
 
 // Conn is one client connection, owned by the core that accepted it.
@@ -149,18 +152,22 @@ func (c *Conn) end() {
 	c.core.markDirty(c)
 }
 
-// discardReply applies CLIENT REPLY OFF/SKIP to the reply just produced.
+// discardReply reports whether CLIENT REPLY OFF/SKIP drops the reply of the
+// request running.
 func (c *Conn) discardReply() bool {
+	return c.replyMode == replyOff || c.replyMode == replySkip
+}
+
+// requestDone moves CLIENT REPLY SKIP on by one request. As in Redis, the
+// request after SKIP is the one skipped whatever it is: a refused command
+// or an empty line counts too.
+func (c *Conn) requestDone() {
 	switch c.replyMode {
-	case replyOff:
-		return true
-	case replySkipThis:
+	case replySkip:
 		c.replyMode = replyOn
-		return true
 	case replySkipNext:
-		c.replyMode = replySkipThis
+		c.replyMode = replySkip
 	}
-	return false
 }
 
 // reserve appends an empty slot for a reply that another core (or a plan)

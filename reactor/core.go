@@ -54,6 +54,17 @@ type Core struct {
 	// spinAfterCommands.
 	spinUntil int64
 	stopped   bool // stopped reading; draining
+
+	// acceptPausedUntil (Unix ms) is when the listeners, unwatched after
+	// accept ran out of descriptors, are watched again; 0 while they are.
+	acceptPausedUntil int64
+	acceptWarnedAt    int64 // Unix ms of the last warning about it
+	acceptFailures    int   // failed accepts since that warning
+
+	// sleepers are the DEBUG SLEEPs waiting out their time off the loop;
+	// debugSlept is how long this turn has blocked in DEBUG SLEEP.
+	sleepers   []debugSleeper
+	debugSlept time.Duration
 }
 
 // coreStats are counted by the core alone, without atomics.
@@ -209,6 +220,10 @@ func (c *Core) turn(maxWait int) {
 	now := start.UnixMilli()
 	ran := c.stats.commands
 	c.shard.Clock.Ms = now
+	c.debugSlept = 0
+	if c.acceptPausedUntil != 0 {
+		c.resumeAccept(now)
+	}
 	busy := n > 0
 	for i := 0; i < n; i++ {
 		c.event(&c.events[i])
@@ -225,6 +240,9 @@ func (c *Core) turn(maxWait int) {
 		busy = true
 	}
 	c.publish()
+	if len(c.sleepers) > 0 {
+		c.wakeSleepers(time.Now().UnixNano())
+	}
 	c.flushAll()
 	if now >= c.nextTimer {
 		c.timers(now)
@@ -256,9 +274,16 @@ func (c *Core) timeout() int {
 	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() {
 		return 0
 	}
-	d := c.nextTimer - time.Now().UnixMilli()
+	now := time.Now()
+	d := c.nextTimer - now.UnixMilli()
 	if d < 0 {
 		return 0
+	}
+	if p := c.acceptPausedUntil; p != 0 {
+		d = max(min(d, p-now.UnixMilli()), 0)
+	}
+	if len(c.sleepers) > 0 {
+		return c.sleepersTimeout(int(d), now.UnixNano())
 	}
 	return int(d)
 }
@@ -293,7 +318,11 @@ func (c *Core) accept(lfd int) {
 	for {
 		fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {
-			if err != unix.EAGAIN && err != unix.EINTR && err != unix.ECONNABORTED {
+			switch err {
+			case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
+			case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM:
+				c.pauseAccept(err)
+			default:
 				c.log.Warn("accept", "err", err)
 			}
 			return
@@ -333,6 +362,48 @@ func (c *Core) accept(lfd int) {
 		c.srv.register(cn)
 		c.stats.conns++
 		c.pub.connected.Add(1)
+	}
+}
+
+// Accept pauses: the listeners are level-triggered, so a connection that
+// accept cannot take for want of a descriptor (or of kernel memory) would
+// make the loop spin on it. The core stops watching its listeners for
+// acceptPause instead; the connections wait in the backlog meanwhile. Redis
+// logs each failure; one warning per acceptWarnEvery, with the count of
+// failures, says as much without flooding the log.
+const (
+	acceptPause     = 100 // ms
+	acceptWarnEvery = 1000
+)
+
+// pauseAccept stops watching the listeners for acceptPause after accept
+// failed with err.
+func (c *Core) pauseAccept(err error) {
+	now := time.Now().UnixMilli()
+	if c.acceptPausedUntil == 0 {
+		for _, fd := range c.listen {
+			unix.EpollCtl(c.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+		}
+	}
+	c.acceptPausedUntil = now + acceptPause
+	c.acceptFailures++
+	if now-c.acceptWarnedAt >= acceptWarnEvery {
+		c.log.Warn("cannot accept clients, pausing accept", "err", err, "failures", c.acceptFailures,
+			"maxclients", c.srv.maxClients.Load(), "clients", c.srv.clients.Load())
+		c.acceptWarnedAt, c.acceptFailures = now, 0
+	}
+}
+
+// resumeAccept watches the listeners again once the pause is over.
+func (c *Core) resumeAccept(now int64) {
+	if now < c.acceptPausedUntil {
+		return
+	}
+	c.acceptPausedUntil = 0
+	for _, fd := range c.listen {
+		if err := c.watch(fd, unix.EPOLLIN); err != nil {
+			c.log.Error("cannot watch a listener again", "err", err)
+		}
 	}
 }
 
@@ -457,6 +528,7 @@ outer:
 			if len(a.argv) > 0 {
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}
+			cn.requestDone()
 			if cap(a.argv) > argvKeep {
 				a.argv = nil
 			}
@@ -635,12 +707,12 @@ func (c *Core) close(cn *Conn) {
 	c.pub.connected.Add(-1)
 }
 
-// killMarked closes the connections another core marked with CLIENT KILL.
+// killMarked closes the connections CLIENT KILL marked, dropping the output
+// they have not read.
 func (c *Core) killMarked() {
 	for _, cn := range c.conns {
 		if cn.info.killed.Load() {
-			cn.closing = true
-			c.markDirty(cn)
+			c.close(cn)
 		}
 	}
 }

@@ -70,7 +70,12 @@ func (c *Core) quit(cn *Conn, argv [][]byte) {
 }
 
 func (c *Core) reset(cn *Conn, argv [][]byte) {
-	cn.db, cn.proto, cn.replyMode = 0, 2, replyOn
+	cn.db, cn.proto = 0, 2
+	if cn.replyMode != replySkip {
+		// A RESET that CLIENT REPLY SKIP covers loses its own reply, as
+		// in Redis.
+		cn.replyMode = replyOn
+	}
 	cn.info.proto.Store(2)
 	cn.info.db.Store(0)
 	cn.info.name.Store(nil)
@@ -252,7 +257,52 @@ func setName(cn *Conn, name []byte) {
 	cn.info.name.Store(&s)
 }
 
+// errDebugNotAllowed is Redis 7's refusal of DEBUG under
+// enable-debug-command no (or local, from a remote client).
+const errDebugNotAllowed resp.Error = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
+	"you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+
+// debugAllowed applies enable-debug-command: like Redis, "local" means a
+// client whose address is 127.0.0.1 or ::1.
+func (c *Core) debugAllowed(cn *Conn) bool {
+	switch c.srv.cfg.EnableDebug {
+	case "yes":
+		return true
+	case "local":
+		host := cn.info.addr
+		if i := strings.LastIndexByte(host, ':'); i >= 0 {
+			host = host[:i]
+		}
+		return host == "127.0.0.1" || host == "::1"
+	}
+	return false
+}
+
+// debugSleepTurnMax bounds how long DEBUG SLEEPs may block a shard's loop in
+// one turn. Up to it a sleep blocks the thread as in Redis, so that every
+// client of the shard waits (what tests of timeouts and of the stall
+// counters rely on). Past it the client that asked waits alone for the
+// rest: its reply, and its later requests, are held back until the time is
+// up, while the shard serves everybody else. So the shard's other clients,
+// and the cross-shard commands that need it, wait at most this long per
+// turn however long or how many sleeps a client asks for.
+const debugSleepTurnMax = 500 * time.Millisecond
+
+// maxDebugSleep keeps a sleep's deadline within int64 nanoseconds.
+const maxDebugSleep = 100 * 365 * 24 * time.Hour
+
+// debugSleeper is a DEBUG SLEEP waiting out its time off the shard's turn.
+type debugSleeper struct {
+	cn    *Conn
+	slot  *router.Slot // the reply, held back until then
+	until int64        // Unix ns
+}
+
 func (c *Core) debug(cn *Conn, argv [][]byte) {
+	if !c.debugAllowed(cn) {
+		cn.errorReply(errDebugNotAllowed)
+		return
+	}
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
@@ -261,10 +311,7 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 			cn.errorReply(resp.ErrNotFloat)
 			return
 		}
-		// Like Redis, this blocks the thread: every client of this core
-		// waits, which is what tests of timeouts rely on.
-		time.Sleep(time.Duration(secs * float64(time.Second)))
-		cn.okReply()
+		c.debugSleep(cn, secs)
 	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
 		n, ok := resp.ParseInt(argv[2])
 		if !ok {
@@ -278,6 +325,61 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 	default:
 		cn.errorReply(errUnknownSub(sub, "debug"))
 	}
+}
+
+// debugSleep blocks the thread for what is left of this turn's
+// debugSleepTurnMax and holds cn back for the rest.
+func (c *Core) debugSleep(cn *Conn, secs float64) {
+	d := time.Duration(0)
+	switch {
+	case secs >= maxDebugSleep.Seconds():
+		d = maxDebugSleep
+	case secs > 0:
+		d = time.Duration(secs * float64(time.Second))
+	}
+	block := min(d, debugSleepTurnMax-c.debugSlept)
+	if block > 0 {
+		time.Sleep(block)
+		c.debugSlept += block
+	}
+	if d <= block {
+		cn.okReply()
+		return
+	}
+	// The barrier keeps cn's later requests unread until the reply is in.
+	slot := cn.reserve()
+	cn.barrier = slot
+	c.sleepers = append(c.sleepers, debugSleeper{cn: cn, slot: slot, until: time.Now().Add(d - block).UnixNano()})
+}
+
+// wakeSleepers answers the DEBUG SLEEPs whose time is up, those of clients
+// that hung up or are closing (so that they do not hold their descriptor
+// and maxclients slot for the rest of the sleep), and all of them once the
+// server stops.
+func (c *Core) wakeSleepers(now int64) {
+	keep := c.sleepers[:0]
+	for _, s := range c.sleepers {
+		if now < s.until && !c.stopped && !s.cn.hup && !s.cn.closing && !s.cn.closed {
+			keep = append(keep, s)
+			continue
+		}
+		s.slot.Reply = append(s.slot.Reply[:0], "+OK\r\n"...)
+		router.Complete(c, s.slot)
+		if !s.cn.closed {
+			c.markDirty(s.cn)
+		}
+	}
+	clear(c.sleepers[len(keep):])
+	c.sleepers = keep
+}
+
+// sleepersTimeout caps timeout (ms) at the next DEBUG SLEEP's end.
+func (c *Core) sleepersTimeout(timeout int, now int64) int {
+	for _, s := range c.sleepers {
+		ms := (s.until - now + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+		timeout = min(timeout, int(max(ms, 0)))
+	}
+	return timeout
 }
 
 func (c *Core) shutdown(cn *Conn, argv [][]byte) {

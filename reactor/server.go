@@ -3,11 +3,13 @@ package reactor
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/corekv/corekv/router"
+	"golang.org/x/sys/unix"
 )
 
 // Version is corekv's version; RedisVersion is the Redis version whose
@@ -68,6 +70,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	if cfg.Databases < 1 {
 		return nil, fmt.Errorf("databases must be at least 1")
+	}
+	if err := fitMaxClients(&cfg, log); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		cfg:               cfg,
@@ -180,6 +185,59 @@ func (s *Server) requestShutdown() {
 	s.shutdownOnce.Do(func() { close(s.ShutdownRequested) })
 }
 
+// minReservedFDs is what Redis keeps of the open file limit for other
+// things than clients.
+const minReservedFDs = 32
+
+// reservedFDs is how much of the open file limit is not for clients: Redis's
+// reserve plus each core's epoll instance, eventfd and listeners.
+func reservedFDs(cfg *Config) int64 {
+	return minReservedFDs + int64(cfg.Shards*(2+len(cfg.Bind)))
+}
+
+// fitMaxClients lowers cfg.MaxClients to what the open file limit can hold
+// once fitFDLimit has raised it as far as it goes, with a warning, as Redis
+// does at start.
+func fitMaxClients(cfg *Config, log *slog.Logger) error {
+	want := int64(cfg.MaxClients)
+	reserved := reservedFDs(cfg)
+	n, limit := fitFDLimit(want, reserved)
+	if n >= want {
+		return nil
+	}
+	if n < 1 {
+		return fmt.Errorf("the open file limit (ulimit -n) of %d is not enough to start: it needs at least %d", limit, reserved+1)
+	}
+	log.Warn("maxclients reduced to fit the open file limit; increase 'ulimit -n' for more",
+		"requested", want, "maxclients", n, "needs", want+reserved, "nofile", limit)
+	cfg.MaxClients = int(n)
+	return nil
+}
+
+// fitFDLimit raises the soft RLIMIT_NOFILE toward the clients+reserved
+// descriptors that clients need, up to the hard limit (or past it, with the
+// privilege), and returns how many clients the resulting limit holds (at
+// most clients) and that limit.
+func fitFDLimit(clients, reserved int64) (fit, limit int64) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return clients, -1
+	}
+	need := uint64(clients + reserved)
+	if lim.Cur < need {
+		raised := unix.Rlimit{Cur: need, Max: max(need, lim.Max)}
+		if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) != nil {
+			raised = unix.Rlimit{Cur: lim.Max, Max: lim.Max}
+			if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) != nil {
+				raised = lim
+			}
+		}
+		lim = raised
+	}
+	limit = int64(min(lim.Cur, math.MaxInt64))
+	return min(clients, limit-reserved), limit
+}
+
 // admit counts a new client, refusing it beyond maxclients.
 func (s *Server) admit() bool {
 	if s.clients.Add(1) > s.maxClients.Load() {
@@ -197,7 +255,7 @@ func (s *Server) requirePass() string { return *s.pass.Load() }
 // closed.
 func (s *Server) outputLimit() int64 {
 	limit := s.outHard.Load()
-	if safety := s.cfg.OutputSafetyCap; safety > 0 && (limit == 0 || limit > safety) {
+	if safety := s.cfg.OutputSafetyCap; safety > 0 && (limit <= 0 || limit > safety) {
 		limit = safety
 	}
 	return limit

@@ -561,7 +561,8 @@ func (s *compatCorekv) exited() bool {
 // it picked from its ready line.
 func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
 	t.Helper()
-	cmd := exec.Command(bin, "--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards))
+	// DEBUG is on in both servers (redis-server too), so DEBUG SLEEP compares.
+	cmd := exec.Command(bin, "--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards), "--enable-debug-command", "yes")
 	srv := &compatCorekv{logs: &safeBuffer{}, done: make(chan struct{})}
 	cmd.Stdout = srv.logs
 	stderr, err := cmd.StderrPipe()

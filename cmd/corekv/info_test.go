@@ -125,7 +125,7 @@ func infoFields(t *testing.T, ctx context.Context, c *redis.Client, section stri
 // longest turn is forgotten. (Other turns of a millisecond or more happen on
 // a busy machine, so the test only relies on the one it made.)
 func TestLoopStallCounters(t *testing.T) {
-	s := startServer(t, nil, "--shards", "2")
+	s := startServer(t, nil, "--shards", "2", "--enable-debug-command", "yes")
 	c := s.client(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -381,7 +381,7 @@ func TestConcurrentIncr(t *testing.T) {
 // that opens with the command's usage line and closes with HELP's own entry,
 // as Redis answers.
 func TestHelpSubcommands(t *testing.T) {
-	s := startServer(t, nil, "--shards", "2")
+	s := startServer(t, nil, "--shards", "2", "--enable-debug-command", "yes")
 	c := s.client(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -25,6 +25,8 @@ Options (also accepted as "name value" lines in the config file):
   --output-safety-cap BYTES      hard cap on any client's unread output (default 1gb)
   --hz N                         timer runs per second per shard (default 10)
   --spin USEC                    how long a shard polls after a turn of 16+ commands (default 20; 0: never)
+  --enable-debug-command no|yes|local
+                                 allow DEBUG (default no; local: from 127.0.0.1 and ::1 only)
   --pprof ADDR                   serve net/http/pprof on ADDR (off by default)
   --version, -v                  print the version
   --help, -h                     print this help
@@ -196,6 +198,16 @@ func (o *options) apply(name string, vals []string) error {
 		}
 	case "pprof":
 		o.pprof, err = one()
+	case "enable-debug-command":
+		var v string
+		if v, err = one(); err == nil {
+			switch v = strings.ToLower(v); v {
+			case "no", "yes", "local":
+				o.cfg.EnableDebug = v
+			default:
+				err = fmt.Errorf("enable-debug-command: argument(s) must be one of the following: no, yes, local")
+			}
+		}
 	case "output-safety-cap":
 		var v string
 		if v, err = one(); err == nil {
