@@ -145,6 +145,31 @@ func TestKeysCommand(t *testing.T) {
 	}
 }
 
+// TestKeysEmptyKey: in Redis only a lone "*" (every key) or an empty pattern
+// finds the empty key; any other pattern, "**" included, does not.
+func TestKeysEmptyKey(t *testing.T) {
+	c := newTestCtx()
+	do(c, "mset", "", "1", "a", "2")
+	for _, tc := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"*", []string{"", "a"}},
+		{"**", []string{"a"}},
+		{"*?", []string{"a"}},
+		{"", []string{""}},
+	} {
+		if got := sortedKeys(t, do(c, "keys", tc.pattern)); !slices.Equal(got, tc.want) {
+			t.Errorf("keys %q: got %q, want %q", tc.pattern, got, tc.want)
+		}
+		got, _ := scanAll(t, c, 0, "match", tc.pattern)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("scan 0 match %q: got %q, want %q", tc.pattern, got, tc.want)
+		}
+	}
+}
+
 // scanAll runs SCAN on c from cursor until the cursor leaves this shard and
 // returns the keys and the cursor it left with.
 func scanAll(t *testing.T, c *Ctx, cursor uint64, extra ...string) ([]string, uint64) {
