@@ -245,3 +245,37 @@ func TestScanCursorAcrossShards(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCursor follows Redis's strtoul-based parse: the argument is a C
+// string, a leading space is refused, a sign is allowed.
+func TestParseCursor(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"17", 17, true},
+		{"", 0, true},
+		{"\x00", 0, true},
+		{"5\x00junk", 5, true},
+		{"+3", 3, true},
+		{"-1", 1<<64 - 1, true},
+		{"18446744073709551615", 1<<64 - 1, true},
+		{"18446744073709551616", 0, false},
+		{" 1", 0, false},
+		{"\t1", 0, false},
+		{"1 ", 0, false},
+		{"+", 0, false},
+		{"-", 0, false},
+		{"0x1", 0, false},
+	} {
+		if got, ok := ParseCursor([]byte(tc.in)); got != tc.want || ok != tc.ok {
+			t.Errorf("ParseCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	c := newTestCtx()
+	if got := do(c, "scan", ""); got != "*2\r\n"+bulk("0")+"*0\r\n" {
+		t.Errorf("scan \"\": %q", got)
+	}
+}
