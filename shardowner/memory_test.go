@@ -18,6 +18,8 @@ func TestMemory(t *testing.T) {
 		{"set k v", "+OK\r\n"},
 		{"memory usage k samples", "-" + string(resp.ErrSyntax) + "\r\n"},
 		{"memory usage k samples x", "-" + string(resp.ErrNotInteger) + "\r\n"},
+		{"memory usage k samples -1", "-" + string(resp.ErrSyntax) + "\r\n"},
+		{"memory usage missing samples -5", "-" + string(resp.ErrSyntax) + "\r\n"},
 	})
 	// The figure follows the real layout: at least the key and the value,
 	// and more for a bigger value.
