@@ -233,6 +233,7 @@ func (r *diffRunner) resync() {
 	for _, p := range r.pairs {
 		for i, c := range p.c {
 			if c != nil {
+				diffDrain(c)
 				c.close()
 				p.c[i] = nil
 			}
@@ -274,6 +275,26 @@ func (r *diffRunner) resync() {
 		}
 	}
 	r.resetLog()
+}
+
+// diffDrain waits until the server has run every command sent on c: a
+// command still queued behind a mismatch must not run after the next
+// FLUSHALL. It reads whatever comes until the echo of a marker.
+func diffDrain(c *compatConn) {
+	const marker = "corekv-diff-drain"
+	if c.send(compatEncode(compatEncode(nil, compatA("CLIENT", "REPLY", "ON")), compatA("ECHO", marker))) != nil {
+		return
+	}
+	_ = c.c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	var seen []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(seen, []byte(marker)) {
+		n, err := c.r.Read(buf)
+		if err != nil {
+			return
+		}
+		seen = append(seen[max(0, len(seen)-len(marker)):], buf[:n]...)
+	}
 }
 
 // diffAlive reports whether a server at addr answers PING.
