@@ -15,6 +15,7 @@ func TestMemory(t *testing.T) {
 		{"memory usage", "-" + string(resp.ErrWrongArgs("memory|usage")) + "\r\n"},
 		{"memory help x", "-" + string(resp.ErrWrongArgs("memory|help")) + "\r\n"},
 		{"memory doctor", "-ERR unknown subcommand 'doctor'. Try MEMORY HELP.\r\n"},
+		{"memory \x00doctor", "-ERR unknown subcommand ''. Try MEMORY HELP.\r\n"},
 		{"set k v", "+OK\r\n"},
 		{"memory usage k samples", "-" + string(resp.ErrSyntax) + "\r\n"},
 		{"memory usage k samples x", "-" + string(resp.ErrNotInteger) + "\r\n"},
