@@ -247,7 +247,7 @@ func (r *diffRunner) resync() {
 	}
 	if r.srv.exited() {
 		r.classes["corekv exited"]++
-		t.Errorf("corekv --shards %d exited (seed %d); the replay above ends with the command that stopped it:\n%s",
+		t.Errorf("corekv --shards %d exited (seed %d); the command that stopped it is in the last pipeline of the replay above:\n%s",
 			r.shards, r.seed, r.srv.logs.String())
 		r.srv = compatStartCorekv(t, r.bin, r.shards)
 	}
