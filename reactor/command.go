@@ -81,21 +81,33 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		}
 		cn.end()
 	case resp.EqualFold(sub, "getkeys") && len(argv) >= 3:
+		// As in Redis: a container's subcommand is looked up first, then
+		// whether it takes keys at all, then its arity.
 		cmd := router.Lookup(argv[2])
 		if cmd == nil || cmd.Internal {
-			cn.errorReply(resp.Error("ERR Invalid command specified"))
+			cn.errorReply(errInvalidCommand)
 			return
 		}
 		args := argv[2:]
-		if !cmd.ArityOK(len(args)) {
+		arity, keyed := cmd.Arity, cmd.FirstKey > 0
+		if subs, ok := containerSubcommands(cmd.Name); ok && len(args) >= 2 {
+			a, known := subs[strings.ToLower(string(args[1]))]
+			if !known {
+				cn.errorReply(errInvalidCommand)
+				return
+			}
+			arity = a
+			keyed = keyed && !resp.EqualFold(args[1], "help")
+		}
+		if !keyed {
+			cn.errorReply(resp.Error("ERR The command has no key arguments"))
+			return
+		}
+		if (arity >= 0 && len(args) != arity) || (arity < 0 && len(args) < -arity) {
 			cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
 			return
 		}
 		idx := cmd.KeyIndexes(nil, len(args))
-		if len(idx) == 0 {
-			cn.errorReply(resp.Error("ERR The command has no key arguments"))
-			return
-		}
 		w := cn.begin()
 		w.Array(len(idx))
 		for _, i := range idx {
@@ -107,6 +119,25 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 	default:
 		cn.errorReply(errUnknownSub(sub, "command"))
 	}
+}
+
+var errInvalidCommand = resp.Error("ERR Invalid command specified")
+
+// keyedSubcommands gives the arity of the subcommands of OBJECT and MEMORY,
+// the container commands whose subcommands take a key (HELP does not).
+var keyedSubcommands = map[string]map[string]int{
+	"object": {"encoding": 3, "freq": 3, "idletime": 3, "refcount": 3, "help": 2},
+	"memory": {"usage": -3, "help": 2},
+}
+
+// containerSubcommands returns the subcommands of a container command with
+// their arities, and false for a command that has none.
+func containerSubcommands(name string) (map[string]int, bool) {
+	if subs, ok := keyedSubcommands[name]; ok {
+		return subs, true
+	}
+	subs, ok := subcommandArity[name]
+	return subs, ok
 }
 
 // publicCommands is the command table without the shard-to-shard commands.

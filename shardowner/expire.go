@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/corekv/corekv/resp"
@@ -50,6 +51,10 @@ func expireGeneric(c *Ctx, argv [][]byte, base int64, seconds bool, name string)
 		case resp.EqualFold(a, "lt"):
 			flags |= expLT
 		default:
+			// Redis formats the option as a C string: it ends at a NUL.
+			if i := bytes.IndexByte(a, 0); i >= 0 {
+				a = a[:i]
+			}
 			c.W.Err(resp.Error("ERR Unsupported option " + string(a)))
 			return
 		}
@@ -133,7 +138,13 @@ func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
 		n = 0
 	}
 	if !ms {
-		n = (n + 500) / 1000
+		// Rounded to the nearest second; n+500 could overflow for a time
+		// near the end of int64.
+		r := n % 1000
+		n /= 1000
+		if r >= 500 {
+			n++
+		}
 	}
 	c.W.Int(n)
 }

@@ -107,3 +107,26 @@ func TestExpire(t *testing.T) {
 		}},
 	})
 }
+
+// TestExpireEdges covers replies Redis shapes in ways easy to miss: an
+// expiry time at the end of int64, rounded to seconds, and an unknown
+// option holding a NUL byte, which Redis's error text cuts short.
+func TestExpireEdges(t *testing.T) {
+	runCases(t, []scriptCase{
+		{"time at the end of int64", []step{
+			{"set k v", ok},
+			{"pexpireat k 9223372036854775807", num(1)},
+			{"pexpiretime k", num(9223372036854775807)},
+			{"expiretime k", num(9223372036854776)},
+			{"ttl k", num((9223372036854775807-testNow)/1000 + 1)},
+			{"set k v pxat 9223372036854775499", ok},
+			{"expiretime k", num(9223372036854775)},
+		}},
+		{"option with a NUL", []step{
+			{"set k v", ok},
+			{"expire k 10 xx\x00yy", errr("ERR Unsupported option xx")},
+			{"pexpireat k 10 \x00", errr("ERR Unsupported option ")},
+			{"ttl k", num(-1)},
+		}},
+	})
+}

@@ -10,12 +10,17 @@ package shardowner
 //	[a-z]    one byte in the range (either order); ranges and bytes mix
 //	\x       the byte x itself, outside or inside brackets
 //
-// An unterminated bracket is closed by the end of the pattern. With nocase,
+// An unterminated bracket is closed by the end of the pattern. As in Redis,
+// an empty s matches only an empty pattern, not even "*": KEYS and SCAN take
+// a lone "*" as "every key" before they match anything. With nocase,
 // ASCII letters compare without regard to case. MatchGlob does not allocate
 // and runs in O(len(pattern)*len(s)) at worst: it backtracks only to the
 // latest star, which is enough because every other token matches exactly one
 // byte.
 func MatchGlob(pattern, s []byte, nocase bool) bool {
+	if len(s) == 0 {
+		return len(pattern) == 0
+	}
 	p, i := 0, 0
 	starP, starI := -1, 0 // pattern position after the latest star, and where in s it resumes
 	for i < len(s) {

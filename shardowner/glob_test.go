@@ -12,9 +12,11 @@ func TestMatchGlob(t *testing.T) {
 	}{
 		{"", "", false, true},
 		{"", "a", false, false},
-		{"*", "", false, true},
+		// Redis matches an empty string only with an empty pattern.
+		{"*", "", false, false},
 		{"*", "anything", false, true},
-		{"**", "", false, true},
+		{"**", "", false, false},
+		{"*?", "", false, false},
 		{"a", "a", false, true},
 		{"a", "A", false, false},
 		{"a", "A", true, true},

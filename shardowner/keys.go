@@ -317,8 +317,12 @@ func Object(c *Ctx, argv [][]byte) {
 	}
 }
 
-// clipArg is an argument quoted in an error, cut at 128 bytes as Redis does.
+// clipArg is an argument quoted in an error, cut as Redis's "%.128s" cuts
+// it: at a NUL byte, and at 128 bytes.
 func clipArg(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
 	if len(b) > 128 {
 		b = b[:128]
 	}

@@ -125,6 +125,7 @@ func TestKeys(t *testing.T) {
 			{"object encoding a b", errr(resp.ErrWrongArgs("object|encoding"))},
 			{"object help x", errr(resp.ErrWrongArgs("object|help"))},
 			{"object foo k", "-ERR unknown subcommand 'foo'. Try OBJECT HELP.\r\n"},
+			{"object f\x00oo k", "-ERR unknown subcommand 'f'. Try OBJECT HELP.\r\n"},
 			{"@resp 3", ""},
 			{"object encoding nope", null3},
 		}},

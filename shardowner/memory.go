@@ -35,8 +35,13 @@ func Memory(c *Ctx, argv [][]byte) {
 				c.W.Err(resp.ErrSyntax)
 				return
 			}
-			if _, ok := resp.ParseInt(argv[i+1]); !ok {
+			n, ok := resp.ParseInt(argv[i+1])
+			if !ok {
 				c.W.Err(resp.ErrNotInteger)
+				return
+			}
+			if n < 0 { // Redis: a negative sample count is a syntax error
+				c.W.Err(resp.ErrSyntax)
 				return
 			}
 		}

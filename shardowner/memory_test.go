@@ -15,9 +15,12 @@ func TestMemory(t *testing.T) {
 		{"memory usage", "-" + string(resp.ErrWrongArgs("memory|usage")) + "\r\n"},
 		{"memory help x", "-" + string(resp.ErrWrongArgs("memory|help")) + "\r\n"},
 		{"memory doctor", "-ERR unknown subcommand 'doctor'. Try MEMORY HELP.\r\n"},
+		{"memory \x00doctor", "-ERR unknown subcommand ''. Try MEMORY HELP.\r\n"},
 		{"set k v", "+OK\r\n"},
 		{"memory usage k samples", "-" + string(resp.ErrSyntax) + "\r\n"},
 		{"memory usage k samples x", "-" + string(resp.ErrNotInteger) + "\r\n"},
+		{"memory usage k samples -1", "-" + string(resp.ErrSyntax) + "\r\n"},
+		{"memory usage missing samples -5", "-" + string(resp.ErrSyntax) + "\r\n"},
 	})
 	// The figure follows the real layout: at least the key and the value,
 	// and more for a bigger value.

@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/valyala/bytebufferpool"
@@ -165,21 +166,29 @@ func Scan(c *Ctx, argv [][]byte) {
 	k.reply(c)
 }
 
-// parseCursor reads a SCAN cursor: decimal digits that fit in 64 bits.
+// parseCursor reads a SCAN cursor (see ParseCursor).
 func parseCursor(b []byte) (uint64, bool) { return ParseCursor(b) }
 
-// ParseCursor reads a SCAN cursor the way Redis does, with strtoul: leading
-// spaces and a sign are allowed and a negative number wraps around, so
-// "SCAN -1" is a (huge) cursor, not an error; anything after the digits, or a
-// value past 64 bits, is.
+// ParseCursor reads a SCAN cursor the way Redis does, with strtoul on the
+// argument as a C string: it ends at a NUL, so "" (and "\x00…") is cursor
+// 0; a leading space is refused; a sign is allowed and a negative number
+// wraps around, so "SCAN -1" is a (huge) cursor, not an error; anything
+// after the digits, or a value past 64 bits, is.
 func ParseCursor(b []byte) (uint64, bool) {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r' || b[i] == '\v' || b[i] == '\f') {
-		i++
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
 	}
+	if len(b) == 0 {
+		return 0, true
+	}
+	switch b[0] {
+	case ' ', '\t', '\n', '\r', '\v', '\f':
+		return 0, false
+	}
+	i := 0
 	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
+	if b[0] == '+' || b[0] == '-' {
+		neg = b[0] == '-'
 		i++
 	}
 	if i == len(b) {

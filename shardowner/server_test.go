@@ -145,6 +145,31 @@ func TestKeysCommand(t *testing.T) {
 	}
 }
 
+// TestKeysEmptyKey: in Redis only a lone "*" (every key) or an empty pattern
+// finds the empty key; any other pattern, "**" included, does not.
+func TestKeysEmptyKey(t *testing.T) {
+	c := newTestCtx()
+	do(c, "mset", "", "1", "a", "2")
+	for _, tc := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"*", []string{"", "a"}},
+		{"**", []string{"a"}},
+		{"*?", []string{"a"}},
+		{"", []string{""}},
+	} {
+		if got := sortedKeys(t, do(c, "keys", tc.pattern)); !slices.Equal(got, tc.want) {
+			t.Errorf("keys %q: got %q, want %q", tc.pattern, got, tc.want)
+		}
+		got, _ := scanAll(t, c, 0, "match", tc.pattern)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("scan 0 match %q: got %q, want %q", tc.pattern, got, tc.want)
+		}
+	}
+}
+
 // scanAll runs SCAN on c from cursor until the cursor leaves this shard and
 // returns the keys and the cursor it left with.
 func scanAll(t *testing.T, c *Ctx, cursor uint64, extra ...string) ([]string, uint64) {
@@ -218,5 +243,39 @@ func TestScanCursorAcrossShards(t *testing.T) {
 		if len(slices.Compact(keys)) != 50 {
 			t.Errorf("shard %d: scan saw %d distinct keys", id, len(keys))
 		}
+	}
+}
+
+// TestParseCursor follows Redis's strtoul-based parse: the argument is a C
+// string, a leading space is refused, a sign is allowed.
+func TestParseCursor(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"17", 17, true},
+		{"", 0, true},
+		{"\x00", 0, true},
+		{"5\x00junk", 5, true},
+		{"+3", 3, true},
+		{"-1", 1<<64 - 1, true},
+		{"18446744073709551615", 1<<64 - 1, true},
+		{"18446744073709551616", 0, false},
+		{" 1", 0, false},
+		{"\t1", 0, false},
+		{"1 ", 0, false},
+		{"+", 0, false},
+		{"-", 0, false},
+		{"0x1", 0, false},
+	} {
+		if got, ok := ParseCursor([]byte(tc.in)); got != tc.want || ok != tc.ok {
+			t.Errorf("ParseCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	c := newTestCtx()
+	if got := do(c, "scan", ""); got != "*2\r\n"+bulk("0")+"*0\r\n" {
+		t.Errorf("scan \"\": %q", got)
 	}
 }

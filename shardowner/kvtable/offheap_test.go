@@ -3,8 +3,6 @@ package kvtable
 import (
 	"bufio"
 	"bytes"
-	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -17,25 +15,6 @@ import (
 
 // mappedBytes is the address space of the spans carved so far.
 func (p *blockPool) mappedBytes() int { return len(p.byBase) * spanBytes }
-
-// checkErr verifies the pool's counters against its spans' bitmaps.
-func (p *blockPool) checkErr() error {
-	inUse, warm := 0, 0
-	for _, s := range p.spans {
-		if s.base == nil {
-			continue
-		}
-		if s.warm&^s.free != 0 || s.releasing&s.free != 0 {
-			return fmt.Errorf("span %p: free %#x warm %#x releasing %#x", s.base, s.free, s.warm, s.releasing)
-		}
-		inUse += spanBlocks - bits.OnesCount32(s.free|s.releasing)
-		warm += bits.OnesCount32(s.warm)
-	}
-	if inUse != p.inUse || warm != p.warm {
-		return fmt.Errorf("pool counts %d in use and %d warm, spans say %d and %d", p.inUse, p.warm, inUse, warm)
-	}
-	return nil
-}
 
 func TestBlockPool(t *testing.T) {
 	var p blockPool

@@ -1,0 +1,292 @@
+package shardowner_test
+
+// The fuzz targets drive the real command handlers, in process, with fuzzed
+// argument lists, the way the router calls them: the command comes from the
+// router's table and argv passes the table's arity check. Whatever the
+// arguments, a handler must not panic, must write exactly one well-formed
+// reply (no CR or LF inside a status or error line, lengths that match), and
+// must leave every table of the shard consistent (kvtable's Check).
+//
+//	go test -run XXX -fuzz FuzzCommand -fuzztime 5m ./shardowner/
+//	go test -run XXX -fuzz FuzzCommandSequence -fuzztime 5m ./shardowner/
+//
+// Without -fuzz, the seed corpus runs as an ordinary test.
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
+)
+
+// fuzzNow is the shard clock the targets start from, in Unix ms.
+const fuzzNow = 1_700_000_000_000
+
+// fuzzCommands are the client commands that run on a shard, in table order.
+// Connection and server commands (PING, CLIENT, CONFIG, …) run in the
+// reactor and internal shard-to-shard commands take only what the router
+// builds, so neither is here.
+var fuzzCommands = func() []*router.Command {
+	var out []*router.Command
+	all := router.Commands()
+	for i := range all {
+		if c := &all[i]; c.Run != nil && !c.Internal {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
+
+// fuzzValues are arguments at and beyond the edges of what handlers parse.
+var fuzzValues = []string{"", "0", "-0", "1", "-1", "+1", "01", " 1", "1 ", "0x10", "1e3", "1.5", "inf", "-inf", "nan",
+	"1e400", "-1e400", "9223372036854775807", "-9223372036854775807", "9223372036854775808", "-9223372036854775808",
+	"-9223372036854775809", "18446744073709551615", "18446744073709551616", "99999999999999999999", "536870911",
+	"536870912", "4294967296", "2147483647", "k", "n", "t", "big", "missing", "\r\n", "a\r\nb", "\xff\xfe", "EX", "PX",
+	"EXAT", "PXAT", "KEEPTTL", "PERSIST", "NX", "XX", "GT", "LT", "GET", "REPLACE", "DB", "MATCH", "COUNT", "TYPE",
+	"SAMPLES", "ENCODING", "FREQ", "IDLETIME", "REFCOUNT", "HELP", "USAGE", "ASYNC", "SYNC", "*", "[", "\\"}
+
+// fuzzJoin packs arguments into one fuzz input: NUL separates them.
+func fuzzJoin(args ...string) []byte {
+	var b []byte
+	for i, a := range args {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		b = append(b, a...)
+	}
+	return b
+}
+
+// fuzzShard returns a shard holding a few keys of every kind the handlers
+// distinguish: text, an integer, a key with a TTL, a longer value, an empty
+// one, and a key in another database.
+func fuzzShard() *shardowner.Shard {
+	s := shardowner.NewShard(0, 1, 16)
+	s.Clock.Ms = fuzzNow
+	db := s.DBs[0]
+	db.SetString([]byte("k"), []byte("hello"), 0)
+	db.SetInt([]byte("n"), 42, 0)
+	db.SetString([]byte("t"), []byte("v"), fuzzNow+10_000)
+	db.SetString([]byte("big"), bytes.Repeat([]byte("x"), 100), 0)
+	db.SetString([]byte("e"), nil, 0)
+	s.DBs[1].SetString([]byte("k"), []byte("one"), 0)
+	return s
+}
+
+// fuzzRun runs one command with the given arguments (NUL-separated in raw)
+// and checks the reply. It reports false when the router would not call
+// the handler with this argv, or when the input only asks for a huge but
+// legitimate allocation.
+func fuzzRun(t *testing.T, c *shardowner.Ctx, cmd *router.Command, raw []byte) bool {
+	argv := append([][]byte{cmd.NameBytes()}, bytes.Split(raw, []byte{0})...)
+	if len(raw) == 0 && !cmd.ArityOK(2) {
+		argv = argv[:1] // no arguments at all
+	}
+	if !cmd.ArityOK(len(argv)) || len(argv) > 64 {
+		return false
+	}
+	if cmd.Name == "setrange" && len(argv) == 4 && len(argv[3]) > 0 {
+		// An offset up to 512 MB is valid and makes the value that long.
+		if off, err := strconv.ParseInt(string(argv[2]), 10, 64); err == nil && off > 1<<20 && off <= 512<<20-int64(len(argv[3])) {
+			return false
+		}
+	}
+	c.W.B = c.W.B[:0]
+	cmd.Run(c, argv)
+	n, err := fuzzReply(c.W.B)
+	if err == nil && n != len(c.W.B) {
+		err = fmt.Errorf("%d bytes after the reply", len(c.W.B)-n)
+	}
+	if err != nil {
+		t.Fatalf("%s %q: reply %q: %v", cmd.Name, argv[1:], c.W.B, err)
+	}
+	for i, db := range c.Shard.DBs {
+		if err := db.Check(); err != nil {
+			t.Fatalf("%s %q: database %d inconsistent: %v", cmd.Name, argv[1:], i, err)
+		}
+	}
+	return true
+}
+
+// FuzzCommand runs one command, chosen by which, with fuzzed arguments on a
+// shard that holds a few keys.
+func FuzzCommand(f *testing.F) {
+	for i, cmd := range fuzzCommands {
+		// Every command with no arguments, then with each edge value in
+		// each of its first positions, next to a key.
+		f.Add(uint8(i), false, []byte(nil))
+		for _, v := range fuzzValues {
+			f.Add(uint8(i), false, fuzzJoin("k", v))
+			f.Add(uint8(i), true, fuzzJoin("n", v, "x"))
+			f.Add(uint8(i), false, fuzzJoin("t", "1", v))
+			f.Add(uint8(i), false, fuzzJoin("k", "0", "1", v))
+		}
+		switch cmd.Name {
+		case "set", "getex":
+			for _, o := range []string{"EX", "PX", "EXAT", "PXAT"} {
+				for _, v := range []string{"9223372036854775807", "-9223372036854775808", "9223372036854776", "0", "1"} {
+					f.Add(uint8(i), false, fuzzJoin("k", "v", o, v))
+					f.Add(uint8(i), false, fuzzJoin("t", o, v))
+				}
+			}
+		case "setrange", "getrange", "substr":
+			for _, off := range []string{"9223372036854775807", "9223372036854775806", "-9223372036854775808", "536870911", "536870912"} {
+				f.Add(uint8(i), false, fuzzJoin("k", off, "xy"))
+				f.Add(uint8(i), false, fuzzJoin("k", "0", off))
+				f.Add(uint8(i), false, fuzzJoin("missing", off, ""))
+			}
+		case "incrby", "decrby", "incrbyfloat", "append":
+			for _, v := range []string{"9223372036854775807", "-9223372036854775808", "1e308", "1.7976931348623157e308"} {
+				f.Add(uint8(i), false, fuzzJoin("n", v))
+			}
+		case "scan":
+			f.Add(uint8(i), false, fuzzJoin("0", "COUNT", "9223372036854775807", "MATCH", "*", "TYPE", "string"))
+		case "copy":
+			f.Add(uint8(i), false, fuzzJoin("k", "k2", "DB", "1", "REPLACE"))
+			f.Add(uint8(i), false, fuzzJoin("k", "k", "DB", "1"))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, resp3 bool, raw []byte) {
+		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}
+		if resp3 {
+			c.W.Proto = 3
+		}
+		fuzzRun(t, c, fuzzCommands[int(which)%len(fuzzCommands)], raw)
+	})
+}
+
+// FuzzCommandSequence runs a series of commands on one shard: a line per
+// command, its first byte choosing the command and the rest its
+// NUL-separated arguments. The clock moves on between commands, so that
+// keys expire on the way.
+func FuzzCommandSequence(f *testing.F) {
+	line := func(name string, args ...string) []byte {
+		for i, c := range fuzzCommands {
+			if c.Name == name {
+				return append([]byte{byte(i)}, fuzzJoin(args...)...)
+			}
+		}
+		panic("no command " + name)
+	}
+	seq := func(lines ...[]byte) []byte { return bytes.Join(lines, []byte("\n")) }
+	f.Add(seq(line("set", "a", "1", "PX", "5"), line("incr", "a"), line("get", "a"), line("ttl", "a"), line("dbsize")))
+	f.Add(seq(line("setrange", "s", "100", "x"), line("append", "s", "yz"), line("getrange", "s", "-3", "-1"), line("strlen", "s")))
+	f.Add(seq(line("mset", "a", "1", "b", "2"), line("rename", "a", "b"), line("copy", "b", "c", "DB", "2"), line("move", "c", "2"), line("keys", "*")))
+	f.Add(seq(line("set", "f", "1.5"), line("incrbyfloat", "f", "1e308"), line("incrbyfloat", "f", "1e308"), line("object", "ENCODING", "f")))
+	f.Add(seq(line("set", "x", "9223372036854775806"), line("incr", "x"), line("incr", "x"), line("decrby", "x", "-9223372036854775808")))
+	f.Add(seq(line("setex", "e", "1", "v"), line("pexpire", "e", "10", "GT"), line("expire", "e", "100", "LT"), line("persist", "e"), line("scan", "0", "TYPE", "string")))
+	f.Add(seq(line("append", "big", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), line("setrange", "big", "9223372036854775806", "ab"), line("getdel", "big")))
+	f.Add(seq(line("set", "k", "v", "EXAT", "1"), line("randomkey"), line("flushdb"), line("randomkey"), line("memory", "USAGE", "k")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}
+		lines := bytes.Split(data, []byte("\n"))
+		if len(lines) > 32 {
+			lines = lines[:32]
+		}
+		for _, l := range lines {
+			if len(l) == 0 {
+				continue
+			}
+			// The choice byte also picks the protocol and the database.
+			c.W.Proto = 2 + int(l[0]>>7)
+			c.DB = int(l[0]>>6) & 1
+			fuzzRun(t, c, fuzzCommands[int(l[0]&0x3f)%len(fuzzCommands)], l[1:])
+			c.Shard.Clock.Ms += 3
+			for _, db := range c.Shard.DBs {
+				db.Tick()
+			}
+		}
+	})
+}
+
+// fuzzReply parses one RESP2 or RESP3 reply at the start of b and returns
+// its length.
+func fuzzReply(b []byte) (int, error) {
+	end := bytes.Index(b, []byte("\r\n"))
+	if end < 1 {
+		return 0, fmt.Errorf("no complete line")
+	}
+	line := b[1:end]
+	if bytes.ContainsAny(line, "\r\n") {
+		return 0, fmt.Errorf("CR or LF inside the line %q", line)
+	}
+	n := end + 2
+	switch b[0] {
+	case '+', '-':
+		return n, nil
+	case ':':
+		if _, err := strconv.ParseInt(string(line), 10, 64); err != nil {
+			return 0, fmt.Errorf("bad integer %q", line)
+		}
+		return n, nil
+	case '_':
+		if len(line) != 0 {
+			return 0, fmt.Errorf("null with a body %q", line)
+		}
+		return n, nil
+	case '#':
+		if string(line) != "t" && string(line) != "f" {
+			return 0, fmt.Errorf("bad boolean %q", line)
+		}
+		return n, nil
+	case ',':
+		if _, err := strconv.ParseFloat(string(line), 64); err != nil && string(line) != "inf" && string(line) != "-inf" && string(line) != "nan" {
+			return 0, fmt.Errorf("bad double %q", line)
+		}
+		return n, nil
+	case '(':
+		if !fuzzDigits(line) {
+			return 0, fmt.Errorf("bad big number %q", line)
+		}
+		return n, nil
+	case '$', '=', '!':
+		size, err := strconv.Atoi(string(line))
+		if err != nil || size < -1 || (size == -1 && b[0] != '$') {
+			return 0, fmt.Errorf("bad length %q", line)
+		}
+		if size == -1 {
+			return n, nil
+		}
+		if len(b) < n+size+2 || b[n+size] != '\r' || b[n+size+1] != '\n' {
+			return 0, fmt.Errorf("bulk of %d bytes not followed by CRLF", size)
+		}
+		return n + size + 2, nil
+	case '*', '~', '%', '>', '|':
+		count, err := strconv.Atoi(string(line))
+		if err != nil || count < -1 || (count == -1 && b[0] != '*') {
+			return 0, fmt.Errorf("bad count %q", line)
+		}
+		if b[0] == '%' || b[0] == '|' {
+			count *= 2
+		}
+		if b[0] == '|' {
+			count++ // the reply the attribute describes
+		}
+		for i := 0; i < count; i++ {
+			m, err := fuzzReply(b[n:])
+			if err != nil {
+				return 0, fmt.Errorf("element %d: %v", i, err)
+			}
+			n += m
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("unknown reply type %q", b[0])
+}
+
+// fuzzDigits checks a RESP3 big number: an optional sign, then digits.
+func fuzzDigits(s []byte) bool {
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	for _, ch := range s {
+		if ch < '0' || ch > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}

@@ -1,0 +1,172 @@
+package kvtable
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Check verifies the table's internal invariants: every slot points at a live
+// entry whose key hashes to the slot's bucket, counts agree, chains are
+// packed, the TTL set and the entries agree, the arena's counters match its
+// pages and the block pool's counters its spans. It walks the whole table:
+// for tests and fuzzing, not for a running server.
+func (t *Table) Check() error {
+	seen := map[uint32]bool{}
+	for k := range 2 {
+		ix := &t.ix[k]
+		if ix.dir == nil {
+			if ix.count != 0 {
+				return fmt.Errorf("index %d: no buckets but count %d", k, ix.count)
+			}
+			continue
+		}
+		n := 0
+		for b := uint32(0); b <= ix.mask; b++ {
+			g := ix.bucket(b)
+			if k == 0 && t.rehashIdx > int(b) && g != nil && g[0] != 0 {
+				return fmt.Errorf("migrated bucket %d not empty", b)
+			}
+			for g != nil {
+				full := 0
+				for i := range slotsPerGroup {
+					w := g[i]
+					if w == 0 {
+						continue
+					}
+					if full != i {
+						return fmt.Errorf("bucket %d: chain not packed", b)
+					}
+					full++
+					n++
+					ref := uint32(w)
+					if seen[ref] {
+						return fmt.Errorf("ref %x indexed twice", ref)
+					}
+					seen[ref] = true
+					it := t.ar.item(ref)
+					if it[0] == 0 {
+						return fmt.Errorf("slot points at free item %x", ref)
+					}
+					h := t.hash(entryKey(it))
+					if h&hashHigh != w&hashHigh || uint32(h>>32)&ix.mask != b {
+						return fmt.Errorf("key %q in wrong slot", entryKey(it))
+					}
+					if k == 1 && int(uint32(h>>32)&t.ix[0].mask) >= t.rehashIdx {
+						return fmt.Errorf("key %q in the new index, its old bucket not migrated yet", entryKey(it))
+					}
+					if it[0]&hdrTTL != 0 {
+						i := entryExpIdx(it)
+						if i >= t.exp.n || t.exp.at(i) != ref {
+							return fmt.Errorf("key %q: TTL set position %d wrong", entryKey(it), i)
+						}
+					}
+				}
+				next := uint32(g[linkWord])
+				if next == 0 {
+					break
+				}
+				if full != slotsPerGroup {
+					return fmt.Errorf("bucket %d: link after a group with room", b)
+				}
+				g = ix.overflow(next)
+				if g[0] == 0 {
+					return fmt.Errorf("bucket %d: empty overflow group linked", b)
+				}
+			}
+		}
+		if n != ix.count {
+			return fmt.Errorf("index %d: %d slots, count %d", k, n, ix.count)
+		}
+	}
+	nttl := 0
+	for ref := range seen {
+		if t.ar.item(ref)[0]&hdrTTL != 0 {
+			nttl++
+		}
+	}
+	if nttl != t.exp.n {
+		return fmt.Errorf("%d keys with TTL, TTL set holds %d", nttl, t.exp.n)
+	}
+	var used, capa [numClasses]int
+	bytes := 0
+	for i := 1; i < len(t.ar.pages); i++ {
+		p := &t.ar.pages[i]
+		if p.buf == nil {
+			continue
+		}
+		bytes += len(p.buf)
+		live := 0
+		for it := uint32(0); it < p.nitems; it++ {
+			if seen[uint32(i)<<refItemBits|it] {
+				live++
+			}
+		}
+		if live != int(p.used) {
+			return fmt.Errorf("page %d: %d live items, used %d", i, live, p.used)
+		}
+		if p.class != largeClass {
+			used[p.class] += live
+			capa[p.class] += int(p.nitems)
+		}
+	}
+	if used != t.ar.used || capa != t.ar.capa {
+		return fmt.Errorf("arena class counters out of step")
+	}
+	if bytes != t.ar.bytes {
+		return fmt.Errorf("arena bytes %d, pages hold %d", t.ar.bytes, bytes)
+	}
+	if err := t.pool.checkErr(); err != nil {
+		return err
+	}
+	if blocks := t.blocksHeld(); blocks != t.pool.inUse {
+		return fmt.Errorf("table holds %d off-heap blocks, pool has %d in use", blocks, t.pool.inUse)
+	}
+	return nil
+}
+
+// blocksHeld counts the pool blocks the table's structures point at.
+func (t *Table) blocksHeld() int {
+	n := 0
+	for i := range t.ar.pages {
+		if t.ar.pages[i].offHeap {
+			n++
+		}
+	}
+	for k := range 2 {
+		for _, c := range t.ix[k].dir {
+			if len(c) == chunkWords {
+				n++
+			}
+		}
+		for _, c := range t.ix[k].ovf {
+			if len(c) == chunkWords {
+				n++
+			}
+		}
+	}
+	for _, c := range t.exp.chunks {
+		if len(c) == expChunkLen {
+			n++
+		}
+	}
+	return n
+}
+
+// checkErr verifies the pool's counters against its spans' bitmaps.
+func (p *blockPool) checkErr() error {
+	inUse, warm := 0, 0
+	for _, s := range p.spans {
+		if s.base == nil {
+			continue
+		}
+		if s.warm&^s.free != 0 || s.releasing&s.free != 0 {
+			return fmt.Errorf("span %p: free %#x warm %#x releasing %#x", s.base, s.free, s.warm, s.releasing)
+		}
+		inUse += spanBlocks - bits.OnesCount32(s.free|s.releasing)
+		warm += bits.OnesCount32(s.warm)
+	}
+	if inUse != p.inUse || warm != p.warm {
+		return fmt.Errorf("pool counts %d in use and %d warm, spans say %d and %d", p.inUse, p.warm, inUse, warm)
+	}
+	return nil
+}
