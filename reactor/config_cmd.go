@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -43,7 +44,7 @@ var configParams = []configParam{
 		set: func(s *Server, v string) (func(), string) {
 			v = strings.ToLower(v)
 			switch v {
-			case "debug", "verbose", "notice", "warning", "nothing":
+			case "debug", "verbose", "notice", "warning":
 				return func() {
 					s.mu.Lock()
 					s.loglevel = v
@@ -64,7 +65,7 @@ var configParams = []configParam{
 	{name: "hz", get: func(s *Server) string { return strconv.Itoa(s.cfg.Hz) }},
 	{name: "timeout", get: func(s *Server) string { return "0" }},
 	{name: "save", get: func(s *Server) string { return "" }},
-	{name: "appendonly", get: func(s *Server) string { return "no" }},
+	{name: "appendonly", get: func(s *Server) string { return "no" }, set: setAppendonly},
 	{name: "maxmemory", get: func(s *Server) string { return "0" }},
 	{name: "maxmemory-policy", get: func(s *Server) string { return "noeviction" }},
 }
@@ -88,11 +89,27 @@ func setMaxClients(s *Server, v string) (func(), string) {
 	return func() { s.maxClients.Store(n) }, ""
 }
 
+// setAppendonly accepts "no", what corekv without persistence always is, so
+// that clients that switch the AOF off work; "yes" is refused.
+func setAppendonly(s *Server, v string) (func(), string) {
+	switch strings.ToLower(v) {
+	case "no":
+		return func() {}, ""
+	case "yes":
+		return nil, "corekv has no persistence, so appendonly can only be no"
+	}
+	return nil, "argument must be 'yes' or 'no'"
+}
+
 // setOutputLimit takes "<class> <hard> <soft> <seconds>" groups, refusing
 // them all if one is bad; only the normal class's hard limit applies in
-// corekv.
+// corekv. Like Redis it splits the value at each single space, so an empty
+// field (from two spaces in a row, or one at an end) counts, and reads as 0.
 func setOutputLimit(s *Server, v string) (func(), string) {
-	f := strings.Fields(v)
+	var f []string
+	if v != "" {
+		f = strings.Split(v, " ")
+	}
 	if len(f)%4 != 0 {
 		return nil, errLimitArgs
 	}
@@ -102,14 +119,14 @@ func setOutputLimit(s *Server, v string) (func(), string) {
 		if class != "normal" && class != "slave" && class != "replica" && class != "pubsub" {
 			return nil, errLimitClass
 		}
-		h, err := ParseMemory(f[i+1])
-		if err != nil {
+		h, ok := limitMemory(f[i+1])
+		if !ok {
 			return nil, errLimitValue
 		}
-		if _, err := ParseMemory(f[i+2]); err != nil {
+		if _, ok := limitMemory(f[i+2]); !ok {
 			return nil, errLimitValue
 		}
-		if secs, err := strconv.ParseInt(f[i+3], 10, 64); err != nil || secs < 0 {
+		if !limitSeconds(f[i+3]) {
 			return nil, errLimitValue
 		}
 		if class == "normal" {
@@ -121,6 +138,26 @@ func setOutputLimit(s *Server, v string) (func(), string) {
 			s.outHard.Store(hard)
 		}
 	}, ""
+}
+
+// limitMemory reads a buffer limit's size as Redis does: ParseMemory's
+// sizes, and a unit without digits (or nothing at all) as 0.
+func limitMemory(v string) (int64, bool) {
+	switch strings.ToLower(v) {
+	case "", "b", "k", "kb", "m", "mb", "g", "gb":
+		return 0, true
+	}
+	n, err := ParseMemory(v)
+	return n, err == nil
+}
+
+// limitSeconds checks a buffer limit's soft seconds as Redis reads them:
+// with strtoll and nothing left over (leading white space and a sign are
+// allowed, an empty field is 0), kept in a C int, which must not be
+// negative.
+func limitSeconds(v string) bool {
+	n, end := strtollPrefix([]byte(v))
+	return end == len(v) && int32(n) >= 0
 }
 
 // ParseMemory reads a size with Redis's units (1k, 1kb, 1m, 1mb, 1g, 1gb).
@@ -158,10 +195,20 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 	}
 	sub := argv[1]
 	switch {
-	case resp.EqualFold(sub, "get") && len(argv) >= 3:
+	case resp.EqualFold(sub, "get"):
+		// As in Redis, a name without glob characters is looked up as is and
+		// echoed as the client spelled it; a pattern answers the canonical
+		// names. A parameter is answered once, under its first spelling.
 		var pairs []string
 		seen := map[string]bool{}
 		for _, pat := range argv[2:] {
+			if bytes.IndexAny(pat, "[*?") < 0 {
+				if p := findParam(string(pat)); p != nil && !seen[p.name] {
+					seen[p.name] = true
+					pairs = append(pairs, string(pat), p.get(c.srv))
+				}
+				continue
+			}
 			for _, p := range configParams {
 				if !seen[p.name] && shardowner.MatchGlob(pat, []byte(p.name), true) {
 					seen[p.name] = true
@@ -175,9 +222,12 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 			w.BulkString(s)
 		}
 		cn.end()
-	case resp.EqualFold(sub, "set") && len(argv) >= 4 && len(argv)%2 == 0:
+	case resp.EqualFold(sub, "set") && len(argv)%2 != 0:
+		cn.errorReply(resp.ErrSyntax)
+	case resp.EqualFold(sub, "set"):
 		// Check every pair first so that a bad one changes nothing: Redis
-		// sets all or none.
+		// sets all or none. Like Redis, the name errors quote the name as
+		// given, the value errors the canonical one.
 		var apply []func()
 		seen := map[*configParam]bool{}
 		for i := 2; i < len(argv); i += 2 {
@@ -187,11 +237,11 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 				return
 			}
 			if p.set == nil {
-				cn.errorReply(configSetFailed(p, "can't set immutable config"))
+				cn.errorReply(configSetFailed(string(argv[i]), "can't set immutable config"))
 				return
 			}
 			if seen[p] {
-				cn.errorReply(configSetFailed(p, "duplicate parameter"))
+				cn.errorReply(configSetFailed(string(argv[i]), "duplicate parameter"))
 				return
 			}
 			seen[p] = true
@@ -200,7 +250,7 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 			p := findParam(string(argv[i]))
 			f, refused := p.set(c.srv, string(argv[i+1]))
 			if refused != "" {
-				cn.errorReply(configSetFailed(p, refused))
+				cn.errorReply(configSetFailed(p.name, refused))
 				return
 			}
 			apply = append(apply, f)
@@ -209,10 +259,6 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 			f()
 		}
 		cn.okReply()
-	case resp.EqualFold(sub, "set"):
-		cn.errorReply(resp.ErrWrongArgs("config|set"))
-	case resp.EqualFold(sub, "get"):
-		cn.errorReply(resp.ErrWrongArgs("config|get"))
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
 		c.srv.resetStats()
 		cn.okReply()
@@ -225,8 +271,8 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 	}
 }
 
-func configSetFailed(p *configParam, why string) resp.Error {
-	return resp.Error("ERR CONFIG SET failed (possibly related to argument '" + p.name + "') - " + why)
+func configSetFailed(name, why string) resp.Error {
+	return resp.Error("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why)
 }
 
 func findParam(name string) *configParam {

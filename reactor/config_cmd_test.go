@@ -32,3 +32,24 @@ func TestOutputLimitKeepsSafetyCap(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputLimitFields checks how CONFIG SET client-output-buffer-limit
+// splits and reads its fields, as Redis 7.0 does: at each single space, an
+// empty size or seconds as 0, the seconds kept in a C int.
+func TestOutputLimitFields(t *testing.T) {
+	for _, tc := range []struct {
+		in, refused string
+	}{
+		{"", ""}, {"normal 0 0 0", ""}, {"normal 0 0 ", ""}, {"normal  0 0", ""}, {"normal kb mb +5", ""},
+		{"normal 0 0 \t7", ""}, {"normal 0 0 4294967296", ""}, {"normal 0 0 -4294967295", ""},
+		{"normal 0 0 0 ", errLimitArgs}, {" normal 0 0 0", errLimitArgs}, {"normal\t0 0 0", errLimitArgs},
+		{"normal 0 0 2147483648", errLimitValue}, {"normal 0 0 9223372036854775807", errLimitValue},
+		{"normal 0 0 -1", errLimitValue}, {"normal 0 0 +", errLimitValue}, {"normal 0 0 \t", errLimitValue},
+		{"normal bk 0 0", errLimitValue}, {"normal +5 0 0", errLimitValue}, {"master 0 0 0", errLimitClass},
+	} {
+		s := &Server{}
+		if _, refused := setOutputLimit(s, tc.in); refused != tc.refused {
+			t.Errorf("setOutputLimit(%q) refused %q, want %q", tc.in, refused, tc.refused)
+		}
+	}
+}

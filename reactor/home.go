@@ -3,6 +3,7 @@ package reactor
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -381,6 +382,48 @@ func (c *Core) sleepersTimeout(timeout int, now int64) int {
 	}
 	return timeout
 }
+
+// strtollPrefix reads a base-10 integer the way C's strtoll does: leading
+// white space and a sign, then digits, a value past int64 taken as the
+// nearest end of it. end is the index after the number, or 0 when there is
+// none.
+func strtollPrefix(b []byte) (n int64, end int) {
+	i := 0
+	for i < len(b) && isCSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	start := i
+	var u uint64
+	for ; i < len(b) && isDecDigit(b[i]); i++ {
+		if u < 1<<60 {
+			u = u*10 + uint64(b[i]-'0')
+		} else {
+			u = 1<<63 + 1 // a digit more passes 2^63: past both ends
+		}
+	}
+	if i == start {
+		return 0, 0
+	}
+	switch {
+	case neg && u >= 1<<63:
+		return math.MinInt64, i
+	case neg:
+		return -int64(u), i
+	case u > math.MaxInt64:
+		return math.MaxInt64, i
+	}
+	return int64(u), i
+}
+
+// isCSpace is C's isspace in the C locale.
+func isCSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
+
+func isDecDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (c *Core) shutdown(cn *Conn, argv [][]byte) {
 	for _, a := range argv[1:] {

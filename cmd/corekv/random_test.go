@@ -1185,7 +1185,7 @@ func (g *diffGen) config() *diffStep {
 				args = append(args, "client-output-buffer-limit", g.pick("normal 0 0 0", "normal 1gb 512mb 60",
 					"normal x 0 0", "normal 0 0", "foo 0 0 0", "", "NORMAL 0 0 0"))
 			default:
-				args = append(args, g.pick("databases", "nosuchparam", "shards", "appendonly"), g.pick("1", "0", "no"))
+				args = append(args, g.pick("databases", "nosuchparam", "appendonly"), g.pick("1", "0", "no"))
 			}
 		}
 		if g.chance(10) {
