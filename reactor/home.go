@@ -1,12 +1,14 @@
 package reactor
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
@@ -23,7 +25,22 @@ const (
 )
 
 func errUnknownSub(sub []byte, cmd string) resp.Error {
-	return resp.Error("ERR unknown subcommand '" + string(sub) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
+	return resp.Error("ERR unknown subcommand '" + clipSub(sub) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
+}
+
+// errDebugSyntax is DEBUG's answer to an unknown subcommand or a known one
+// with the wrong argument count: DEBUG checks its arguments itself in Redis.
+func errDebugSyntax(sub []byte) resp.Error {
+	return resp.Error("ERR unknown subcommand or wrong number of arguments for '" + clipSub(sub) + "'. Try DEBUG HELP.")
+}
+
+// clipSub cuts a subcommand for an error as Redis prints it: as a C string
+// (up to a NUL) of at most 128 bytes.
+func clipSub(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b[:min(len(b), 128)])
 }
 
 // homeHandler answers a command that runs on the client's home core.
@@ -307,36 +324,32 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
-		secs, ok := resp.ParseFloat(argv[2])
-		if !ok {
-			cn.errorReply(resp.ErrNotFloat)
-			return
-		}
-		c.debugSleep(cn, secs)
+		c.debugSleep(cn, strtodPrefix(argv[2]))
 	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
-		n, ok := resp.ParseInt(argv[2])
-		if !ok {
-			cn.errorReply(resp.ErrNotInteger)
-			return
-		}
-		c.srv.activeExpire.Store(n != 0)
+		// Redis reads the flag with atoi: a C int from the leading digits,
+		// 0 when there are none.
+		n, _ := strtollPrefix(argv[2])
+		c.srv.activeExpire.Store(int32(n) != 0)
 		cn.okReply()
-	case resp.EqualFold(sub, "help"):
+	case resp.EqualFold(sub, "help") && len(argv) == 2:
 		cn.helpReply(debugHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "debug"))
+		cn.errorReply(errDebugSyntax(sub))
 	}
 }
 
 // debugSleep blocks the thread for what is left of this turn's
-// debugSleepTurnMax and holds cn back for the rest.
+// debugSleepTurnMax and holds cn back for the rest. Like Redis it sleeps
+// whole microseconds, and not at all when the count of them is not a
+// positive int64 (a negative time, NaN, or one too large to convert).
 func (c *Core) debugSleep(cn *Conn, secs float64) {
 	d := time.Duration(0)
-	switch {
-	case secs >= maxDebugSleep.Seconds():
+	switch us := secs * 1e6; {
+	case !(us > 0 && us < 1<<63):
+	case us >= float64(maxDebugSleep/time.Microsecond):
 		d = maxDebugSleep
-	case secs > 0:
-		d = time.Duration(secs * float64(time.Second))
+	default:
+		d = time.Duration(us) * time.Microsecond
 	}
 	block := min(d, debugSleepTurnMax-c.debugSlept)
 	if block > 0 {
@@ -383,6 +396,71 @@ func (c *Core) sleepersTimeout(timeout int, now int64) int {
 	return timeout
 }
 
+// strtodPrefix reads a number the way C's strtod does, which is how Redis
+// reads DEBUG SLEEP's time: leading white space is skipped, the longest
+// prefix that forms a number counts and the rest is ignored, and text with
+// no number reads as 0.
+func strtodPrefix(b []byte) float64 {
+	i := 0
+	for i < len(b) && isCSpace(b[i]) {
+		i++
+	}
+	start := i
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	rest := b[i:]
+	switch {
+	case len(rest) >= 3 && resp.EqualFold(rest[:3], "nan"):
+		return math.NaN()
+	case len(rest) >= 3 && resp.EqualFold(rest[:3], "inf") && b[start] == '-':
+		return math.Inf(-1)
+	case len(rest) >= 3 && resp.EqualFold(rest[:3], "inf"):
+		return math.Inf(1)
+	}
+	hex := len(rest) > 2 && rest[0] == '0' && rest[1]|0x20 == 'x' && (isHexDigit(rest[2]) ||
+		(rest[2] == '.' && len(rest) > 3 && isHexDigit(rest[3])))
+	digit, expChar := isDecDigit, byte('e')
+	if hex {
+		i += 2
+		digit, expChar = isHexDigit, 'p'
+	}
+	mant := 0
+	for ; i < len(b) && digit(b[i]); i++ {
+		mant++
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for ; i < len(b) && digit(b[i]); i++ {
+			mant++
+		}
+	}
+	if mant == 0 {
+		return 0
+	}
+	end := i
+	if i < len(b) && b[i]|0x20 == expChar {
+		j := i + 1
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if j < len(b) && isDecDigit(b[j]) {
+			for j < len(b) && isDecDigit(b[j]) {
+				j++
+			}
+			end = j
+		}
+	}
+	// The number is read in place: the argument may be large.
+	s := unsafe.String(unsafe.SliceData(b[start:]), end-start)
+	if hex && end == i {
+		s += "p0" // Go wants the binary exponent that strtod may go without
+	}
+	// Past the range, ParseFloat gives ±Inf or 0 as strtod does.
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
 // strtollPrefix reads a base-10 integer the way C's strtoll does: leading
 // white space and a sign, then digits, a value past int64 taken as the
 // nearest end of it. end is the index after the number, or 0 when there is
@@ -424,6 +502,8 @@ func strtollPrefix(b []byte) (n int64, end int) {
 func isCSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
 
 func isDecDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isHexDigit(c byte) bool { return isDecDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'f') }
 
 func (c *Core) shutdown(cn *Conn, argv [][]byte) {
 	for _, a := range argv[1:] {

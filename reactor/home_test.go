@@ -5,6 +5,30 @@ import (
 	"testing"
 )
 
+// TestStrtodPrefix checks DEBUG SLEEP's reading of its time against what
+// C's strtod gives for the same text.
+func TestStrtodPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{"abc", 0}, {"", 0}, {"0.1xyz", 0.1}, {" \t\n0.1", 0.1}, {"0.1 ", 0.1}, {"+.5", 0.5}, {"-1", -1},
+		{"1e-1e", 0.1}, {"1e+", 1}, {"1e", 1}, {"1_0", 1}, {".", 0}, {"-", 0}, {"+-1", 0}, {"1.5.5", 1.5},
+		{"0x1p-3", 0.125}, {"0x.4", 0.25}, {"0X1P1", 2}, {"0x1.8", 1.5}, {"0x", 0}, {"0xg", 0}, {"0x.", 0},
+		{"  +0x0.2p0zz", 0.125}, {"0x1p", 1}, {"1e400", math.Inf(1)}, {"-1e400", math.Inf(-1)}, {"1e-400", 0},
+		{"inf", math.Inf(1)}, {"-Infinity", math.Inf(-1)}, {"INFx", math.Inf(1)},
+	} {
+		if got := strtodPrefix([]byte(tc.in)); got != tc.want {
+			t.Errorf("strtodPrefix(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	for _, in := range []string{"nan", "NaN(123)", "-nan"} {
+		if got := strtodPrefix([]byte(in)); !math.IsNaN(got) {
+			t.Errorf("strtodPrefix(%q) = %v, want NaN", in, got)
+		}
+	}
+}
+
 // TestStrtollPrefix checks the strtoll reading behind atoi and the buffer
 // limits' soft seconds.
 func TestStrtollPrefix(t *testing.T) {

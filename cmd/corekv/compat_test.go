@@ -453,6 +453,18 @@ func compatScripts() []compatScript {
 			a("CONFIG", "SET", "client-output-buffer-limit", ""),
 			a("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"), s("CONFIG GET client-output-buffer-limit"),
 		}},
+		{name: "debug-sleep-strtod", cmds: []compatCmd{
+			// DEBUG SLEEP reads its time with strtod: text that is no number
+			// sleeps 0, trailing text is ignored.
+			s("DEBUG SLEEP abc"), a("DEBUG", "SLEEP", ""), s("DEBUG SLEEP 0.01xyz"), a("DEBUG", "SLEEP", " 0.01"),
+			s("DEBUG SLEEP -1"), s("DEBUG SLEEP inf"), s("DEBUG SLEEP -inf"), s("DEBUG SLEEP nan"), s("DEBUG SLEEP 1e400"),
+			s("DEBUG SLEEP 1e13"), s("DEBUG SLEEP 0x"), s("DEBUG SLEEP 0x1p-7"), s("DEBUG SLEEP 1e-1e"),
+			// DEBUG checks its own arguments, with its own error.
+			s("DEBUG SLEEP"), s("DEBUG SLEEP 0 0"), s("DEBUG HELP x"), s("DEBUG FOO"), a("DEBUG", strings.Repeat("d", 200)),
+			a("DEBUG", "a\x00b"), a("CLIENT", strings.Repeat("c", 200)), a("CONFIG", "c\x00d"),
+			s("DEBUG SET-ACTIVE-EXPIRE abc"), s("DEBUG SET-ACTIVE-EXPIRE 1x"), s("DEBUG SET-ACTIVE-EXPIRE 1"),
+			s("DEBUG SET-ACTIVE-EXPIRE"),
+		}},
 		{name: "resp3", cmds: []compatCmd{
 			shape("HELLO 3"), s("GET missing"), s("SET f 1.5"), s("INCRBYFLOAT f 1"), s("GET f"), s("MGET f missing"),
 			s("CLIENT GETNAME"), s("TTL f"), s("EXISTS f"), s("CONFIG GET maxclients"), u("KEYS *"), shape("TIME"),
