@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,7 @@ var clientHelp = []string{
 	"KILL <ip:port>",
 	"    Kill connection made from <ip:port>.",
 	"KILL <option> <value> [<option> <value> [...]]",
-	"    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME, MAXAGE, TYPE.",
+	"    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME, TYPE.",
 	"LIST [options ...]",
 	"    Return information about client connections. Options: TYPE, ID.",
 	"NO-EVICT (ON|OFF)",
@@ -172,48 +173,69 @@ func (s *Server) connections() []*Conn {
 	return out
 }
 
+// clientList takes, as Redis 7.0 does, either TYPE <type> or ID <id>...,
+// not both. IDs are listed in the order asked, each time asked; one that is
+// no client's lists nothing.
 func (c *Core) clientList(cn *Conn, argv [][]byte) {
-	var ids map[int64]bool
-	for i := 2; i < len(argv); i++ {
-		switch {
-		case resp.EqualFold(argv[i], "type") && i+1 < len(argv):
-			t := argv[i+1]
-			if !resp.EqualFold(t, "normal") && !resp.EqualFold(t, "master") && !resp.EqualFold(t, "replica") && !resp.EqualFold(t, "pubsub") {
-				cn.errorReply(resp.Error("ERR Unknown client type '" + string(t) + "'"))
-				return
-			}
-			if !resp.EqualFold(t, "normal") {
-				ids = map[int64]bool{}
-			}
-			i++
-		case resp.EqualFold(argv[i], "id") && i+1 < len(argv):
-			if ids == nil {
-				ids = map[int64]bool{}
-			}
-			for i++; i < len(argv); i++ {
-				id, ok := resp.ParseInt(argv[i])
-				if !ok || id <= 0 {
-					cn.errorReply(resp.Error("ERR Invalid client ID"))
-					return
-				}
-				ids[id] = true
-			}
-		default:
-			cn.errorReply(resp.ErrSyntax)
+	var (
+		ids    []int64
+		byID   bool
+		noneOf bool // a type none of corekv's clients has
+	)
+	switch {
+	case len(argv) == 2:
+	case len(argv) == 4 && resp.EqualFold(argv[2], "type"):
+		t := argv[3]
+		if !resp.EqualFold(t, "normal") && !resp.EqualFold(t, "master") && !resp.EqualFold(t, "replica") &&
+			!resp.EqualFold(t, "slave") && !resp.EqualFold(t, "pubsub") {
+			cn.errorReply(resp.Error("ERR Unknown client type '" + string(t) + "'"))
 			return
 		}
+		noneOf = !resp.EqualFold(t, "normal")
+	case len(argv) > 3 && resp.EqualFold(argv[2], "id"):
+		byID = true
+		for _, a := range argv[3:] {
+			id, ok := resp.ParseInt(a)
+			if !ok {
+				cn.errorReply(resp.Error("ERR Invalid client ID"))
+				return
+			}
+			ids = append(ids, id)
+		}
+	default:
+		cn.errorReply(resp.ErrSyntax)
+		return
 	}
 	var b strings.Builder
 	now := c.shard.Clock.Ms
-	for _, other := range c.srv.connections() {
-		if (ids != nil && !ids[other.id]) || other.info.killed.Load() {
-			continue
+	conns := c.srv.connections()
+	switch {
+	case byID:
+		for _, id := range ids {
+			if other := findConn(conns, id); other != nil {
+				b.WriteString(c.srv.clientLine(other, now))
+			}
 		}
-		b.WriteString(c.srv.clientLine(other, now))
+	case !noneOf:
+		for _, other := range conns {
+			if !other.info.killed.Load() {
+				b.WriteString(c.srv.clientLine(other, now))
+			}
+		}
 	}
 	w := cn.begin()
 	w.Verbatim("txt", []byte(b.String()))
 	cn.end()
+}
+
+// findConn returns the live connection with that id from conns, which is
+// ordered by id, or nil.
+func findConn(conns []*Conn, id int64) *Conn {
+	i := sort.Search(len(conns), func(i int) bool { return conns[i].id >= id })
+	if i < len(conns) && conns[i].id == id && !conns[i].info.killed.Load() {
+		return conns[i]
+	}
+	return nil
 }
 
 // clientKill marks the matching connections; each one's core closes it on
@@ -231,19 +253,21 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 		cn.errorReply(errNoSuchClient)
 		return
 	}
-	if len(argv) < 4 || len(argv)%2 != 0 {
-		cn.errorReply(resp.ErrSyntax)
-		return
-	}
+	// Like Redis, each filter is checked as it is read, so the first bad
+	// one (or a name without its value) decides the error.
 	var (
-		id                int64
-		addr, laddr, user string
-		typ               string
-		maxAge            int64 = -1
-		skipMe                  = true
+		id          int64
+		addr, laddr string
+		typ         string
+		skipMe      = true
 	)
 	for i := 2; i < len(argv); i += 2 {
-		k, v := argv[i], argv[i+1]
+		k := argv[i]
+		if i+1 == len(argv) {
+			cn.errorReply(resp.ErrSyntax)
+			return
+		}
+		v := argv[i+1]
 		switch {
 		case resp.EqualFold(k, "id"):
 			n, ok := resp.ParseInt(v)
@@ -257,7 +281,11 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 		case resp.EqualFold(k, "laddr"):
 			laddr = string(v)
 		case resp.EqualFold(k, "user"):
-			user = string(v)
+			// default is the only user; every client is authenticated as it.
+			if string(v) != "default" {
+				cn.errorReply(resp.Error("ERR No such user '" + string(v) + "'"))
+				return
+			}
 		case resp.EqualFold(k, "type"):
 			typ = strings.ToLower(string(v))
 			if typ != "normal" && typ != "master" && typ != "replica" && typ != "slave" && typ != "pubsub" {
@@ -274,28 +302,18 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 				cn.errorReply(resp.ErrSyntax)
 				return
 			}
-		case resp.EqualFold(k, "maxage"):
-			n, ok := resp.ParseInt(v)
-			if !ok {
-				cn.errorReply(resp.ErrNotInteger)
-				return
-			}
-			maxAge = n
 		default:
 			cn.errorReply(resp.ErrSyntax)
 			return
 		}
 	}
 	var victims []*Conn
-	now := c.shard.Clock.Ms
 	for _, other := range c.srv.connections() {
 		switch {
 		case id != 0 && other.id != id,
 			addr != "" && other.info.addr != addr,
 			laddr != "" && other.info.laddr != laddr,
-			user != "" && user != "default",
 			typ != "" && typ != "normal",
-			maxAge >= 0 && (now-other.info.created)/1000 < maxAge,
 			skipMe && other == cn,
 			other.info.killed.Load():
 			continue

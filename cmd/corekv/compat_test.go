@@ -453,6 +453,28 @@ func compatScripts() []compatScript {
 			a("CONFIG", "SET", "client-output-buffer-limit", ""),
 			a("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"), s("CONFIG GET client-output-buffer-limit"),
 		}},
+		{name: "client-kill-list-filters", cmds: []compatCmd{
+			// Each CLIENT KILL filter is checked as it is read: the first bad
+			// one decides the error. None of these matches a client.
+			s("CLIENT KILL USER nobody"), s("CLIENT KILL USER nobody TYPE foo SKIPME maybe"),
+			s("CLIENT KILL TYPE foo USER nobody"), s("CLIENT KILL SKIPME maybe USER nobody"),
+			s("CLIENT KILL ID abc USER nobody"), s("CLIENT KILL ID 0"), s("CLIENT KILL ID -1"), s("CLIENT KILL ID +5"),
+			s("CLIENT KILL ID 05"), s("CLIENT KILL ID 99999999999999999999"), s("CLIENT KILL ID 987654321"),
+			s("CLIENT KILL USER nobody USER nobody LADDR 192.0.2.1:6 LADDR 192.0.2.1:6 192.0.2.1:7"),
+			s("CLIENT KILL ADDR 192.0.2.1:5 192.0.2.1:7"), s("CLIENT KILL ADDR 192.0.2.1:5 USER"),
+			s("CLIENT KILL ID 987654321 ID"), s("CLIENT KILL MAXAGE 10"), s("CLIENT KILL ADDR 192.0.2.1:5 MAXAGE 10"),
+			s("CLIENT KILL MAXAGE 10 USER nobody"), s("CLIENT KILL USER default ADDR 192.0.2.1:5"),
+			s("CLIENT KILL USER DEFAULT ADDR 192.0.2.1:5"), s("CLIENT KILL TYPE MASTER"), s("CLIENT KILL TYPE replica"),
+			s("CLIENT KILL TYPE Slave SKIPME yes"), s("CLIENT KILL FOO bar ID 0"), s("CLIENT KILL ADDR 192.0.2.1:5 FOO bar"),
+			// CLIENT LIST takes TYPE or ID, not both; an ID that is a number
+			// but no client's lists nothing.
+			s("CLIENT LIST TYPE foo TYPE foo"), s("CLIENT LIST TYPE normal ID 1"), s("CLIENT LIST TYPE foo TYPE pubsub"),
+			s("CLIENT LIST ID 0"), s("CLIENT LIST ID -1"), s("CLIENT LIST ID 987654321 987654321"), s("CLIENT LIST ID abc"),
+			s("CLIENT LIST ID 0 abc"), s("CLIENT LIST ID 99999999999999999999"), s("CLIENT LIST ID +1"),
+			s("CLIENT LIST ID 1 TYPE normal"), s("CLIENT LIST TYPE pubsub"), s("CLIENT LIST TYPE slave"),
+			s("CLIENT LIST TYPE MASTER"), s("CLIENT LIST TYPE foo"), s("CLIENT LIST TYPE"), s("CLIENT LIST ID"),
+			s("CLIENT LIST FOO"), s("CLIENT LIST type normal extra"),
+		}},
 		{name: "debug-sleep-strtod", cmds: []compatCmd{
 			// DEBUG SLEEP reads its time with strtod: text that is no number
 			// sleeps 0, trailing text is ignored.
