@@ -21,7 +21,7 @@ const (
 	errProtoNotInt  resp.Error = "ERR Protocol version is not an integer or out of range"
 	errClientName   resp.Error = "ERR Client names cannot contain spaces, newlines or special characters."
 	errNoSuchClient resp.Error = "ERR No such client"
-	errHelloNoAuth  resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errHelloNoAuth  resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
 
 func errUnknownSub(sub []byte, cmd string) resp.Error {
@@ -203,8 +203,8 @@ func (c *Core) hello(cn *Conn, argv [][]byte) {
 		}
 		proto = int(v)
 	}
-	var name []byte
-	authed := cn.authed
+	// Like Redis, each option takes effect as it is read: an AUTH or a
+	// SETNAME before a bad option holds even though HELLO fails.
 	for i := 2; i < len(argv); i++ {
 		more := len(argv) - i - 1
 		switch {
@@ -213,30 +213,26 @@ func (c *Core) hello(cn *Conn, argv [][]byte) {
 				cn.errorReply(e)
 				return
 			}
-			authed = true
+			cn.authed = true
 			i += 2
 		case resp.EqualFold(argv[i], "setname") && more >= 1:
 			if !validClientName(argv[i+1]) {
 				cn.errorReply(errClientName)
 				return
 			}
-			name = argv[i+1]
+			setName(cn, argv[i+1])
 			i++
 		default:
 			cn.errorReply(resp.Error("ERR Syntax error in HELLO option '" + string(argv[i]) + "'"))
 			return
 		}
 	}
-	if !authed {
+	if !cn.authed {
 		cn.errorReply(errHelloNoAuth)
 		return
 	}
-	cn.authed = true
 	cn.proto = proto
 	cn.info.proto.Store(int32(proto))
-	if name != nil {
-		setName(cn, name)
-	}
 	w := cn.begin()
 	w.Map(7)
 	w.BulkString("server")

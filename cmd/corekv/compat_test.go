@@ -475,6 +475,16 @@ func compatScripts() []compatScript {
 			s("CLIENT LIST TYPE MASTER"), s("CLIENT LIST TYPE foo"), s("CLIENT LIST TYPE"), s("CLIENT LIST ID"),
 			s("CLIENT LIST FOO"), s("CLIENT LIST type normal extra"),
 		}},
+		{name: "hello-options-in-order", cmds: []compatCmd{
+			// A SETNAME before HELLO's error still names the client.
+			s("HELLO 2 SETNAME x FOO"), s("CLIENT GETNAME"), s("HELLO 3 SETNAME v2 FOO"), s("CLIENT GETNAME"),
+			s("GET missing"), a("HELLO", "2", "SETNAME", "v3", "SETNAME", "a b"), s("CLIENT GETNAME"),
+			s("HELLO 2 SETNAME v4 AUTH nobody pw"), s("CLIENT GETNAME"), s("HELLO 2 AUTH nobody pw SETNAME v5"),
+			s("CLIENT GETNAME"), s("HELLO 2 SETNAME v6 AUTH default"), s("CLIENT GETNAME"),
+			s("HELLO 2 AUTH default pw SETNAME v7 FOO"), s("CLIENT GETNAME"), s("HELLO 4 SETNAME v8"), s("CLIENT GETNAME"),
+			s("HELLO abc SETNAME v9"), s("CLIENT GETNAME"), s("HELLO 2 SETNAME v10 SETNAME"), s("CLIENT GETNAME"),
+			compatCmd{args: []string{"HELLO", "2", "SETNAME", ""}, mode: compatShape}, s("CLIENT GETNAME"),
+		}},
 		{name: "debug-sleep-strtod", cmds: []compatCmd{
 			// DEBUG SLEEP reads its time with strtod: text that is no number
 			// sleeps 0, trailing text is ignored.

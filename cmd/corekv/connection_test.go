@@ -7,6 +7,39 @@ import (
 	"time"
 )
 
+// TestHelloOptionsInOrder checks that HELLO applies AUTH and SETNAME as it
+// reads them, as Redis 7.0 does: what came before a failing option holds.
+// The expected bytes are redis-server 7.0.15's with requirepass pw.
+func TestHelloOptionsInOrder(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2", "--requirepass", "pw")
+	const (
+		noAuthHello = "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> " +
+			"option can be used to authenticate the client and select the RESP protocol version at the same time\r\n"
+		wrongPass = "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+	)
+	for _, tc := range []struct {
+		reqs []string
+		want string
+	}{
+		// SETNAME before the refusal for want of a password.
+		{[]string{"HELLO 2 SETNAME x", "AUTH pw", "CLIENT GETNAME"}, noAuthHello + "+OK\r\n$1\r\nx\r\n"},
+		// AUTH before a bad option.
+		{[]string{"HELLO 2 AUTH default pw FOO", "PING"}, "-ERR Syntax error in HELLO option 'FOO'\r\n+PONG\r\n"},
+		// A failed AUTH stops HELLO before the SETNAME after it.
+		{[]string{"HELLO 2 AUTH default wrong SETNAME n1", "AUTH pw", "CLIENT GETNAME"}, wrongPass + "+OK\r\n$-1\r\n"},
+		// A good AUTH holds though a later one fails.
+		{[]string{"HELLO 3 AUTH default pw AUTH default wrong", "PING"}, wrongPass + "+PONG\r\n"},
+		{[]string{"HELLO 3 AUTH default pw SETNAME n2 FOO", "CLIENT GETNAME", "GET missing"},
+			"-ERR Syntax error in HELLO option 'FOO'\r\n$2\r\nn2\r\n$-1\r\n"},
+	} {
+		c := srv.raw(t)
+		if got := rawReplies(t, c, tc.reqs, false, len(tc.want)); got != tc.want {
+			t.Errorf("%q:\ngot  %q\nwant %q", tc.reqs, got, tc.want)
+		}
+		c.Close()
+	}
+}
+
 // TestClientListIDs checks that CLIENT LIST ID lists the clients in the
 // order asked, as often as asked, and skips IDs of no client, as Redis does.
 func TestClientListIDs(t *testing.T) {
