@@ -56,9 +56,7 @@ var configParams = []configParam{
 			}
 			return nil, "argument(s) must be one of the following: debug, verbose, notice, warning"
 		}},
-	{name: "client-output-buffer-limit", get: func(s *Server) string {
-		return "normal " + strconv.FormatInt(s.outHard.Load(), 10) + " 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
-	}, set: setOutputLimit},
+	{name: "client-output-buffer-limit", get: getOutputLimit, set: setOutputLimit},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
 	{name: "enable-debug-command", get: func(s *Server) string { return s.cfg.EnableDebug }},
@@ -101,10 +99,33 @@ func setAppendonly(s *Server, v string) (func(), string) {
 	return nil, "argument must be 'yes' or 'no'"
 }
 
+// outLimitClasses names the classes of Server.outLimits, in order.
+var outLimitClasses = [3]string{"normal", "slave", "pubsub"}
+
+// defaultOutLimits are Redis's defaults, which corekv starts with but for
+// the normal class's hard limit (Config.OutputHardLimit).
+var defaultOutLimits = [3][3]int64{{0, 0, 0}, {256 << 20, 64 << 20, 60}, {32 << 20, 8 << 20, 60}}
+
+func getOutputLimit(s *Server) string {
+	s.mu.Lock()
+	l := s.outLimits
+	l[0][0] = s.outHard.Load()
+	s.mu.Unlock()
+	var b strings.Builder
+	for i, class := range outLimitClasses {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s %d %d %d", class, l[i][0], l[i][1], l[i][2])
+	}
+	return b.String()
+}
+
 // setOutputLimit takes "<class> <hard> <soft> <seconds>" groups, refusing
-// them all if one is bad; only the normal class's hard limit applies in
-// corekv. Like Redis it splits the value at each single space, so an empty
-// field (from two spaces in a row, or one at an end) counts, and reads as 0.
+// them all if one is bad. Every class's values are kept for CONFIG GET, but
+// only the normal class's hard limit applies in corekv. Like Redis it splits
+// the value at each single space, so an empty field (from two spaces in a
+// row, or one at an end) counts, and reads as 0.
 func setOutputLimit(s *Server, v string) (func(), string) {
 	var f []string
 	if v != "" {
@@ -113,30 +134,46 @@ func setOutputLimit(s *Server, v string) (func(), string) {
 	if len(f)%4 != 0 {
 		return nil, errLimitArgs
 	}
-	hard := int64(-1)
+	type group struct {
+		class  int
+		limits [3]int64
+	}
+	var groups []group
 	for i := 0; i < len(f); i += 4 {
-		class := strings.ToLower(f[i])
-		if class != "normal" && class != "slave" && class != "replica" && class != "pubsub" {
+		class := -1
+		switch strings.ToLower(f[i]) {
+		case "normal":
+			class = 0
+		case "slave", "replica":
+			class = 1
+		case "pubsub":
+			class = 2
+		default:
 			return nil, errLimitClass
 		}
-		h, ok := limitMemory(f[i+1])
+		hard, ok := limitMemory(f[i+1])
 		if !ok {
 			return nil, errLimitValue
 		}
-		if _, ok := limitMemory(f[i+2]); !ok {
+		soft, ok := limitMemory(f[i+2])
+		if !ok {
 			return nil, errLimitValue
 		}
-		if !limitSeconds(f[i+3]) {
+		secs, ok := limitSeconds(f[i+3])
+		if !ok {
 			return nil, errLimitValue
 		}
-		if class == "normal" {
-			hard = h
-		}
+		groups = append(groups, group{class, [3]int64{hard, soft, secs}})
 	}
 	return func() {
-		if hard >= 0 {
-			s.outHard.Store(hard)
+		s.mu.Lock()
+		for _, g := range groups {
+			s.outLimits[g.class] = g.limits
+			if g.class == 0 {
+				s.outHard.Store(g.limits[0])
+			}
 		}
+		s.mu.Unlock()
 	}, ""
 }
 
@@ -151,13 +188,13 @@ func limitMemory(v string) (int64, bool) {
 	return n, err == nil
 }
 
-// limitSeconds checks a buffer limit's soft seconds as Redis reads them:
-// with strtoll and nothing left over (leading white space and a sign are
+// limitSeconds reads a buffer limit's soft seconds as Redis does: with
+// strtoll and nothing left over (leading white space and a sign are
 // allowed, an empty field is 0), kept in a C int, which must not be
 // negative.
-func limitSeconds(v string) bool {
+func limitSeconds(v string) (int64, bool) {
 	n, end := strtollPrefix([]byte(v))
-	return end == len(v) && int32(n) >= 0
+	return int64(int32(n)), end == len(v) && int32(n) >= 0
 }
 
 // ParseMemory reads a size with Redis's units (1k, 1kb, 1m, 1mb, 1g, 1gb).

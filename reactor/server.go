@@ -60,6 +60,10 @@ type Server struct {
 	mu       sync.Mutex // guards registry, baseline and config values without atomics
 	registry map[int64]*Conn
 	loglevel string
+	// outLimits is client-output-buffer-limit as CONFIG GET shows it: hard,
+	// soft and seconds of the normal, slave and pubsub classes. Only the
+	// normal class's hard limit applies, and outHard holds that one.
+	outLimits [3][3]int64
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -82,6 +86,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		ShutdownRequested: make(chan struct{}),
 		registry:          make(map[int64]*Conn),
 		loglevel:          cfg.LogLevel,
+		outLimits:         defaultOutLimits,
 	}
 	s.maxClients.Store(int64(cfg.MaxClients))
 	pass := cfg.RequirePass

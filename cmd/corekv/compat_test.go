@@ -451,7 +451,16 @@ func compatScripts() []compatScript {
 			a("CONFIG", "SET", "client-output-buffer-limit", "normal +5 0 0"),
 			a("CONFIG", "SET", "client-output-buffer-limit", "normal bk 0 0"),
 			a("CONFIG", "SET", "client-output-buffer-limit", ""),
-			a("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"), s("CONFIG GET client-output-buffer-limit"),
+			// Every class's limits are kept and shown, though only the normal
+			// class's hard limit applies.
+			a("CONFIG", "SET", "client-output-buffer-limit", "normal 1gb 512mb 60"), s("CONFIG GET client-output-buffer-limit"),
+			a("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1k 2k 4294967297 replica 1 2 3"),
+			s("CONFIG GET client-output-buffer-limit"),
+			a("CONFIG", "SET", "client-output-buffer-limit", "slave 5 6 7 normal 1 2 3 normal 4 5 6"),
+			s("CONFIG GET client-output-buffer-limit"),
+			a("CONFIG", "SET", "client-output-buffer-limit",
+				"normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+			s("CONFIG GET client-output-buffer-limit"),
 		}},
 		{name: "client-kill-list-filters", cmds: []compatCmd{
 			// Each CLIENT KILL filter is checked as it is read: the first bad
