@@ -31,7 +31,8 @@ const (
 // Layout of a value blob:
 //
 //	byte 0      Kind
-//	byte 1      flags: bit 0 integer-encoded, bit 1 verbatim, bit 2 grown
+//	byte 1      flags: bit 0 integer-encoded, bit 1 verbatim, bit 2 grown,
+//	            bit 3 unshared integer
 //	bytes 2-9   ExpireAt, little endian (0: no TTL)
 //	bytes 10-   the int64 (little endian) or the string bytes
 const (
@@ -39,6 +40,7 @@ const (
 	blobIsInt    = 1
 	blobVerbatim = 2
 	blobGrown    = 4
+	blobUnshared = 8
 )
 
 // EncodeValue appends the blob of v to dst.
@@ -53,6 +55,9 @@ func EncodeValue(dst []byte, v Value) []byte {
 	if v.Grown {
 		flags |= blobGrown
 	}
+	if v.Unshared {
+		flags |= blobUnshared
+	}
 	dst = append(dst, byte(v.Kind), flags)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.ExpireAt))
 	if v.IsInt {
@@ -64,7 +69,7 @@ func EncodeValue(dst []byte, v Value) []byte {
 // DecodeValue reads a blob made by EncodeValue. The Str of the result aliases
 // b.
 func DecodeValue(b []byte) (Value, bool) {
-	if len(b) < blobHeader || Kind(b[0]) != KindString || b[1]&^(blobIsInt|blobVerbatim|blobGrown) != 0 {
+	if len(b) < blobHeader || Kind(b[0]) != KindString || b[1]&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
 		return Value{}, false
 	}
 	v := Value{Kind: Kind(b[0]), ExpireAt: int64(binary.LittleEndian.Uint64(b[2:])),
@@ -78,19 +83,25 @@ func DecodeValue(b []byte) (Value, bool) {
 		}
 		v.IsInt = true
 		v.Int = int64(binary.LittleEndian.Uint64(b[blobHeader:]))
+		v.Unshared = b[1]&blobUnshared != 0
 		return v, true
 	}
 	v.Str = b[blobHeader:]
 	return v, true
 }
 
-// InternalDump: corekv.dump key.
-func InternalDump(c *Ctx, argv [][]byte) {
-	v, found := c.Table().Get(argv[1])
+// InternalDump: corekv.dump key. The blob is a copy's (COPY across shards):
+// an integer in it is its own object, as a copy is in Redis.
+func InternalDump(c *Ctx, argv [][]byte) { dumpValue(c, argv[1], true) }
+
+// dumpValue answers the blob of key's value, or nil when it is missing.
+func dumpValue(c *Ctx, key []byte, copied bool) {
+	v, found := c.Table().Get(key)
 	if !found {
 		c.W.Null()
 		return
 	}
+	v.Unshared = v.Unshared || (copied && v.IsInt)
 	b := bytebufferpool.Get()
 	b.B = EncodeValue(b.B[:0], v)
 	c.W.Bulk(b.B)
@@ -112,9 +123,10 @@ func InternalRandomKey(c *Ctx, argv [][]byte) {
 	c.W.Bulk(key)
 }
 
-// InternalTake: corekv.take key. Like corekv.dump, and deletes the key.
+// InternalTake: corekv.take key. Like corekv.dump, and deletes the key,
+// whose value moves unchanged (RENAME across shards).
 func InternalTake(c *Ctx, argv [][]byte) {
-	InternalDump(c, argv)
+	dumpValue(c, argv[1], false)
 	c.Table().Delete(argv[1])
 }
 

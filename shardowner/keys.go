@@ -57,6 +57,8 @@ func release(b *bytebufferpool.ByteBuffer) {
 // putValue stores v, with its expiry and encoding, under key in t.
 func putValue(t *Table, key []byte, v Value) error {
 	switch {
+	case v.IsInt && v.Unshared:
+		return t.SetUnsharedInt(key, v.Int, v.ExpireAt)
 	case v.IsInt:
 		return t.SetInt(key, v.Int, v.ExpireAt)
 	case v.Verbatim:
@@ -206,6 +208,7 @@ func Copy(c *Ctx, argv [][]byte) {
 	}
 	v, buf := detach(v)
 	defer release(buf)
+	v.Unshared = v.IsInt // a copy is a new object, never a shared integer
 	to := c.Shard.DBs[db]
 	if !replace && to.Exists(dst) {
 		c.W.Int(0)
@@ -309,7 +312,7 @@ func Object(c *Ctx, argv [][]byte) {
 	case "object|idletime":
 		c.W.Int(0)
 	case "object|refcount":
-		if v.IsInt && v.Int >= 0 && v.Int < 10000 {
+		if v.IsInt && !v.Unshared && v.Int >= 0 && v.Int < 10000 {
 			c.W.Int(sharedIntRefcount)
 		} else {
 			c.W.Int(1)

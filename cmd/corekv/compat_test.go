@@ -397,6 +397,18 @@ func compatScripts() []compatScript {
 			s("SETEX ti 100 77"), s("OBJECT ENCODING ti"), s("GETSET e 5"), s("OBJECT ENCODING e"),
 			s("SET m 1"), s("MSET m 2"), s("OBJECT ENCODING m"),
 		}},
+		{name: "object-refcount", cmds: []compatCmd{
+			s("SET x 7"), s("OBJECT REFCOUNT x"), s("COPY x y"), s("OBJECT REFCOUNT y"), s("OBJECT ENCODING y"),
+			s("COPY x {x}z"), s("OBJECT REFCOUNT {x}z"), s("RENAME y y2"), s("OBJECT REFCOUNT y2"),
+			s("MOVE y2 1"), s("SELECT 1"), s("OBJECT REFCOUNT y2"), s("COPY y2 y3 DB 0"), s("SELECT 0"),
+			s("OBJECT REFCOUNT y3"), s("INCR {x}z"), s("OBJECT REFCOUNT {x}z"), s("SET big 20000"),
+			s("COPY big b2"), s("OBJECT REFCOUNT b2"), s("INCR b2"), s("OBJECT REFCOUNT b2"), s("DECRBY b2 19000"),
+			s("OBJECT REFCOUNT b2"), s("SET x 8 EX 100"), s("OBJECT REFCOUNT x"), s("COPY x x2"), s("EXPIRE x2 50"),
+			s("OBJECT REFCOUNT x2"), s("PERSIST x2"), s("OBJECT REFCOUNT x2"), s("SET s abc"), s("COPY s s2"),
+			s("OBJECT REFCOUNT s2"), s("OBJECT REFCOUNT missing"), s("SET neg -3"), s("COPY neg n2"),
+			s("OBJECT REFCOUNT neg"), s("OBJECT REFCOUNT n2"), s("COPY x y REPLACE"), s("OBJECT REFCOUNT y"),
+			s("SETNX nx 5"), s("OBJECT REFCOUNT nx"), s("GETSET y 6"), s("OBJECT REFCOUNT y"),
+		}},
 		{name: "errors-and-connection", cmds: []compatCmd{
 			s("GET"), s("GET a b"), s("FOO bar baz"), s("FOO"), a("FOO", "a b", "c"), s("get"), s("Get a b"),
 			s("ECHO"), s("ECHO hi"), a("ECHO", ""), a("ECHO", "\x00\xff\r\n bin"), s("ECHO a b"),

@@ -26,6 +26,10 @@ const (
 	// hdrGrown marks a string built by APPEND or SETRANGE, which Redis
 	// keeps in its "raw" encoding whatever its length.
 	hdrGrown = 0x80
+	// hdrUnshared, on an integer-encoded entry, marks an integer that is its
+	// own object (a COPY's copy), never one of Redis's shared small ones.
+	// It reuses hdrGrown's bit, which only raw strings use.
+	hdrUnshared = hdrGrown
 
 	encRaw = 0x00 // value bytes follow
 	encInt = 0x10 // 64-bit integer
@@ -161,14 +165,16 @@ func writeEntry(it []byte, hdr byte, expireAt int64, expIdx int, key, raw []byte
 // entryValue decodes entry it. Str aliases it.
 func entryValue(it []byte) Value {
 	hdr := it[0]
-	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it),
-		Verbatim: hdr&(hdrVerbatim|hdrGrown) != 0, Grown: hdr&hdrGrown != 0}
+	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
 	off := valueOff(it)
 	switch hdr & hdrEncMask {
 	case encInt:
 		v.IsInt = true
 		v.Int = int64(le.Uint64(it[off:]))
+		v.Unshared = hdr&hdrUnshared != 0
 	case encRaw:
+		v.Verbatim = hdr&(hdrVerbatim|hdrGrown) != 0
+		v.Grown = hdr&hdrGrown != 0
 		vl, n := getUvarint(it[off:])
 		off += n
 		v.Str = it[off : off+vl : off+vl]

@@ -39,6 +39,7 @@ type Value struct {
 	ExpireAt int64  // absolute Unix ms; 0 means no TTL
 	Verbatim bool   // string stored as given, never integer-encoded (SetVerbatim)
 	Grown    bool   // string built by APPEND or SETRANGE (SetVerbatim with grown set)
+	Unshared bool   // integer that is its own object, never a shared one (SetUnsharedInt)
 }
 
 const (
@@ -333,6 +334,13 @@ func (t *Table) SetVerbatim(key, val []byte, expireAt int64, grown bool) error {
 // SetInt stores n under key as an integer-encoded string.
 func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
 	return t.put(key, byte(KindString)|encInt, nil, n, expireAt)
+}
+
+// SetUnsharedInt is SetInt for an integer that is its own object, as a
+// COPY's copy is in Redis even when Redis would share its value
+// (Value.Unshared).
+func (t *Table) SetUnsharedInt(key []byte, n int64, expireAt int64) error {
+	return t.put(key, byte(KindString)|encInt|hdrUnshared, nil, n, expireAt)
 }
 
 // put stores an entry: raw for encRaw, n for encInt and encObj. It returns
