@@ -54,7 +54,24 @@ var configParams = []configParam{
 	}, set: setOutputLimit},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
-	{name: "hz", get: func(s *Server) string { return strconv.Itoa(s.cfg.Hz) }},
+	{name: "hz", get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) },
+		set: func(s *Server, v string) bool {
+			n, err := strconv.ParseInt(v, 10, 32)
+			if err != nil || n < 0 {
+				return false
+			}
+			s.setHz(int(n))
+			return true
+		}},
+	{name: "active-expire-effort", get: func(s *Server) string { return strconv.Itoa(int(s.expireEffort.Load())) },
+		set: func(s *Server, v string) bool {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 10 {
+				return false
+			}
+			s.expireEffort.Store(int32(n))
+			return true
+		}},
 	{name: "timeout", get: func(s *Server) string { return "0" }},
 	{name: "save", get: func(s *Server) string { return "" }},
 	{name: "appendonly", get: func(s *Server) string { return "no" }},

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +86,95 @@ func TestActiveExpiryKeepsUp(t *testing.T) {
 	if st["expired_keys"] < int64(len(dbs)*perDB*99/100) {
 		t.Fatalf("expired_keys %d after %d keys expired", st["expired_keys"], len(dbs)*perDB)
 	}
+}
+
+// TestExpiryInfoAndConfig checks the INFO fields of expiry and the CONFIG
+// parameters that tune it, against what Redis 7 answers.
+func TestExpiryInfoAndConfig(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	c := s.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tc := range []struct{ set, want string }{
+		{"1000", "500"}, {"0", "1"}, {"20", "20"},
+	} {
+		if err := c.ConfigSet(ctx, "hz", tc.set).Err(); err != nil {
+			t.Fatalf("CONFIG SET hz %s: %v", tc.set, err)
+		}
+		if got := c.ConfigGet(ctx, "hz").Val()["hz"]; got != tc.want {
+			t.Fatalf("CONFIG SET hz %s: CONFIG GET hz = %q, want %q", tc.set, got, tc.want)
+		}
+	}
+	if got := infoFields(t, ctx, c, "server")["hz"]; got != 20 {
+		t.Fatalf("INFO hz = %d after CONFIG SET hz 20", got)
+	}
+	for _, bad := range []string{"0", "11", "x"} {
+		if err := c.ConfigSet(ctx, "active-expire-effort", bad).Err(); err == nil ||
+			!strings.HasPrefix(err.Error(), "ERR CONFIG SET failed (possibly related to argument 'active-expire-effort')") {
+			t.Fatalf("CONFIG SET active-expire-effort %s: %v", bad, err)
+		}
+	}
+	if err := c.ConfigSet(ctx, "active-expire-effort", "5").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ConfigGet(ctx, "active-expire-effort").Val()["active-expire-effort"]; got != "5" {
+		t.Fatalf("active-expire-effort = %q", got)
+	}
+
+	// avg_ttl is the mean TTL left, in ms, over the keys with one.
+	p := c.Pipeline()
+	for i := range 1000 {
+		p.Set(ctx, "ttl:"+strconv.Itoa(i), "v", time.Duration(100+i%2*100)*time.Second)
+		p.Set(ctx, "plain:"+strconv.Itoa(i), "v", 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		line = infoLine(t, ctx, c, "keyspace", "db0")
+		if strings.HasPrefix(line, "keys=2000,expires=1000,") {
+			break
+		}
+	}
+	var keys, expires, avg int64
+	if _, err := fmt.Sscanf(line, "keys=%d,expires=%d,avg_ttl=%d", &keys, &expires, &avg); err != nil ||
+		keys != 2000 || expires != 1000 || avg < 140_000 || avg > 150_000 {
+		t.Fatalf("INFO keyspace db0:%s, want 2000 keys, 1000 with a TTL, avg_ttl about 150000", line)
+	}
+
+	st := infoFields(t, ctx, c, "stats")
+	for _, f := range []string{"expired_keys", "expired_time_cap_reached_count", "expire_cycle_cpu_milliseconds"} {
+		if _, ok := st[f]; !ok {
+			t.Errorf("INFO stats has no %s", f)
+		}
+	}
+	if perc := infoLine(t, ctx, c, "stats", "expired_stale_perc"); perc != "0.00" {
+		t.Errorf("expired_stale_perc:%s with nothing expired", perc)
+	}
+	// Lazy expiry counts as expiry too.
+	c.Set(ctx, "short", "v", 10*time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	c.Get(ctx, "short")
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if st = infoFields(t, ctx, c, "stats"); st["expired_keys"] == 1 {
+			return
+		}
+	}
+	t.Fatalf("expired_keys %d after one key expired", st["expired_keys"])
+}
+
+// infoLine returns the value of field in INFO section.
+func infoLine(t *testing.T, ctx context.Context, c *redis.Client, section, field string) string {
+	t.Helper()
+	text, err := c.Info(ctx, section).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(text, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	return ""
 }
