@@ -5,7 +5,7 @@ import "time"
 // ActiveExpire deletes expired keys, a bucket of the TTL wheel at a time in
 // expiry order, until no bucket is due or about budgetNs has passed, and
 // returns how many it deleted. It only ever looks at expired keys, and reads
-// the time every 16 steps (a key, or an empty bucket passed).
+// the time every 16 keys and every 1024 buckets passed.
 func (t *Table) ActiveExpire(budgetNs int64) int {
 	w := &t.exp
 	now := t.clock.Ms
@@ -13,7 +13,7 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 		return 0
 	}
 	start := time.Now()
-	deleted, steps := 0, 0
+	deleted, steps, passed := 0, 0, 0
 	due := int64(noneDue)
 	for l := range wheelLevels {
 		sh := sliceShift(l)
@@ -37,7 +37,7 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 				deleted++
 			}
 			w.next[l]++
-			if steps++; steps%16 == 0 && time.Since(start).Nanoseconds() >= budgetNs {
+			if passed++; passed%1024 == 0 && time.Since(start).Nanoseconds() >= budgetNs {
 				w.due = now
 				return deleted
 			}

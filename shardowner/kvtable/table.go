@@ -47,7 +47,7 @@ const (
 	rehashPerOp = 2
 	// rehashPerTick is the same for each Tick.
 	rehashPerTick = 256
-	hashHigh = 0xffffffff_00000000
+	hashHigh      = 0xffffffff_00000000
 )
 
 var seed = maphash.MakeSeed()
@@ -615,7 +615,7 @@ func (t *Table) Clear() {
 }
 
 // MemoryUsage returns the bytes key costs: its arena item, its index slot
-// and, with a TTL, its place in the TTL set. An expired key is deleted.
+// and, with a TTL, its place in the TTL wheel. An expired key is deleted.
 func (t *Table) MemoryUsage(key []byte) (int, bool) {
 	if _, ok := t.Get(key); !ok {
 		return 0, false
@@ -629,7 +629,7 @@ func (t *Table) MemoryUsage(key []byte) (int, bool) {
 }
 
 // ArenaBytes returns the bytes the table holds: arena pages, index arrays,
-// the TTL set and page descriptors.
+// the TTL wheel and page descriptors.
 func (t *Table) ArenaBytes() int {
 	return t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
 		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 16*cap(t.objs)

@@ -184,18 +184,18 @@ func (w *wheel) remove(pos int, e int64) (uint32, bool) {
 	return moved, ok
 }
 
-// empty forgets the segments of a wheel that holds no key, handing back all
-// chunks but the first.
+// empty forgets the segments of a wheel that holds no key, handing its
+// blocks back to the pool; a short first chunk stays for reuse.
 func (w *wheel) empty() {
-	for i := len(w.segs) - 1; i > 0; i-- {
-		if len(w.segs[i]) == segChunkWords {
-			w.pool.put(blockOf(w.segs[i]))
-		}
+	keep := 0
+	if len(w.segs) > 0 && len(w.segs[0]) < segChunkWords {
+		keep = 1
+	}
+	for i := len(w.segs) - 1; i >= keep; i-- {
+		w.pool.put(blockOf(w.segs[i]))
 		w.segs[i] = nil
 	}
-	if len(w.segs) > 1 {
-		w.segs = w.segs[:1]
-	}
+	w.segs = w.segs[:keep]
 	w.segNext, w.segFree = 1, 0
 	w.due = noneDue
 }
