@@ -29,8 +29,8 @@
 // arrays. So a shard with 10M keys has a Go heap of a few megabytes, and the
 // cost of a GC cycle does not grow with the keyspace. Freed blocks stay warm
 // for reuse; Tick, which the shard's timer runs, gives the excess back to the
-// kernel a little at a time. Clear unmaps a table's blocks; so does a cleanup once a
-// table is unreachable.
+// kernel a little at a time. Clear unmaps a table's blocks; so does a cleanup
+// once a table is unreachable.
 //
 // # Invariants
 //
