@@ -232,7 +232,7 @@ func (c *Core) turn(maxWait int) {
 	}
 	c.publish()
 	c.flushAll()
-	c.expire(time.Now().UnixNano())
+	c.expire(start.UnixNano(), time.Now().UnixNano())
 	if now >= c.nextTimer {
 		c.timers(now)
 	}
@@ -692,6 +692,7 @@ func (c *Core) timers(now int64) {
 	for _, t := range c.shard.DBs {
 		t.Tick()
 	}
+	c.adaptExpire()
 	c.updateStale()
 	c.publishStats()
 }

@@ -7,49 +7,63 @@ import (
 
 // Active expiry runs at the end of every turn in which a table has keys
 // whose expiry slice has ended (kvtable's TTL wheel finds them without
-// sampling). Two bounds keep it from stalling the shard: one run takes at
-// most expireTurnNs, and over time it takes at most expireSharePct of the
-// CPU, through a credit that grows with wall time. While keys stay due the
-// loop comes back as soon as the credit allows, also when idle.
+// sampling). Three bounds keep it from stalling the shard: a run takes at
+// most expireTurnNs, or the turn's own work times share/(100-share) when
+// that is more, never over expireTurnMaxNs; and over time runs take at most
+// share percent of the CPU, through a credit that grows with wall time.
+// share starts at expireSharePct; while keys stay due from one timer tick to
+// the next it grows, up to expireShareMax, so that expiry keeps up with any
+// rate of writes (they slow down instead of memory growing), and it drops
+// back once expiry has caught up. While keys stay due the loop comes back as
+// soon as the credit allows, also when idle.
 
 const (
-	expireTurnNs   = 250_000 // per run, at effort 1
-	expireTurnStep = 50_000  // more per run, for each effort step above 1
-	expireSharePct = 25      // CPU share at effort 1
-	expireShareInc = 2       // more, for each effort step above 1
+	expireTurnNs    = 250_000 // per run, at effort 1
+	expireTurnStep  = 50_000  // more per run, for each effort step above 1
+	expireTurnMaxNs = 4       // times the per-run bound, for a run after a long turn
+	expireSharePct  = 25      // CPU share at effort 1
+	expireShareInc  = 2       // more, for each effort step above 1
+	expireShareMax  = 90
 )
 
 // expireState is a core's active-expiry bookkeeping.
 type expireState struct {
 	credit  int64 // ns of expiry work the core may do now
 	last    int64 // Unix ns when the credit was last topped up
+	share   int64 // CPU share in percent, 0 until the first run
 	next    int   // the database the next run starts with
 	backlog bool  // the last run left keys due
+	behind  bool  // a run left keys due since the last timer tick
 	stale   float64
 }
 
 func (s *Server) setHz(hz int) { s.hz.Store(int32(min(max(hz, 1), 500))) }
 
-func (s *Server) expireShare() int64 {
+func (s *Server) expireBaseShare() int64 {
 	return expireSharePct + expireShareInc*int64(s.expireEffort.Load()-1)
 }
 
-// expire runs active expiry for this turn; nowNs is the current time.
-func (c *Core) expire(nowNs int64) {
+// expire runs active expiry at the end of a turn that started at startNs
+// and has run until nowNs.
+func (c *Core) expire(startNs, nowNs int64) {
 	e := &c.exp
-	share := c.srv.expireShare()
-	maxCredit := share * int64(time.Second) / 100 / int64(c.srv.hz.Load())
+	if e.share == 0 {
+		e.share = c.srv.expireBaseShare()
+	}
+	maxCredit := e.share * int64(time.Second) / 100 / int64(c.srv.hz.Load())
 	if e.last != 0 {
-		e.credit = min(e.credit+(nowNs-e.last)*share/100, maxCredit)
+		e.credit = min(e.credit+(nowNs-e.last)*e.share/100, maxCredit)
 	}
 	e.last = nowNs
 	if !c.srv.activeExpire.Load() || !c.expireDue() {
 		e.backlog = false
 		return
 	}
-	budget := min(expireTurnNs+expireTurnStep*int64(c.srv.expireEffort.Load()-1), e.credit)
+	run := expireTurnNs + expireTurnStep*int64(c.srv.expireEffort.Load()-1)
+	run = max(run, min((nowNs-startNs)*e.share/(100-e.share), expireTurnMaxNs*run))
+	budget := min(run, e.credit)
 	if budget <= 0 {
-		e.backlog = true
+		e.backlog, e.behind = true, true
 		return
 	}
 	start := time.Now()
@@ -73,8 +87,22 @@ func (c *Core) expire(nowNs int64) {
 	c.stats.expireNs += uint64(spent)
 	e.backlog = c.expireDue()
 	if e.backlog {
+		e.behind = true
 		c.stats.expireCapped++
 	}
+}
+
+// adaptExpire, on each timer tick, raises the CPU share of active expiry
+// while keys stay due and resets it once they do not.
+func (c *Core) adaptExpire() {
+	e := &c.exp
+	base := c.srv.expireBaseShare()
+	if e.behind {
+		e.share = min(max(e.share, base)+base/2, expireShareMax)
+	} else {
+		e.share = base
+	}
+	e.behind = false
 }
 
 func (c *Core) expireDue() bool {
@@ -99,7 +127,7 @@ func (c *Core) expireWait(nowMs int64) int {
 			return 0
 		}
 		// Time for the share to earn the deficit back.
-		return int(-e.credit*100/c.srv.expireShare()/int64(time.Millisecond)) + 1
+		return int(-e.credit*100/e.share/int64(time.Millisecond)) + 1
 	}
 	next := int64(math.MaxInt64)
 	for _, t := range c.shard.DBs {

@@ -178,3 +178,28 @@ func infoLine(t *testing.T, ctx context.Context, c *redis.Client, section, field
 	}
 	return ""
 }
+
+// TestIdleWithTTLsSleeps checks that keys with a TTL far off cost an idle
+// server no CPU: the loop sleeps until a bucket of the TTL wheel is due,
+// where a due time left in the past would keep it turning.
+func TestIdleWithTTLsSleeps(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	c := s.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := c.Pipeline()
+	for i := range 20_000 {
+		p.Set(ctx, "ttl:"+strconv.Itoa(i), "v", time.Hour+time.Duration(i)*time.Millisecond)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Past the window in which a shard polls after a busy turn.
+	time.Sleep(1500 * time.Millisecond)
+	pid := s.cmd.Process.Pid
+	before, wall := cpuSeconds(t, pid), time.Now()
+	time.Sleep(time.Second)
+	if share := (cpuSeconds(t, pid) - before) / time.Since(wall).Seconds(); share > 0.1 {
+		t.Fatalf("idle server holding 20k keys with a TTL used %.0f%% of a CPU", share*100)
+	}
+}

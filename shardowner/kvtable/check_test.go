@@ -215,7 +215,7 @@ func (t *Table) checkWheel() error {
 			return fmt.Errorf("level %d holds %d refs, counts %d", l, n, w.count[l])
 		}
 		if n > 0 {
-			due = min(due, (w.next[l]+1)<<sh)
+			due = min(due, w.nextDue(l))
 		}
 		total += n
 	}

@@ -2,10 +2,13 @@ package kvtable
 
 import "time"
 
+// expireBatch is how many keys ActiveExpire reads ahead of deleting them.
+const expireBatch = 8
+
 // ActiveExpire deletes expired keys, a bucket of the TTL wheel at a time in
 // expiry order, until no bucket is due or about budgetNs has passed, and
 // returns how many it deleted. It only ever looks at expired keys, and reads
-// the time every 16 keys and every 1024 buckets passed.
+// the time every expireBatch keys and every 1024 buckets passed.
 func (t *Table) ActiveExpire(budgetNs int64) int {
 	w := &t.exp
 	now := t.clock.Ms
@@ -20,21 +23,37 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 		for w.count[l] > 0 && w.next[l] < now>>sh {
 			b := &w.levels[l][w.next[l]&wheelMask]
 			for b.n > 0 {
-				if steps++; steps%16 == 0 && time.Since(start).Nanoseconds() >= budgetNs {
+				if steps > 0 && time.Since(start).Nanoseconds() >= budgetNs {
 					w.due = now
 					return deleted
 				}
-				pos := int(b.head)<<segShift | segHead + int((b.n-1)%segRefs)
-				ref := w.at(pos)
-				it := t.ar.item(ref)
-				if e := entryExpire(it); e > now {
-					// An expiry past the last level's window, due later.
-					t.wheelRemove(pos, e)
-					setEntryExpIdx(it, w.push(ref, e, now))
-					continue
+				// A batch of the head segment's last refs: their entries
+				// and index groups are read first, loads independent of
+				// one another whose cache misses overlap, then deleted
+				// from the last. Deleting moves no ref of the batch to
+				// another position (compaction changes refs, not
+				// positions), so each is read again when its turn comes.
+				last := int(b.head)<<segShift | segHead + int((b.n-1)%segRefs)
+				k := min(int((b.n-1)%segRefs)+1, expireBatch)
+				var hs [expireBatch]uint64
+				for i := range k {
+					hs[i] = t.hash(entryKey(t.ar.item(w.at(last - i))))
+					t.sink += t.TouchBucket(hs[i])
 				}
-				t.expireSlot(t.hash(entryKey(it))&hashHigh|uint64(ref), true)
-				deleted++
+				for i := range k {
+					pos := last - i
+					ref := w.at(pos)
+					it := t.ar.item(ref)
+					if e := entryExpire(it); e > now {
+						// An expiry past the last level's window, due later.
+						t.wheelRemove(pos, e)
+						setEntryExpIdx(it, w.push(ref, e, now))
+						continue
+					}
+					t.expireSlot(hs[i]&hashHigh|uint64(ref), true)
+					deleted++
+				}
+				steps += k
 			}
 			w.next[l]++
 			if passed++; passed%1024 == 0 && time.Since(start).Nanoseconds() >= budgetNs {
@@ -45,7 +64,7 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 		if w.count[l] == 0 {
 			w.next[l] = max(w.next[l], now>>sh)
 		} else {
-			due = min(due, (w.next[l]+1)<<sh)
+			due = min(due, w.nextDue(l))
 		}
 	}
 	w.due = due

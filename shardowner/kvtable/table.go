@@ -72,6 +72,7 @@ type Table struct {
 
 	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
+	sink     uint64 // where ActiveExpire's read-ahead loads go, so they are not optimised away
 	hashMask uint64 // all ones; tests clear bits to force collisions
 }
 

@@ -53,8 +53,8 @@ type wheel struct {
 	next   [wheelLevels]int64                    // first slice not drained, per level
 	count  [wheelLevels]int                      // refs per level
 	n      int
-	// due is a time before which no bucket's slice ends: active expiry has
-	// nothing to do before it.
+	// due is a time before which no non-empty bucket's slice ends: active
+	// expiry has nothing to do before it.
 	due int64
 
 	segs    [][]uint32
@@ -145,7 +145,7 @@ func (w *wheel) push(ref uint32, e, now int64) int {
 	b.n++
 	w.count[l]++
 	w.n++
-	w.due = min(w.due, (w.next[l]+1)<<sliceShift(l))
+	w.due = min(w.due, (q+1)<<sliceShift(l))
 	var c uint64
 	w.sumLo, c = bits.Add64(w.sumLo, uint64(e), 0)
 	w.sumHi += c
@@ -198,6 +198,16 @@ func (w *wheel) empty() {
 	w.segs = w.segs[:keep]
 	w.segNext, w.segFree = 1, 0
 	w.due = noneDue
+}
+
+// nextDue is when the first non-empty bucket of level l, which holds keys,
+// becomes due: the end of its slice.
+func (w *wheel) nextDue(l int) int64 {
+	q := w.next[l]
+	for w.levels[l][q&wheelMask].n == 0 && q < w.next[l]+wheelSlots-1 {
+		q++
+	}
+	return (q + 1) << sliceShift(l)
 }
 
 // dueKeys counts the keys in buckets whose slice has ended.
