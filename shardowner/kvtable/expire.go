@@ -24,7 +24,7 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 			b := &w.levels[l][w.next[l]&wheelMask]
 			for b.n > 0 {
 				if steps > 0 && time.Since(start).Nanoseconds() >= budgetNs {
-					w.due = now
+					w.due = 0 // keys are due
 					return deleted
 				}
 				// A batch of the head segment's last refs: their entries
@@ -57,13 +57,17 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 			}
 			w.next[l]++
 			if passed++; passed%1024 == 0 && time.Since(start).Nanoseconds() >= budgetNs {
-				w.due = now
+				w.due = 0
 				return deleted
 			}
 		}
 		if w.count[l] == 0 {
 			w.next[l] = max(w.next[l], now>>sh)
-		} else {
+		}
+	}
+	// Only now: a key placed again may have gone to a level already passed.
+	for l := range wheelLevels {
+		if w.count[l] > 0 {
 			due = min(due, w.nextDue(l))
 		}
 	}
