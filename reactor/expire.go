@@ -7,10 +7,11 @@ import (
 
 // Active expiry runs at the end of every turn in which a table has keys
 // whose expiry slice has ended (kvtable's TTL wheel finds them without
-// sampling). Three bounds keep it from stalling the shard: a run takes at
-// most expireTurnNs, or the turn's own work times share/(100-share) when
-// that is more, never over expireTurnMaxNs; and over time runs take at most
-// share percent of the CPU, through a credit that grows with wall time.
+// sampling). Two bounds keep it from stalling the shard: a run takes at
+// most expireTurnNs (more with effort), or the turn's own work times
+// share/(100-share) when that is more, never over expireTurnStretch times
+// the first bound; and over time runs take at most share percent of the CPU,
+// through a credit that grows with wall time.
 // share starts at expireSharePct; while keys stay due from one timer tick to
 // the next it grows, up to expireShareMax, so that expiry keeps up with any
 // rate of writes (they slow down instead of memory growing), and it drops
@@ -18,12 +19,12 @@ import (
 // soon as the credit allows, also when idle.
 
 const (
-	expireTurnNs    = 250_000 // per run, at effort 1
-	expireTurnStep  = 50_000  // more per run, for each effort step above 1
-	expireTurnMaxNs = 4       // times the per-run bound, for a run after a long turn
-	expireSharePct  = 25      // CPU share at effort 1
-	expireShareInc  = 2       // more, for each effort step above 1
-	expireShareMax  = 90
+	expireTurnNs      = 250_000 // per run, at effort 1
+	expireTurnStep    = 50_000  // more per run, for each effort step above 1
+	expireTurnStretch = 4       // times the per-run bound, for a run after a long turn
+	expireSharePct    = 25      // CPU share at effort 1
+	expireShareInc    = 2       // more, for each effort step above 1
+	expireShareMax    = 90
 )
 
 // expireState is a core's active-expiry bookkeeping.
@@ -60,7 +61,7 @@ func (c *Core) expire(startNs, nowNs int64) {
 		return
 	}
 	run := expireTurnNs + expireTurnStep*int64(c.srv.expireEffort.Load()-1)
-	run = max(run, min((nowNs-startNs)*e.share/(100-e.share), expireTurnMaxNs*run))
+	run = max(run, min((nowNs-startNs)*e.share/(100-e.share), expireTurnStretch*run))
 	budget := min(run, e.credit)
 	if budget <= 0 {
 		e.backlog, e.behind = true, true
