@@ -333,8 +333,8 @@ func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
 }
 
 // put stores an entry: raw for encRaw, n for encInt and encObj. It returns
-// ErrFull, leaving the table as it was, when the entry needs an item the
-// arena cannot give.
+// ErrFull, leaving every live key as it was (an expired key under the name
+// is gone), when the entry needs an item the arena cannot give.
 func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	t.rehashStep(rehashPerOp)
 	ttl := expireAt != 0
