@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,5 +202,104 @@ func TestIdleWithTTLsSleeps(t *testing.T) {
 	time.Sleep(time.Second)
 	if share := (cpuSeconds(t, pid) - before) / time.Since(wall).Seconds(); share > 0.1 {
 		t.Fatalf("idle server holding 20k keys with a TTL used %.0f%% of a CPU", share*100)
+	}
+}
+
+// TestActiveExpiryUnderLoad writes keys with a 300 ms TTL into two databases
+// of a two-shard server, as fast as two pipelining clients go, for 6 s, and
+// checks while they write that the server never holds more keys than were
+// written in the last TTL and two seconds: expiry keeps pace with writes
+// instead of falling behind them. (It keeps within a few hundred ms of them;
+// the margin is for a loaded host that stops a shard's thread now and then.)
+func TestActiveExpiryUnderLoad(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const ttl = 300 * time.Millisecond
+	const window = ttl + 2*time.Second
+	type mark struct {
+		at time.Time
+		n  int
+	}
+	var mu sync.Mutex
+	marks := map[int][]mark{}
+	dbs := []int{1, 7}
+	stop := time.Now().Add(6 * time.Second)
+	errs := make(chan error, len(dbs))
+	for _, db := range dbs {
+		c := redis.NewClient(&redis.Options{Addr: s.addr, DB: db})
+		t.Cleanup(func() { c.Close() })
+		go func() {
+			n := 0
+			for time.Now().Before(stop) {
+				p := c.Pipeline()
+				for range 1000 {
+					p.Set(ctx, "load:"+strconv.Itoa(n), "v", ttl)
+					n++
+				}
+				if _, err := p.Exec(ctx); err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				marks[db] = append(marks[db], mark{time.Now(), n})
+				mu.Unlock()
+			}
+			errs <- nil
+		}()
+	}
+	// written is how many keys db got from since to now.
+	written := func(db int, since time.Time) int {
+		ms := marks[db]
+		if len(ms) == 0 {
+			return 0
+		}
+		before := 0
+		for _, m := range ms {
+			if m.at.Before(since) {
+				before = m.n
+			}
+		}
+		return ms[len(ms)-1].n - before
+	}
+	counters := map[int]*redis.Client{}
+	for _, db := range dbs {
+		c := redis.NewClient(&redis.Options{Addr: s.addr, DB: db})
+		t.Cleanup(func() { c.Close() })
+		counters[db] = c
+	}
+	worst, samples := 0.0, 0
+	began := time.Now()
+	for time.Now().Before(stop) {
+		time.Sleep(250 * time.Millisecond)
+		for _, db := range dbs {
+			held, err := counters[db].DBSize(ctx).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			recent, total := written(db, time.Now().Add(-window)), written(db, time.Time{})
+			mu.Unlock()
+			if time.Since(began) < window+time.Second || total < 20_000 {
+				continue // too early to tell
+			}
+			samples++
+			worst = max(worst, float64(held)/float64(recent+1000))
+			if held > int64(recent+1000) {
+				t.Fatalf("db %d holds %d keys; %d were written in the last %v, %d in all", db, held, recent, window, total)
+			}
+		}
+	}
+	for range dbs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	t.Logf("%d samples; most keys held against keys written in the last %v: %.2f; written: db1 %d, db7 %d",
+		samples, window, worst, written(1, time.Time{}), written(7, time.Time{}))
+	mu.Unlock()
+	if samples == 0 {
+		t.Fatal("the clients wrote too few keys to tell")
 	}
 }
