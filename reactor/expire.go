@@ -99,7 +99,7 @@ func (c *Core) adaptExpire() {
 	e := &c.exp
 	base := c.srv.expireBaseShare()
 	if e.behind {
-		e.share = min(max(e.share, base)+base/2, expireShareMax)
+		e.share = min(2*max(e.share, base), expireShareMax)
 	} else {
 		e.share = base
 	}
