@@ -5,6 +5,7 @@
 //	go run ./bench --quick    # small matrix, under two minutes
 //	go run ./bench --smoke    # one cell per server, a few seconds (CI)
 //	go run ./bench --gc       # GC mark time, bytes/key and GET p99.9 at 100k and 10M keys
+//	go run ./bench --expiry   # keys with a TTL: how fast they leave, memory and CPU per expired key
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -50,6 +51,12 @@ type config struct {
 	GC            bool          `json:"gc"`
 	GCKeys        []int         `json:"gc_keys,omitempty"`
 	GCRequests    int           `json:"gc_requests,omitempty"`
+	Expiry        bool          `json:"expiry"`
+	ExpiryKeys    int           `json:"expiry_keys,omitempty"`
+	ExpiryChurn   int           `json:"expiry_churn,omitempty"`
+	ExpiryRounds  int           `json:"expiry_rounds,omitempty"`
+	ExpirySteady  time.Duration `json:"expiry_steady_ns,omitempty"`
+	ExpiryRest    time.Duration `json:"expiry_rest_ns,omitempty"`
 	Out           string        `json:"-"`
 	TempOut       bool          `json:"-"`
 	Timeout       time.Duration `json:"timeout_ns"`
@@ -87,34 +94,40 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		serverCPUs  = fs.String("server-cpus", "", "CPUs for the servers, e.g. 1 or 2-5 (default: the allowed CPUs minus the client's)")
-		clientCPUs  = fs.String("client-cpus", "", "CPUs for redis-benchmark (default: the first allowed CPU, 0 on most hosts)")
-		tests       = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated")
-		pipelines   = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
-		clients     = fs.Int("clients", 50, "parallel connections (-c)")
-		threads     = fs.Int("client-threads", 0, "redis-benchmark --threads (default: 1 per client CPU when more than one)")
-		keyspaces   = fs.String("keyspaces", "100000,1000000", "key space sizes (-r)")
-		sizes       = fs.String("sizes", "16,1024", "value sizes in bytes (-d)")
-		shards      = fs.String("shards", "", "corekv shard counts (default: 1 and the number of server CPUs)")
-		repeat      = fs.Int("repeat", 3, "runs per cell; the report keeps the median")
-		requests    = fs.Int("requests", 200000, "requests per cell at P=1 (-n); deeper pipelines get more, see README")
-		maxRequests = fs.Int("max-requests", 0, "cap on requests per cell (default 10 x --requests)")
-		preload     = fs.Bool("preload", true, "load every key of the key space before a get cell, so GETs hit")
-		csvMode     = fs.Bool("csv", false, "parse redis-benchmark --csv output (no p99.9)")
-		quick       = fs.Bool("quick", false, "small matrix, under 2 minutes: set,get; P 1,64; r 100000; d 16; 1 run")
-		smoke       = fs.Bool("smoke", false, "one short cell per server, a few seconds; for CI, no thresholds")
-		scaling     = fs.Bool("scaling", false, "corekv at 1,2,4,... shards up to the server CPUs (redis stays at 1)")
-		memory      = fs.Bool("memory", false, "only measure RSS per key after loading keys with -d 16 and -d 256 (the full run does it too)")
-		memoryKeys  = fs.Int("memory-keys", 1000000, "keys loaded by the memory measurement")
-		gc          = fs.Bool("gc", false, "only measure GC cycles, mark time, bytes/key and GET p99.9 of corekv (and redis) with --gc-keys keys loaded")
-		gcKeys      = fs.String("gc-keys", "100000,10000000", "key counts of the --gc measurement")
-		gcRequests  = fs.Int("gc-requests", 3000000, "requests (-n) of each GET run of the --gc measurement")
-		out         = fs.String("out", "", "report folder (default bench/results; a temp folder for --quick and --smoke)")
-		timeout     = fs.Duration("timeout", 0, "bound on the whole run (default 90m; --quick 5m; --smoke 1m)")
-		cellTimeout = fs.Duration("cell-timeout", 2*time.Minute, "bound on one redis-benchmark run")
-		corekvBin   = fs.String("corekv-bin", "", "use this binary as corekv instead of building ./cmd/corekv")
-		corekvArgs  = fs.String("corekv-args", "", "options added to corekv's command line, e.g. \"--spin 0\"")
-		onlyRedis   = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
+		serverCPUs   = fs.String("server-cpus", "", "CPUs for the servers, e.g. 1 or 2-5 (default: the allowed CPUs minus the client's)")
+		clientCPUs   = fs.String("client-cpus", "", "CPUs for redis-benchmark (default: the first allowed CPU, 0 on most hosts)")
+		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated")
+		pipelines    = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
+		clients      = fs.Int("clients", 50, "parallel connections (-c)")
+		threads      = fs.Int("client-threads", 0, "redis-benchmark --threads (default: 1 per client CPU when more than one)")
+		keyspaces    = fs.String("keyspaces", "100000,1000000", "key space sizes (-r)")
+		sizes        = fs.String("sizes", "16,1024", "value sizes in bytes (-d)")
+		shards       = fs.String("shards", "", "corekv shard counts (default: 1 and the number of server CPUs)")
+		repeat       = fs.Int("repeat", 3, "runs per cell; the report keeps the median")
+		requests     = fs.Int("requests", 200000, "requests per cell at P=1 (-n); deeper pipelines get more, see README")
+		maxRequests  = fs.Int("max-requests", 0, "cap on requests per cell (default 10 x --requests)")
+		preload      = fs.Bool("preload", true, "load every key of the key space before a get cell, so GETs hit")
+		csvMode      = fs.Bool("csv", false, "parse redis-benchmark --csv output (no p99.9)")
+		quick        = fs.Bool("quick", false, "small matrix, under 2 minutes: set,get; P 1,64; r 100000; d 16; 1 run")
+		smoke        = fs.Bool("smoke", false, "one short cell per server, a few seconds; for CI, no thresholds")
+		scaling      = fs.Bool("scaling", false, "corekv at 1,2,4,... shards up to the server CPUs (redis stays at 1)")
+		memory       = fs.Bool("memory", false, "only measure RSS per key after loading keys with -d 16 and -d 256 (the full run does it too)")
+		memoryKeys   = fs.Int("memory-keys", 1000000, "keys loaded by the memory measurement")
+		gc           = fs.Bool("gc", false, "only measure GC cycles, mark time, bytes/key and GET p99.9 of corekv (and redis) with --gc-keys keys loaded")
+		gcKeys       = fs.String("gc-keys", "100000,10000000", "key counts of the --gc measurement")
+		gcRequests   = fs.Int("gc-requests", 3000000, "requests (-n) of each GET run of the --gc measurement")
+		expiry       = fs.Bool("expiry", false, "only measure expiry: keys left after a burst of PX 1000 keys, keys and RSS under TTL churn, CPU per expired key")
+		expiryKeys   = fs.Int("expiry-keys", 1000000, "SETs (-n) of the --expiry burst")
+		expiryChurn  = fs.Int("expiry-churn", 2000000, "SETs (-n) of each --expiry churn round")
+		expiryRound  = fs.Int("expiry-rounds", 3, "churn rounds of the --expiry measurement")
+		expirySteady = fs.Duration("expiry-steady", 30*time.Second, "length of the steady churn of the --expiry measurement (0: none)")
+		expiryRest   = fs.Duration("expiry-rest", 15*time.Second, "how long the --expiry measurement watches a server after a churn")
+		out          = fs.String("out", "", "report folder (default bench/results; a temp folder for --quick and --smoke)")
+		timeout      = fs.Duration("timeout", 0, "bound on the whole run (default 90m; --quick 5m; --smoke 1m)")
+		cellTimeout  = fs.Duration("cell-timeout", 2*time.Minute, "bound on one redis-benchmark run")
+		corekvBin    = fs.String("corekv-bin", "", "use this binary as corekv instead of building ./cmd/corekv")
+		corekvArgs   = fs.String("corekv-args", "", "options added to corekv's command line, e.g. \"--spin 0\"")
+		onlyRedis    = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
@@ -163,6 +176,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		presetInt("max-requests", maxRequests, 20000)
 		preset("gc-keys", gcKeys, "1000,2000")
 		presetInt("gc-requests", gcRequests, 20000)
+		presetInt("expiry-keys", expiryKeys, 20000)
+		presetInt("expiry-churn", expiryChurn, 20000)
+		presetInt("expiry-rounds", expiryRound, 1)
+		if !set["expiry-steady"] {
+			*expirySteady = time.Second
+		}
+		if !set["expiry-rest"] {
+			*expiryRest = time.Second
+		}
 		if !set["timeout"] {
 			*timeout = time.Minute
 		}
@@ -178,6 +200,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		presetInt("requests", requests, 50000)
 		preset("gc-keys", gcKeys, "100000,1000000")
 		presetInt("gc-requests", gcRequests, 1000000)
+		presetInt("expiry-churn", expiryChurn, 1000000)
+		presetInt("expiry-rounds", expiryRound, 1)
+		if !set["expiry-steady"] {
+			*expirySteady = 10 * time.Second
+		}
 		if !set["timeout"] {
 			*timeout = 5 * time.Minute
 		}
@@ -196,8 +223,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		Clients: *clients, ClientThreads: *threads, Repeat: *repeat,
 		Requests: *requests, MaxRequests: *maxRequests, Preload: *preload, CSV: *csvMode,
 		Quick: *quick, Smoke: *smoke, Scaling: *scaling, MemoryOnly: *memory,
-		Memory: *memory || !(*quick || *smoke || *scaling || *gc),
+		Memory: *memory || !(*quick || *smoke || *scaling || *gc || *expiry),
 		GC:     *gc, GCRequests: *gcRequests,
+		Expiry: *expiry, ExpiryKeys: *expiryKeys, ExpiryChurn: *expiryChurn, ExpiryRounds: *expiryRound,
+		ExpirySteady: *expirySteady, ExpiryRest: *expiryRest,
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
 		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, CorekvArgs: strings.Fields(*corekvArgs),
 		OnlyRedis: *onlyRedis,
@@ -273,6 +302,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if len(cfg.Tests) == 0 || len(cfg.Pipelines) == 0 || len(cfg.Keyspaces) == 0 || len(cfg.Sizes) == 0 {
 		return nil, errors.New("--tests, --pipelines, --keyspaces and --sizes need at least one value")
+	}
+	if cfg.Expiry && cfg.GC {
+		return nil, errors.New("--expiry and --gc exclude each other")
+	}
+	if cfg.Expiry && (cfg.ExpiryKeys < 1 || cfg.ExpiryChurn < 1 || cfg.ExpiryRounds < 1) {
+		return nil, errors.New("--expiry-keys, --expiry-churn and --expiry-rounds must be positive")
 	}
 	if cfg.Clients < 1 || cfg.Repeat < 1 || cfg.Requests < 1 || cfg.MemoryKeys < 1 || (cfg.GC && cfg.GCRequests < 1) {
 		return nil, errors.New("--clients, --repeat, --requests, --memory-keys and --gc-requests must be positive")

@@ -17,17 +17,18 @@ import (
 
 // report is everything one run measured; it is also the JSON written beside the Markdown.
 type report struct {
-	Machine        machine      `json:"machine"`
-	Config         *config      `json:"config"`
-	Started        time.Time    `json:"started"`
-	Duration       string       `json:"duration"`
-	Incomplete     string       `json:"incomplete,omitempty"` // why the run stopped early
-	Targets        []target     `json:"targets"`
-	ServerCommands []string     `json:"server_commands"`
-	Results        []*result    `json:"results"`
-	Comparisons    []comparison `json:"comparisons"`
-	Memory         []memResult  `json:"memory,omitempty"`
-	GC             []gcResult   `json:"gc,omitempty"`
+	Machine        machine        `json:"machine"`
+	Config         *config        `json:"config"`
+	Started        time.Time      `json:"started"`
+	Duration       string         `json:"duration"`
+	Incomplete     string         `json:"incomplete,omitempty"` // why the run stopped early
+	Targets        []target       `json:"targets"`
+	ServerCommands []string       `json:"server_commands"`
+	Results        []*result      `json:"results"`
+	Comparisons    []comparison   `json:"comparisons"`
+	Memory         []memResult    `json:"memory,omitempty"`
+	GC             []gcResult     `json:"gc,omitempty"`
+	Expiry         []expiryResult `json:"expiry,omitempty"`
 }
 
 type machine struct {
@@ -127,6 +128,8 @@ func reportBase(rep *report) string {
 	switch {
 	case rep.Config.GC && !rep.Config.Memory:
 		base += "-gc"
+	case rep.Config.Expiry:
+		base += "-expiry"
 	case rep.Config.MemoryOnly:
 		base += "-memory"
 	case rep.Config.Scaling:
@@ -267,6 +270,10 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 		writeGC(w, rep)
 	}
 
+	if len(rep.Expiry) > 0 {
+		writeExpiry(w, rep)
+	}
+
 	if len(charts) > 0 {
 		fmt.Fprint(w, "## Charts\n\n")
 		for _, c := range charts {
@@ -286,7 +293,7 @@ func writeSetup(w io.Writer, rep *report) {
 	fmt.Fprint(w, "## Setup\n\n")
 	fmt.Fprintf(w, "- Servers pinned to CPUs `%s`, redis-benchmark to CPUs `%s` (taskset).\n",
 		cfg.ServerCPUs, formatCPUList(cfg.clientCPUList))
-	if cfg.MemoryOnly || cfg.GC {
+	if cfg.MemoryOnly || cfg.GC || cfg.Expiry {
 		fmt.Fprint(w, "\nServers:\n\n```\n"+strings.Join(rep.ServerCommands, "\n")+"\n```\n\n")
 		return
 	}

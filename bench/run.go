@@ -170,6 +170,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	if cfg.GC && !cfg.Memory {
 		rep.Targets = gcTargets(cfg)
 	}
+	if cfg.Expiry {
+		rep.Targets = expiryTargets(cfg)
+	}
 	for _, t := range rep.Targets {
 		argv := serverArgv(tl, t, 0, cfg.OnlyRedis)
 		for i := range argv {
@@ -181,7 +184,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	}
 
 	var runErr error
-	if !cfg.MemoryOnly && !cfg.GC {
+	if !cfg.MemoryOnly && !cfg.GC && !cfg.Expiry {
 		rep.Results, runErr = runMatrix(ctx, cfg, tl, rep.Targets, work, stdout)
 		rep.Comparisons = compare(rep.Results)
 	}
@@ -190,6 +193,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	}
 	if cfg.GC && runErr == nil {
 		rep.GC, runErr = runGC(ctx, cfg, tl, work, stdout)
+	}
+	if cfg.Expiry && runErr == nil {
+		rep.Expiry, runErr = runExpiry(ctx, cfg, tl, work, stdout)
 	}
 	rep.Duration = time.Since(start).Round(time.Second).String()
 	rep.Machine.LoadEnd = loadAvg()
@@ -435,6 +441,12 @@ func countFailed(rep *report) (failed, all int) {
 	for _, m := range rep.Memory {
 		all++
 		if m.Error != "" {
+			failed++
+		}
+	}
+	for _, e := range rep.Expiry {
+		all++
+		if e.Error != "" {
 			failed++
 		}
 	}

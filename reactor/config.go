@@ -24,11 +24,16 @@ type Config struct {
 	// after a turn that ran at least spinAfterCommands commands, before it
 	// sleeps; 0 sleeps at once. An idle core never spins.
 	SpinMicros int
-	// Hz is how many times a second each core runs its timers (active expiry).
+	// Hz is how many times a second each core runs its timers (table upkeep,
+	// published statistics); CONFIG SET hz changes it, within 1 to 500.
 	Hz int
 	// EnableDebug is enable-debug-command: "no" refuses DEBUG, "yes" allows
 	// it, "local" allows it from 127.0.0.1 and ::1 only.
 	EnableDebug string
+	// ActiveExpireEffort (1 to 10; 0 means 1) raises the CPU share and the
+	// per-turn time active expiry may take while expired keys pile up, as
+	// Redis's active-expire-effort does.
+	ActiveExpireEffort int
 }
 
 // Defaults returns the configuration corekv starts with when nothing is

@@ -60,7 +60,9 @@ var configParams = []configParam{
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
 	{name: "enable-debug-command", get: func(s *Server) string { return s.cfg.EnableDebug }},
-	{name: "hz", get: func(s *Server) string { return strconv.Itoa(s.cfg.Hz) }},
+	{name: "hz", get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }, set: setHz},
+	{name: "active-expire-effort", get: func(s *Server) string { return strconv.Itoa(int(s.expireEffort.Load())) },
+		set: setExpireEffort},
 	{name: "timeout", get: func(s *Server) string { return "0" }},
 	{name: "save", get: func(s *Server) string { return "" }},
 	{name: "appendonly", get: func(s *Server) string { return "no" }, set: setAppendonly},
@@ -85,6 +87,31 @@ func setMaxClients(s *Server, v string) (func(), string) {
 		}
 	}
 	return func() { s.maxClients.Store(n) }, ""
+}
+
+// setHz takes Redis's range for hz; as in Redis, the timer runs at 1 to 500
+// times a second whatever the value.
+func setHz(s *Server, v string) (func(), string) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, errNotInteger
+	}
+	if n < 0 || n > math.MaxInt32 {
+		return nil, "argument must be between 0 and 2147483647 inclusive"
+	}
+	return func() { s.setHz(int(n)) }, ""
+}
+
+// setExpireEffort takes active-expire-effort, 1 to 10.
+func setExpireEffort(s *Server, v string) (func(), string) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, errNotInteger
+	}
+	if n < 1 || n > 10 {
+		return nil, "argument must be between 1 and 10 inclusive"
+	}
+	return func() { s.expireEffort.Store(int32(n)) }, ""
 }
 
 // setAppendonly accepts "no", what corekv without persistence always is, so

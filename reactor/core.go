@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"log/slog"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,7 @@ type Core struct {
 
 	stats     coreStats
 	pub       publishedStats
+	exp       expireState
 	nextTimer int64 // Unix ms of the next timer run
 	lastBusy  int64 // Unix ms of the last turn that had work
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
@@ -76,7 +78,9 @@ type coreStats struct {
 	ringSent     uint64 // batches sent to peers
 	ringRecv     uint64 // batches executed for peers
 	ringCmds     uint64 // commands executed for peers
-	expired      uint64
+	expired      uint64 // keys deleted because they expired, lazily or actively
+	expireNs     uint64 // time spent in active expiry
+	expireCapped uint64 // active expiry runs that stopped at their budget with keys due
 	conns        uint64 // accepted
 	rejected     uint64
 	keyHits      uint64
@@ -95,10 +99,11 @@ type coreStats struct {
 // them, refreshed every timer tick.
 type publishedStats struct {
 	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
+	expireNs, expireCapped, stalePerc                                               atomic.Uint64 // stalePerc: float64 bits
 	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
 	slowTurns, longestTurnNs, statGen                                               atomic.Uint64
 	calls                                                                           []atomic.Uint64
-	keys, expires                                                                   []atomic.Int64
+	keys, expires, meanExpire                                                       []atomic.Int64
 	connected                                                                       atomic.Int64
 }
 
@@ -119,6 +124,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	c.pub.calls = make([]atomic.Uint64, len(router.Commands()))
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
+	c.pub.meanExpire = make([]atomic.Int64, srv.cfg.Databases)
 	var err error
 	if c.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return nil, err
@@ -244,6 +250,7 @@ func (c *Core) turn(maxWait int) {
 		c.wakeSleepers(time.Now().UnixNano())
 	}
 	c.flushAll()
+	c.expire(start.UnixNano(), time.Now().UnixNano())
 	if now >= c.nextTimer {
 		c.timers(now)
 	}
@@ -279,6 +286,7 @@ func (c *Core) timeout() int {
 	if d < 0 {
 		return 0
 	}
+	d = min(d, int64(c.expireWait(now.UnixMilli())))
 	if p := c.acceptPausedUntil; p != 0 {
 		d = max(min(d, p-now.UnixMilli()), 0)
 	}
@@ -749,25 +757,15 @@ func (c *Core) closeAll() {
 	unix.Close(c.epfd)
 }
 
-// timers runs the periodic work: table upkeep (resizes, giving memory back),
-// active expiry and published statistics.
+// timers runs the periodic work: table upkeep (resizes, giving memory back)
+// and published statistics. Active expiry runs at the end of every turn.
 func (c *Core) timers(now int64) {
-	hz := c.srv.cfg.Hz
-	if hz <= 0 {
-		hz = 10
-	}
-	c.nextTimer = now + int64(1000/hz)
+	c.nextTimer = now + int64(1000/c.srv.hz.Load())
 	for _, t := range c.shard.DBs {
 		t.Tick()
 	}
-	if c.srv.activeExpire.Load() {
-		budget := int64(25*time.Millisecond) * 10 / int64(hz) / int64(len(c.shard.DBs))
-		for _, t := range c.shard.DBs {
-			if t.ExpiresLen() > 0 {
-				c.stats.expired += uint64(t.ActiveExpire(budget))
-			}
-		}
-	}
+	c.adaptExpire()
+	c.updateStale()
 	c.publishStats()
 }
 
@@ -779,7 +777,14 @@ func (c *Core) publishStats() {
 	p.ringSent.Store(c.stats.ringSent)
 	p.ringRecv.Store(c.stats.ringRecv)
 	p.ringCmds.Store(c.stats.ringCmds)
+	c.stats.expired = 0
+	for _, t := range c.shard.DBs {
+		c.stats.expired += t.Expired()
+	}
 	p.expired.Store(c.stats.expired)
+	p.expireNs.Store(c.stats.expireNs)
+	p.expireCapped.Store(c.stats.expireCapped)
+	p.stalePerc.Store(math.Float64bits(c.exp.stale))
 	p.conns.Store(c.stats.conns)
 	p.rejected.Store(c.stats.rejected)
 	p.hits.Store(c.shard.Stats.Hits)
@@ -798,5 +803,6 @@ func (c *Core) publishStats() {
 	for i, t := range c.shard.DBs {
 		p.keys[i].Store(int64(t.Len()))
 		p.expires[i].Store(int64(t.ExpiresLen()))
+		p.meanExpire[i].Store(t.MeanExpire())
 	}
 }

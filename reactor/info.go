@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
 	commands, netIn, netOut, expired, conns, rejected, hits, misses, slowTurns uint64
+	expireNs, expireCapped                                                     uint64
 	calls                                                                      []uint64
 }
 
@@ -26,6 +28,8 @@ func (s *Server) totals() statTotals {
 		t.netIn += p.netIn.Load()
 		t.netOut += p.netOut.Load()
 		t.expired += p.expired.Load()
+		t.expireNs += p.expireNs.Load()
+		t.expireCapped += p.expireCapped.Load()
 		t.conns += p.conns.Load()
 		t.rejected += p.rejected.Load()
 		t.hits += p.hits.Load()
@@ -42,6 +46,8 @@ func (s *Server) totals() statTotals {
 	t.netIn -= b.netIn
 	t.netOut -= b.netOut
 	t.expired -= b.expired
+	t.expireNs -= b.expireNs
+	t.expireCapped -= b.expireCapped
 	t.conns -= b.conns
 	t.rejected -= b.rejected
 	t.hits -= b.hits
@@ -134,7 +140,8 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("server_time_usec", time.Now().UnixMicro())
 		kv("uptime_in_seconds", int64(uptime.Seconds()))
 		kv("uptime_in_days", int64(uptime.Hours()/24))
-		kv("hz", s.cfg.Hz)
+		kv("hz", s.hz.Load())
+		kv("configured_hz", s.hz.Load())
 		kv("shards", s.cfg.Shards)
 		kv("executable", os.Args[0])
 	}
@@ -187,6 +194,9 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("total_net_output_bytes", t.netOut)
 		kv("rejected_connections", t.rejected)
 		kv("expired_keys", t.expired)
+		kv("expired_stale_perc", strconv.FormatFloat(s.stalePerc(), 'f', 2, 64))
+		kv("expired_time_cap_reached_count", t.expireCapped)
+		kv("expire_cycle_cpu_milliseconds", t.expireNs/1e6)
 		kv("evicted_keys", 0)
 		kv("keyspace_hits", t.hits)
 		kv("keyspace_misses", t.misses)
@@ -216,12 +226,22 @@ func (s *Server) infoText(want map[string]bool) string {
 	if section("keyspace") {
 		for db := 0; db < s.cfg.Databases; db++ {
 			var keys, expires int64
+			ttlSum := 0.0 // over the shards' keys with a TTL, in ms
+			now := time.Now().UnixMilli()
 			for _, c := range s.cores {
 				keys += c.pub.keys[db].Load()
-				expires += c.pub.expires[db].Load()
+				n := c.pub.expires[db].Load()
+				expires += n
+				if n > 0 {
+					ttlSum += float64(n) * float64(max(c.pub.meanExpire[db].Load()-now, 0))
+				}
+			}
+			avgTTL := int64(0)
+			if expires > 0 {
+				avgTTL = int64(ttlSum / float64(expires))
 			}
 			if keys > 0 {
-				fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", db, keys, expires)
+				fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=%d\r\n", db, keys, expires, avgTTL)
 			}
 		}
 	}
@@ -238,6 +258,25 @@ func (s *Server) infoText(want map[string]bool) string {
 		}
 	}
 	return b.String()
+}
+
+// stalePerc is expired_stale_perc: the shards' moving averages of the share
+// of keys with a TTL that had expired and were not deleted yet, weighted by
+// their keys with a TTL.
+func (s *Server) stalePerc() float64 {
+	var sum, n float64
+	for _, c := range s.cores {
+		var e int64
+		for db := range c.pub.expires {
+			e += c.pub.expires[db].Load()
+		}
+		sum += float64(e) * math.Float64frombits(c.pub.stalePerc.Load())
+		n += float64(e)
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n
 }
 
 // readRSS returns the resident set size in bytes from /proc.

@@ -49,6 +49,8 @@ type Server struct {
 	pass         atomic.Pointer[string]
 	outHard      atomic.Int64
 	activeExpire atomic.Bool
+	hz           atomic.Int32  // timer runs per second, 1 to 500
+	expireEffort atomic.Int32  // active-expire-effort, 1 to 10
 	memoryPeak   atomic.Uint64 // the highest used_memory INFO has reported
 	statGen      atomic.Uint64 // CONFIG RESETSTAT count, for maxima the cores reset
 
@@ -93,6 +95,8 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.pass.Store(&pass)
 	s.outHard.Store(cfg.OutputHardLimit)
 	s.activeExpire.Store(true)
+	s.setHz(cfg.Hz)
+	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
 	for i := 0; i < cfg.Shards; i++ {

@@ -419,6 +419,11 @@ func compatScripts() []compatScript {
 			s("CLIENT FOO"), s("CLIENT"),
 			s("CONFIG GET maxclients"), s("CONFIG GET nosuchparam"), s("CONFIG SET foo bar"), s("CONFIG"),
 			s("CONFIG FOO"), s("CONFIG GET"),
+			s("CONFIG SET active-expire-effort 11"), s("CONFIG SET active-expire-effort 0"),
+			s("CONFIG SET active-expire-effort x"), s("CONFIG SET active-expire-effort 3"),
+			s("CONFIG GET active-expire-effort"), s("CONFIG SET active-expire-effort 1"), s("CONFIG SET hz -1"),
+			s("CONFIG SET hz 2147483648"), s("CONFIG SET hz 1000"), s("CONFIG GET hz"), s("CONFIG SET hz 0"),
+			s("CONFIG GET hz"), s("CONFIG SET hz 10"), s("CONFIG GET hz"),
 			shape("TIME"), s("TIME x"), shape("LASTSAVE"), s("DEBUG SLEEP 0"),
 			// COMMAND COUNT is not compared: Redis has many more commands than corekv implements.
 			s("COMMAND GETKEYS SET a b"), s("COMMAND GETKEYS MSET a 1 b 2"), s("COMMAND GETKEYS GET"),

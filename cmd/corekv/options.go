@@ -23,7 +23,8 @@ Options (also accepted as "name value" lines in the config file):
   --client-output-buffer-limit "normal HARD SOFT SECONDS"
                                  close a client whose unread output passes HARD (0: no limit)
   --output-safety-cap BYTES      hard cap on any client's unread output (default 1gb)
-  --hz N                         timer runs per second per shard (default 10)
+  --hz N                         timer runs per second per shard (default 10; 1 to 500)
+  --active-expire-effort N       1 to 10: CPU active expiry may use while expired keys pile up (default 1)
   --spin USEC                    how long a shard polls after a turn of 16+ commands (default 20; 0: never)
   --enable-debug-command no|yes|local
                                  allow DEBUG (default no; local: from 127.0.0.1 and ::1 only)
@@ -191,6 +192,11 @@ func (o *options) apply(name string, vals []string) error {
 		o.cfg.LogLevel, err = one()
 	case "hz":
 		o.cfg.Hz, err = num()
+	case "active-expire-effort":
+		o.cfg.ActiveExpireEffort, err = num()
+		if err == nil && (o.cfg.ActiveExpireEffort < 1 || o.cfg.ActiveExpireEffort > 10) {
+			err = fmt.Errorf("active-expire-effort must be between 1 and 10")
+		}
 	case "spin":
 		o.cfg.SpinMicros, err = num()
 		if err == nil && o.cfg.SpinMicros < 0 {

@@ -7,7 +7,7 @@ import (
 
 // Check verifies the table's internal invariants: every slot points at a live
 // entry whose key hashes to the slot's bucket, counts agree, chains are
-// packed, the TTL set and the entries agree, the arena's counters match its
+// packed, the TTL wheel and the entries agree, the arena's counters match its
 // pages and the block pool's counters its spans. It walks the whole table:
 // for tests and fuzzing, not for a running server.
 func (t *Table) Check() error {
@@ -56,8 +56,8 @@ func (t *Table) Check() error {
 					}
 					if it[0]&hdrTTL != 0 {
 						i := entryExpIdx(it)
-						if i >= t.exp.n || t.exp.at(i) != ref {
-							return fmt.Errorf("key %q: TTL set position %d wrong", entryKey(it), i)
+						if s := i >> segShift; s == 0 || s >= int(t.exp.segNext) || i&(segWords-1) < segHead || t.exp.at(i) != ref {
+							return fmt.Errorf("key %q: TTL wheel position %d wrong", entryKey(it), i)
 						}
 					}
 				}
@@ -85,7 +85,10 @@ func (t *Table) Check() error {
 		}
 	}
 	if nttl != t.exp.n {
-		return fmt.Errorf("%d keys with TTL, TTL set holds %d", nttl, t.exp.n)
+		return fmt.Errorf("%d keys with TTL, TTL wheel holds %d", nttl, t.exp.n)
+	}
+	if err := t.checkWheel(); err != nil {
+		return err
 	}
 	var used, capa [numClasses]int
 	bytes := 0
@@ -144,8 +147,8 @@ func (t *Table) blocksHeld() int {
 			}
 		}
 	}
-	for _, c := range t.exp.chunks {
-		if len(c) == expChunkLen {
+	for _, c := range t.exp.segs {
+		if len(c) == segChunkWords {
 			n++
 		}
 	}
@@ -167,6 +170,72 @@ func (p *blockPool) checkErr() error {
 	}
 	if inUse != p.inUse || warm != p.warm {
 		return fmt.Errorf("pool counts %d in use and %d warm, spans say %d and %d", p.inUse, p.warm, inUse, warm)
+	}
+	return nil
+}
+
+// checkWheel verifies the TTL wheel: every bucket's chain holds as many refs
+// as it counts, each of an entry with a TTL that records that position, and
+// each expiring before its bucket's slice ends (so that draining a bucket
+// whose slice has ended deletes only expired keys); the counts per level,
+// the total, the sum of expiry times and the due time agree.
+func (t *Table) checkWheel() error {
+	w := &t.exp
+	total := 0
+	var sumHi, sumLo uint64
+	due := int64(noneDue)
+	for l := range wheelLevels {
+		sh := sliceShift(l)
+		n := 0
+		for q := w.next[l]; q < w.next[l]+wheelSlots; q++ {
+			if w.levels[l] == nil {
+				break
+			}
+			b := &w.levels[l][q&wheelMask]
+			inChain := 0
+			for s, first := b.head, true; s != 0; s, first = w.seg(s)[0], false {
+				g := w.seg(s)
+				if g[1] != uint32(l<<wheelBits|int(q&wheelMask)) {
+					return fmt.Errorf("level %d slice %d: segment %d has bucket id %x", l, q, s, g[1])
+				}
+				refs := segRefs
+				if first {
+					refs = int(b.n-1)%segRefs + 1
+				}
+				for i := range refs {
+					pos := int(s)<<segShift | segHead + i
+					it := t.ar.item(g[segHead+i])
+					if it[0] == 0 || it[0]&hdrTTL == 0 || entryExpIdx(it) != pos {
+						return fmt.Errorf("level %d slice %d: position %d holds no entry with a TTL there", l, q, pos)
+					}
+					e := entryExpire(it)
+					if l < wheelLevels-1 && e >= (q+1)<<sh {
+						return fmt.Errorf("key %q expiring at %d in level %d slice %d", entryKey(it), e, l, q)
+					}
+					var c uint64
+					sumLo, c = bits.Add64(sumLo, uint64(e), 0)
+					sumHi += c
+					inChain++
+				}
+			}
+			if inChain != int(b.n) {
+				return fmt.Errorf("level %d slice %d: chain holds %d refs, bucket counts %d", l, q, inChain, b.n)
+			}
+			n += inChain
+		}
+		if n != w.count[l] {
+			return fmt.Errorf("level %d holds %d refs, counts %d", l, n, w.count[l])
+		}
+		if n > 0 {
+			due = min(due, w.nextDue(l))
+		}
+		total += n
+	}
+	if total != w.n || sumHi != w.sumHi || sumLo != w.sumLo {
+		return fmt.Errorf("wheel holds %d refs, counts %d; sums differ: %v", total, w.n, sumHi != w.sumHi || sumLo != w.sumLo)
+	}
+	if w.due > due {
+		return fmt.Errorf("wheel due at %d, a bucket is due at %d", w.due, due)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ package kvtable
 // items live) the sparsest page is chosen as victim and emptied a few
 // entries at a time, each time an entry of the class is freed by a write.
 // An emptied page is released. Moving an entry rewrites its index slot and
-// its place in the TTL set; values returned by Get may move, which is why
+// its place in the TTL wheel; values returned by Get may move, which is why
 // only writes compact.
 
 const (

@@ -16,19 +16,21 @@
 // bytes, an 8-byte integer, or the position of an out-of-arena object in a
 // per-table []any (the hook for aggregate types). See arena.go and entry.go.
 //
-// TTL set: a dense, chunked array of the refs of keys with a TTL; each such
-// entry records its own position, so removal is a swap with the last.
-// ActiveExpire samples it.
+// TTL wheel: the refs of keys with a TTL in buckets by expiry time slice,
+// on levels of longer and longer slices; each such entry records its own
+// position, so removal is a swap with its bucket's last ref. ActiveExpire
+// drains the buckets whose slice has ended, so it finds every expired key
+// in O(1) and never looks at a live one. See wheel.go.
 //
 // Memory: every piece of full size (64 KiB arena pages, index chunks,
-// overflow chunks, TTL-set chunks) is a block the table maps itself, outside
-// the Go heap (offheap.go); the heap holds only the first, smaller pages of
-// each size class, entries over 8 KiB and the small bookkeeping arrays. So a
-// shard with 10M keys has a Go heap of a few megabytes, and the cost of a GC
-// cycle does not grow with the keyspace. Freed blocks stay warm for reuse;
-// Tick, which the shard's timer runs, gives the excess back to the kernel a
-// little at a time. Clear unmaps a table's blocks; so does a cleanup once a
-// table is unreachable.
+// overflow chunks, TTL-wheel chunks) is a block the table maps itself,
+// outside the Go heap (offheap.go); the heap holds only the first, smaller
+// pages of each size class, entries over 8 KiB and the small bookkeeping
+// arrays. So a shard with 10M keys has a Go heap of a few megabytes, and the
+// cost of a GC cycle does not grow with the keyspace. Freed blocks stay warm
+// for reuse; Tick, which the shard's timer runs, gives the excess back to the
+// kernel a little at a time. Clear unmaps a table's blocks; so does a cleanup
+// once a table is unreachable.
 //
 // # Invariants
 //
@@ -39,7 +41,7 @@
 //     few buckets of ix[0] into it, and buckets of ix[0] below rehashIdx are
 //     empty. A key, new or old, lives in ix[0] if its bucket there is at or
 //     above rehashIdx, else in ix[1]. Index chunks, overflow chunks and
-//     TTL-set chunks are allocated in bounded pieces, so no operation copies
+//     TTL-wheel chunks are allocated in bounded pieces, so no operation copies
 //     or zeroes a table-sized array, and ix[1] is written in rehash order.
 //   - A bucket's chain is packed (no empty slot before a full one, no empty
 //     overflow group), so a lookup stops at the first empty slot.

@@ -5,7 +5,7 @@ package kvtable
 //	header   1 byte: kind (bits 0-2), string stored as given (bit 3),
 //	         encoding (bits 4-5), has-TTL (bit 6), string grown in place (bit 7)
 //	[expire  8 bytes, absolute Unix ms]       only with a TTL
-//	[expidx  4 bytes, position in the TTL set] only with a TTL
+//	[expidx  4 bytes, position in the TTL wheel] only with a TTL
 //	keylen   uvarint
 //	key      keylen bytes
 //	value    raw: uvarint length + bytes; int: 8 bytes; obj: 4-byte index

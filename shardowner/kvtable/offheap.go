@@ -422,10 +422,10 @@ func blockU32(b unsafe.Pointer) []uint32 { return unsafe.Slice((*uint32)(b), blo
 
 func blockOf[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
-// The index and TTL-set chunks of full size are exactly one block.
+// The index and TTL-wheel chunks of full size are exactly one block.
 var (
 	_ [blockBytes - 8*chunkWords]struct{}
 	_ [8*chunkWords - blockBytes]struct{}
-	_ [blockBytes - 4*expChunkLen]struct{}
-	_ [4*expChunkLen - blockBytes]struct{}
+	_ [blockBytes - 4*segChunkWords]struct{}
+	_ [4*segChunkWords - blockBytes]struct{}
 )

@@ -64,7 +64,7 @@ func (t *Table) scanBucket(ix *index, b uint32, fn func([]byte, Value)) int {
 	for g != nil {
 		for i := 0; i < slotsPerGroup && g[i] != 0; i++ {
 			it := t.ar.item(uint32(g[i]))
-			if !t.expired(it) {
+			if !t.isExpired(it) {
 				fn(entryKey(it), entryValue(it))
 				n++
 			}

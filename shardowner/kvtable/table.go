@@ -48,11 +48,7 @@ const (
 	rehashPerOp = 2
 	// rehashPerTick is the same for each Tick.
 	rehashPerTick = 256
-	// activeSample is how many keys with a TTL one round of ActiveExpire
-	// samples.
-	activeSample = 20
-
-	hashHigh = 0xffffffff_00000000
+	hashHigh      = 0xffffffff_00000000
 )
 
 var seed = maphash.MakeSeed()
@@ -67,7 +63,8 @@ type Table struct {
 	ix        [2]index // ix[1] is in use only while rehashing
 	rehashIdx int      // next bucket of ix[0] to migrate; -1 when not rehashing
 	ar        arena
-	exp       expSet
+	exp       wheel
+	expired   uint64 // keys deleted because they expired
 
 	// objs holds the values of entries with the obj encoding (aggregate
 	// types); objFree lists its unused positions.
@@ -76,6 +73,7 @@ type Table struct {
 
 	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
+	sink     uint64 // where ActiveExpire's read-ahead loads go, so they are not optimised away
 	hashMask uint64 // all ones; tests clear bits to force collisions
 }
 
@@ -88,14 +86,14 @@ func NewTable(clock *Clock) *Table {
 	return t
 }
 
-// reset empties t, keeping its clock, pool, random state, hash mask and page
-// limit.
+// reset empties t, keeping its clock, pool, random state, hash mask, page
+// limit and expired count.
 func (t *Table) reset() {
 	limit := t.ar.pageLimit
-	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool}
+	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired}
 	t.ar.pool = t.pool
 	t.ar.pageLimit = limit
-	t.exp.pool = t.pool
+	t.exp = newWheel(t.pool)
 }
 
 func (t *Table) hash(key []byte) uint64 { return maphash.Bytes(seed, key) & t.hashMask }
@@ -280,7 +278,7 @@ func (t *Table) Tick() {
 	t.pool.decay()
 }
 
-func (t *Table) expired(it []byte) bool {
+func (t *Table) isExpired(it []byte) bool {
 	return it[0]&hdrTTL != 0 && entryExpire(it) <= t.clock.Ms
 }
 
@@ -292,9 +290,8 @@ func (t *Table) Get(key []byte) (Value, bool) {
 		return Value{}, false
 	}
 	it := t.ar.item(uint32(w))
-	if t.expired(it) {
-		t.unindex(w)
-		t.dropEntry(uint32(w), false)
+	if t.isExpired(it) {
+		t.expireSlot(w, false)
 		return Value{}, false
 	}
 	return entryValue(it), true
@@ -344,8 +341,8 @@ func (t *Table) SetUnsharedInt(key []byte, n int64, expireAt int64) error {
 }
 
 // put stores an entry: raw for encRaw, n for encInt and encObj. It returns
-// ErrFull, leaving the table as it was, when the entry needs an item the
-// arena cannot give.
+// ErrFull, leaving every live key as it was (an expired key under the name
+// is gone), when the entry needs an item the arena cannot give.
 func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	t.rehashStep(rehashPerOp)
 	ttl := expireAt != 0
@@ -355,6 +352,12 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 	size := entrySize(len(key), hdr&hdrEncMask, len(raw), ttl)
 	h := t.hash(key)
 	w := t.lookup(h, key)
+	if w != 0 && t.isExpired(t.ar.item(uint32(w))) {
+		// Expiry deletes the old key, as for any other command that finds
+		// it; compacting could move the entry val aliases.
+		t.expireSlot(w, false)
+		w = 0
+	}
 	if w == 0 {
 		ref := t.ar.alloc(size)
 		if ref == 0 {
@@ -362,7 +365,7 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 		}
 		idx := 0
 		if ttl {
-			idx = t.exp.push(ref)
+			idx = t.exp.push(ref, expireAt, t.clock.Ms)
 		}
 		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
 		t.insert(h, ref)
@@ -374,7 +377,11 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 	if old&hdrTTL == hdr&hdrTTL && t.ar.fits(ref, size) {
 		// Same layout up to the value: rewrite the value in place.
 		t.dropObj(it)
-		writePrefix(it, hdr, expireAt, entryExpIdxOr0(it))
+		idx := 0
+		if ttl {
+			idx = t.wheelMove(ref, it, expireAt)
+		}
+		writePrefix(it, hdr, expireAt, idx)
 		writeValue(it, valueOff(it), hdr&hdrEncMask, raw, n)
 		return nil
 	}
@@ -386,12 +393,12 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 	idx := 0
 	switch {
 	case ttl && old&hdrTTL != 0:
-		idx = entryExpIdx(it)
+		idx = t.wheelMove(ref, it, expireAt)
 		t.exp.set(idx, nref)
 	case ttl:
-		idx = t.exp.push(nref)
+		idx = t.exp.push(nref, expireAt, t.clock.Ms)
 	case old&hdrTTL != 0:
-		t.expRemove(entryExpIdx(it))
+		t.wheelRemove(entryExpIdx(it), entryExpire(it))
 	}
 	writeEntry(t.ar.item(nref), hdr, expireAt, idx, key, raw, n)
 	t.reindex(w, nref)
@@ -424,7 +431,7 @@ func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	}
 	ref := uint32(w)
 	it := t.ar.item(ref)
-	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.expired(it) {
+	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.isExpired(it) {
 		return 0, errNotRaw
 	}
 	voff := valueOff(it)
@@ -464,13 +471,6 @@ func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	return end, nil
 }
 
-func entryExpIdxOr0(it []byte) int {
-	if it[0]&hdrTTL == 0 {
-		return 0
-	}
-	return entryExpIdx(it)
-}
-
 // SetExpire sets (or with 0 removes) the expiry of a live key and reports
 // whether the key was there. Adding a TTL can need a bigger item: when the
 // arena cannot give one it returns ErrFull and changes nothing.
@@ -482,15 +482,14 @@ func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	}
 	ref := uint32(w)
 	it := t.ar.item(ref)
-	if t.expired(it) {
-		t.unindex(w)
-		t.dropEntry(ref, true)
+	if t.isExpired(it) {
+		t.expireSlot(w, true)
 		return false, nil
 	}
 	had := it[0]&hdrTTL != 0
 	switch {
 	case had && expireAt != 0:
-		le.PutUint64(it[1:], uint64(expireAt))
+		writePrefix(it, it[0], expireAt, t.wheelMove(ref, it, expireAt))
 		return true, nil
 	case !had && expireAt == 0:
 		return true, nil
@@ -514,9 +513,9 @@ func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	}
 	idx := 0
 	if expireAt != 0 {
-		idx = t.exp.push(nref)
+		idx = t.exp.push(nref, expireAt, t.clock.Ms)
 	} else {
-		t.expRemove(entryExpIdx(it))
+		t.wheelRemove(entryExpIdx(it), entryExpire(it))
 	}
 	copy(dst[pre:], tail)
 	writePrefix(dst, hdr, expireAt, idx)
@@ -534,10 +533,13 @@ func (t *Table) Delete(key []byte) bool {
 	if w == 0 {
 		return false
 	}
-	live := !t.expired(t.ar.item(uint32(w)))
+	if t.isExpired(t.ar.item(uint32(w))) {
+		t.expireSlot(w, true)
+		return false
+	}
 	t.unindex(w)
 	t.dropEntry(uint32(w), true)
-	return live
+	return true
 }
 
 // dropEntry releases what the entry ref holds, once its slot is gone.
@@ -547,7 +549,7 @@ func (t *Table) Delete(key []byte) bool {
 func (t *Table) dropEntry(ref uint32, compact bool) {
 	it := t.ar.item(ref)
 	if it[0]&hdrTTL != 0 {
-		t.expRemove(entryExpIdx(it))
+		t.wheelRemove(entryExpIdx(it), entryExpire(it))
 	}
 	t.dropObj(it)
 	t.freeItem(ref, compact)
@@ -559,16 +561,6 @@ func (t *Table) freeItem(ref uint32, compact bool) {
 	if compact {
 		t.compactStep(c)
 	}
-}
-
-func (t *Table) expRemove(i int) {
-	last := t.exp.n - 1
-	if i != last {
-		r := t.exp.at(last)
-		t.exp.set(i, r)
-		setEntryExpIdx(t.ar.item(r), i)
-	}
-	t.exp.pop()
 }
 
 // dropObj releases the object an obj-encoded entry refers to.
@@ -609,7 +601,7 @@ func (t *Table) object(key []byte) (any, bool) {
 		return nil, false
 	}
 	it := t.ar.item(uint32(w))
-	if it[0]&hdrEncMask != encObj || t.expired(it) {
+	if it[0]&hdrEncMask != encObj || t.isExpired(it) {
 		return nil, false
 	}
 	return t.objs[le.Uint32(it[valueOff(it):])], true
@@ -632,7 +624,7 @@ func (t *Table) Clear() {
 }
 
 // MemoryUsage returns the bytes key costs: its arena item, its index slot
-// and, with a TTL, its place in the TTL set. An expired key is deleted.
+// and, with a TTL, its place in the TTL wheel. An expired key is deleted.
 func (t *Table) MemoryUsage(key []byte) (int, bool) {
 	if _, ok := t.Get(key); !ok {
 		return 0, false
@@ -646,7 +638,7 @@ func (t *Table) MemoryUsage(key []byte) (int, bool) {
 }
 
 // ArenaBytes returns the bytes the table holds: arena pages, index arrays,
-// the TTL set and page descriptors.
+// the TTL wheel and page descriptors.
 func (t *Table) ArenaBytes() int {
 	return t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
 		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 16*cap(t.objs)
@@ -666,9 +658,8 @@ func (t *Table) RandomKey() ([]byte, bool) {
 		}
 		w := t.randomSlot()
 		it := t.ar.item(uint32(w))
-		if t.expired(it) {
-			t.unindex(w)
-			t.dropEntry(uint32(w), false)
+		if t.isExpired(it) {
+			t.expireSlot(w, false)
 			continue
 		}
 		return entryKey(it), true
@@ -679,7 +670,7 @@ func (t *Table) RandomKey() ([]byte, bool) {
 		for b := uint32(0); ix.dir != nil && b <= ix.mask; b++ {
 			var key []byte
 			t.eachSlot(ix, b, func(w uint64) bool {
-				if it := t.ar.item(uint32(w)); !t.expired(it) {
+				if it := t.ar.item(uint32(w)); !t.isExpired(it) {
 					key = entryKey(it)
 				}
 				return key == nil
