@@ -29,7 +29,16 @@ type Config struct {
 	// EnableDebug is enable-debug-command: "no" refuses DEBUG, "yes" allows
 	// it, "local" allows it from 127.0.0.1 and ::1 only.
 	EnableDebug string
+	// SlowlogSlowerThan is slowlog-log-slower-than: commands that run this
+	// many microseconds or more enter the slow log; -1 logs none.
+	SlowlogSlowerThan int64
+	// SlowlogMaxLen is slowlog-max-len: the most entries each shard keeps.
+	SlowlogMaxLen int64
 }
+
+// SlowlogSlowerThanMin is the least slowlog-log-slower-than, as in Redis:
+// -1 turns the slow log off.
+const SlowlogSlowerThanMin = -1
 
 // Defaults returns the configuration corekv starts with when nothing is
 // given.
@@ -44,5 +53,8 @@ func Defaults() Config {
 		Hz:              10,
 		SpinMicros:      20,
 		EnableDebug:     "no",
+
+		SlowlogSlowerThan: 10000,
+		SlowlogMaxLen:     128,
 	}
 }

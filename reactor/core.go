@@ -48,6 +48,7 @@ type Core struct {
 
 	stats     coreStats
 	pub       publishedStats
+	cmdPub    cmdStatsCopy
 	nextTimer int64 // Unix ms of the next timer run
 	lastBusy  int64 // Unix ms of the last turn that had work
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
@@ -70,7 +71,6 @@ type Core struct {
 // coreStats are counted by the core alone, without atomics.
 type coreStats struct {
 	commands     uint64
-	calls        []uint64 // per command ID
 	netIn        uint64
 	netOut       uint64
 	ringSent     uint64 // batches sent to peers
@@ -97,7 +97,6 @@ type publishedStats struct {
 	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
 	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
 	slowTurns, longestTurnNs, statGen                                               atomic.Uint64
-	calls                                                                           []atomic.Uint64
 	keys, expires                                                                   []atomic.Int64
 	connected                                                                       atomic.Int64
 }
@@ -115,8 +114,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		overflow: make([][]*router.Batch, srv.cfg.Shards),
 		resume:   make([]*router.Batch, srv.cfg.Shards),
 	}
-	c.stats.calls = make([]uint64, len(router.Commands()))
-	c.pub.calls = make([]atomic.Uint64, len(router.Commands()))
+	c.shard.Slowlog = srv.slowlog
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
 	var err error
@@ -790,11 +788,7 @@ func (c *Core) publishStats() {
 	p.slowTurns.Store(c.stats.slowTurns)
 	p.longestTurnNs.Store(c.stats.longestTurnNs)
 	p.statGen.Store(c.stats.statGen)
-	for i, n := range c.stats.calls {
-		if n != 0 {
-			p.calls[i].Store(n)
-		}
-	}
+	c.publishCmdStats()
 	for i, t := range c.shard.DBs {
 		p.keys[i].Store(int64(t.Len()))
 		p.expires[i].Store(int64(t.ExpiresLen()))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 	"golang.org/x/sys/unix"
 )
 
@@ -64,6 +65,8 @@ type Server struct {
 	// soft and seconds of the normal, slave and pubsub classes. Only the
 	// normal class's hard limit applies, and outHard holds that one.
 	outLimits [3][3]int64
+
+	slowlog *shardowner.SlowlogConfig // shared by every core's shard
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -93,6 +96,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.pass.Store(&pass)
 	s.outHard.Store(cfg.OutputHardLimit)
 	s.activeExpire.Store(true)
+	s.slowlog = shardowner.NewSlowlogConfig()
+	s.slowlog.SlowerThan.Store(cfg.SlowlogSlowerThan)
+	s.slowlog.MaxLen.Store(cfg.SlowlogMaxLen)
+	s.slowlog.Client = s.clientOf
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
 	for i := 0; i < cfg.Shards; i++ {

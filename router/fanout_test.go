@@ -42,6 +42,7 @@ type testExec struct {
 	freeSlots int
 	orphaned  []*Slot
 	bad       []string // misuse seen by the Exec methods
+	failed    int      // plans that answered an error
 
 	w      resp.Writer
 	ctx    shardowner.Ctx
@@ -135,6 +136,8 @@ func (e *testExec) Shards() int    { return len(e.shards) }
 func (e *testExec) Databases() int { return testDatabases }
 
 func (e *testExec) Orphaned(s *Slot) { e.orphaned = append(e.orphaned, s) }
+
+func (e *testExec) Failed(cmd *Command) { e.failed++ }
 
 // split runs a multi-shard command given as space-separated words in db with
 // the given protocol and returns the reply. It checks that the reply comes
