@@ -37,6 +37,7 @@ type Core struct {
 	ctx      shardowner.Ctx
 	w        resp.Writer
 	ahead    [parseAhead]parsed
+	clock    int64  // router.Now() when the last command that parse ran ended
 	sink     uint64 // where touchKeys' loads go, so they are not optimised away
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
@@ -521,6 +522,9 @@ outer:
 		if n > 1 {
 			c.touchKeys(cn, n)
 		}
+		// Commands run back to back from here: each one's end, read once,
+		// is the next one's start (router.Call).
+		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
 			if len(a.argv) > 0 {

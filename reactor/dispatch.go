@@ -51,9 +51,9 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	n := c.srv.cfg.Shards
 	switch cmd.Route {
 	case router.RouteHome:
-		start, errs := router.Now(), cn.w.Errors
+		errs := cn.w.Errors
 		c.home(cn, cmd, argv)
-		router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, start, cn.w.Errors != errs)
+		c.clock = router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, c.clock, cn.w.Errors != errs)
 		return
 	case router.RouteCursor:
 		shard := c.id
@@ -104,13 +104,14 @@ func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv
 
 // runOn runs a single-shard command. The direct path, a local key and no
 // reply pending before it, writes the reply straight into the output buffer.
+// It runs within parse, whose clock reading starts the command.
 func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 	if shard == c.id {
 		w := cn.begin()
 		c.ctx.Shard = c.shard
 		c.ctx.DB = cn.db
 		c.ctx.W = w
-		router.Call(&c.ctx, cmd, argv, router.Origin{Client: cn.id}, router.Now())
+		c.clock = router.Call(&c.ctx, cmd, argv, router.Origin{Client: cn.id}, c.clock)
 		c.ctx.W = nil
 		cn.end()
 		return
@@ -172,6 +173,9 @@ func (c *Core) Orphaned(s *router.Slot) { c.FreeSlot(s) }
 
 // Failed counts a multi-shard command's error reply (router.Exec).
 func (c *Core) Failed(cmd *router.Command) { c.shard.CmdStat(cmd.ID).Failed++ }
+
+// Slowlog is the server's slow log settings (router.Exec).
+func (c *Core) Slowlog() *shardowner.SlowlogConfig { return c.shard.Slowlog }
 
 // Shards is the number of shards (router.Exec).
 func (c *Core) Shards() int { return c.srv.cfg.Shards }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -241,7 +242,7 @@ func (p *plan) combine(ex Exec, s *Slot) {
 	case CombineRandomKey:
 		out = p.randomKey(out)
 	case CombineSlowlog:
-		out = p.slowlog(out)
+		out = p.slowlog(out, ex.Slowlog())
 	}
 	s.Reply = out
 	p.release(ex)
@@ -251,12 +252,17 @@ func (p *plan) combine(ex Exec, s *Slot) {
 // slowlog appends SLOWLOG's reply: GET merges the shards' entries newest
 // first (IDs grow in the order entries are logged on any shard) up to the
 // count, LEN sums the shards' lengths, RESET and HELP answer as every shard
-// does.
-func (p *plan) slowlog(out []byte) []byte {
+// does. Each shard keeps up to slowlog-max-len entries; the newest that many
+// over all shards are the log, as in Redis.
+func (p *plan) slowlog(out []byte, cfg *shardowner.SlowlogConfig) []byte {
 	sub := p.argv[1]
+	maxLen := int64(math.MaxInt64)
+	if cfg != nil {
+		maxLen = cfg.MaxLen.Load()
+	}
 	if resp.EqualFold(sub, "len") {
 		out = append(out, ':')
-		out = strconv.AppendInt(out, p.sumInts(), 10)
+		out = strconv.AppendInt(out, min(p.sumInts(), maxLen), 10)
 		return append(out, '\r', '\n')
 	}
 	if !resp.EqualFold(sub, "get") {
@@ -285,6 +291,7 @@ func (p *plan) slowlog(out []byte) []byte {
 	if count >= 0 {
 		total = min(total, int(count))
 	}
+	total = int(min(int64(total), maxLen))
 	w := resp.Writer{B: out, Proto: p.proto}
 	w.Array(total)
 	out = w.B

@@ -1,5 +1,7 @@
 package router
 
+import "github.com/corekv/corekv/shardowner"
+
 // Slot is a place for one reply that is not ready yet. A connection keeps its
 // slots in request order and writes a reply only when every earlier slot is
 // filled, so pipelined replies leave in order even when later commands finish
@@ -63,6 +65,9 @@ type Exec interface {
 	// Failed counts a multi-shard command that answered an error, once for
 	// the whole (its parts do not count their errors).
 	Failed(cmd *Command)
+	// Slowlog is the server's slow log settings: SLOWLOG's combined reply
+	// holds at most slowlog-max-len entries over all shards.
+	Slowlog() *shardowner.SlowlogConfig
 }
 
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.
