@@ -2,6 +2,7 @@ package shardowner
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/corekv/corekv/resp"
 )
@@ -176,8 +177,12 @@ func Slowlog(c *Ctx, argv [][]byte) {
 		for _, s := range SlowlogHelp {
 			c.W.Simple(s)
 		}
-	case resp.EqualFold(sub, "get") || resp.EqualFold(sub, "len") || resp.EqualFold(sub, "reset") || resp.EqualFold(sub, "help"):
+	case resp.EqualFold(sub, "get"):
+		// GET checks its own argument count, as in Redis.
 		c.W.Err(resp.Error("ERR unknown subcommand or wrong number of arguments for '" + clipName(sub) + "'. Try SLOWLOG HELP."))
+	case resp.EqualFold(sub, "len") || resp.EqualFold(sub, "reset") || resp.EqualFold(sub, "help"):
+		// Redis 7 checks these subcommands' arity as commands of their own.
+		c.W.Err(resp.ErrWrongArgs("slowlog|" + strings.ToLower(string(sub))))
 	default:
 		c.W.Err(resp.Error("ERR unknown subcommand '" + clipName(sub) + "'. Try SLOWLOG HELP."))
 	}

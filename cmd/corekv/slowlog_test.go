@@ -94,6 +94,8 @@ func TestSlowlogComparedWithRedis(t *testing.T) {
 		{compatS("SLOWLOG GET x"), true},
 		{compatS("SLOWLOG GET 1 2"), true},
 		{compatS("SLOWLOG nope"), true},
+		{compatS("SLOWLOG LEN x"), true},
+		{compatS("SLOWLOG reset x"), true},
 		{compatS("SLOWLOG HELP"), true},
 		{compatS("CONFIG SET slowlog-max-len 3"), true},
 		{compatS("SLOWLOG LEN"), true},
