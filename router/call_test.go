@@ -1,6 +1,8 @@
 package router
 
 import (
+	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,4 +145,62 @@ func TestSlowlogAcrossShards(t *testing.T) {
 	if r := e.split(t, 0, 2, "slowlog len"); r != ":0\r\n" {
 		t.Errorf("SLOWLOG LEN with slowlog-log-slower-than -1: %q", r)
 	}
+}
+
+// FuzzSlowlogMerge logs fuzzed commands (NUL-separated arguments, one per
+// line) on the shards of three, alternately, then reads the merged SLOWLOG
+// GET: it must hold min(entries, max-len, count) well-formed entries, newest
+// first, each with at most 32 arguments clipped as Redis clips them.
+func FuzzSlowlogMerge(f *testing.F) {
+	f.Add([]byte("get\x00k\nset\x00k\x00v\nmget\x00a\x00b\x00c"), uint8(5), int8(-1))
+	f.Add([]byte(strings.Repeat("x\x00", 50)+"\n"+strings.Repeat("y", 300)), uint8(1), int8(2))
+	f.Fuzz(func(t *testing.T, data []byte, maxLen uint8, count int8) {
+		e := newTestExec(3, false)
+		e.slowlog.SlowerThan.Store(0)
+		e.slowlog.MaxLen.Store(int64(maxLen % 20))
+		lines := strings.Split(string(data), "\n")
+		if len(lines) > 40 {
+			lines = lines[:40]
+		}
+		for i, l := range lines {
+			var argv [][]byte
+			for _, a := range strings.Split(l, "\x00") {
+				argv = append(argv, []byte(a))
+			}
+			e.shards[i%3].LogSlow(argv, int64(i), int64(i))
+		}
+		c := int(count)
+		if c < -1 {
+			c = -1
+		}
+		r := e.split(t, 0, 2, "slowlog get "+strconv.Itoa(c))
+		want := min(len(lines), int(maxLen%20))
+		if c >= 0 {
+			want = min(want, c)
+		}
+		n, h := arrayHeader([]byte(r))
+		if n != want {
+			t.Fatalf("%d entries, want %d: %q", n, want, r)
+		}
+		rest := []byte(r)[h:]
+		last := int64(-1)
+		for i := 0; i < n; i++ {
+			id, l := slowEntry(rest)
+			if last >= 0 && id >= last {
+				t.Fatalf("entry %d: ID %d after %d", i, id, last)
+			}
+			last = id
+			ent := rest[:l]
+			for j := 0; j < 4; j++ { // *6, ID, time, duration
+				ent = ent[bytes.IndexByte(ent, '\n')+1:]
+			}
+			if k, _ := arrayHeader(ent); k > 32 {
+				t.Fatalf("entry %d has %d arguments", i, k)
+			}
+			rest = rest[l:]
+		}
+		if len(rest) != 0 {
+			t.Fatalf("%d bytes after the entries", len(rest))
+		}
+	})
 }
