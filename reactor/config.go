@@ -34,7 +34,16 @@ type Config struct {
 	// per-turn time active expiry may take while expired keys pile up, as
 	// Redis's active-expire-effort does.
 	ActiveExpireEffort int
+	// SlowlogSlowerThan is slowlog-log-slower-than: commands that run this
+	// many microseconds or more enter the slow log; -1 logs none.
+	SlowlogSlowerThan int64
+	// SlowlogMaxLen is slowlog-max-len: the most entries each shard keeps.
+	SlowlogMaxLen int64
 }
+
+// SlowlogSlowerThanMin is the least slowlog-log-slower-than, as in Redis:
+// -1 turns the slow log off.
+const SlowlogSlowerThanMin = -1
 
 // Defaults returns the configuration corekv starts with when nothing is
 // given.
@@ -49,5 +58,8 @@ func Defaults() Config {
 		Hz:              10,
 		SpinMicros:      20,
 		EnableDebug:     "no",
+
+		SlowlogSlowerThan: 10000,
+		SlowlogMaxLen:     128,
 	}
 }

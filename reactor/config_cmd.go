@@ -68,6 +68,29 @@ var configParams = []configParam{
 	{name: "appendonly", get: func(s *Server) string { return "no" }, set: setAppendonly},
 	{name: "maxmemory", get: func(s *Server) string { return "0" }},
 	{name: "maxmemory-policy", get: func(s *Server) string { return "noeviction" }},
+	{name: "slowlog-log-slower-than", get: func(s *Server) string { return strconv.FormatInt(s.slowlog.SlowerThan.Load(), 10) },
+		set: func(s *Server, v string) (func(), string) {
+			n, refused := configInt(v, SlowlogSlowerThanMin)
+			return func() { s.slowlog.SlowerThan.Store(n) }, refused
+		}},
+	{name: "slowlog-max-len", get: func(s *Server) string { return strconv.FormatInt(s.slowlog.MaxLen.Load(), 10) },
+		set: func(s *Server, v string) (func(), string) {
+			n, refused := configInt(v, 0)
+			return func() { s.slowlog.MaxLen.Store(n) }, refused
+		}},
+}
+
+// configInt reads an integer parameter of at least lo, as Redis refuses
+// one.
+func configInt(v string, lo int64) (int64, string) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, errNotInteger
+	}
+	if n < lo {
+		return 0, "argument must be between " + strconv.FormatInt(lo, 10) + " and 9223372036854775807 inclusive"
+	}
+	return n, ""
 }
 
 func setMaxClients(s *Server, v string) (func(), string) {

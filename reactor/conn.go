@@ -175,6 +175,7 @@ func (c *Conn) requestDone() {
 func (c *Conn) reserve() *router.Slot {
 	s := c.core.NewSlot()
 	s.Discard = c.discardReply()
+	s.Client = c.id
 	c.slots = append(c.slots, s)
 	c.inFlight++
 	if !c.waiting {

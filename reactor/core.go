@@ -38,6 +38,7 @@ type Core struct {
 	ctx      shardowner.Ctx
 	w        resp.Writer
 	ahead    [parseAhead]parsed
+	clock    int64  // router.Now() when the last command that parse ran ended
 	sink     uint64 // where touchKeys' loads go, so they are not optimised away
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
@@ -50,6 +51,7 @@ type Core struct {
 	stats     coreStats
 	pub       publishedStats
 	exp       expireState
+	cmdPub    cmdStatsCopy
 	nextTimer int64 // Unix ms of the next timer run
 	lastBusy  int64 // Unix ms of the last turn that had work
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
@@ -72,7 +74,6 @@ type Core struct {
 // coreStats are counted by the core alone, without atomics.
 type coreStats struct {
 	commands     uint64
-	calls        []uint64 // per command ID
 	netIn        uint64
 	netOut       uint64
 	ringSent     uint64 // batches sent to peers
@@ -102,7 +103,6 @@ type publishedStats struct {
 	expireNs, expireCapped, stalePerc                                               atomic.Uint64 // stalePerc: float64 bits
 	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
 	slowTurns, longestTurnNs, statGen                                               atomic.Uint64
-	calls                                                                           []atomic.Uint64
 	keys, expires, meanExpire                                                       []atomic.Int64
 	connected                                                                       atomic.Int64
 }
@@ -120,8 +120,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		overflow: make([][]*router.Batch, srv.cfg.Shards),
 		resume:   make([]*router.Batch, srv.cfg.Shards),
 	}
-	c.stats.calls = make([]uint64, len(router.Commands()))
-	c.pub.calls = make([]atomic.Uint64, len(router.Commands()))
+	c.shard.Slowlog = srv.slowlog
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.meanExpire = make([]atomic.Int64, srv.cfg.Databases)
@@ -531,6 +530,9 @@ outer:
 		if n > 1 {
 			c.touchKeys(cn, n)
 		}
+		// Commands run back to back from here: each one's end, read once,
+		// is the next one's start (router.Call).
+		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
 			if len(a.argv) > 0 {
@@ -795,11 +797,7 @@ func (c *Core) publishStats() {
 	p.slowTurns.Store(c.stats.slowTurns)
 	p.longestTurnNs.Store(c.stats.longestTurnNs)
 	p.statGen.Store(c.stats.statGen)
-	for i, n := range c.stats.calls {
-		if n != 0 {
-			p.calls[i].Store(n)
-		}
-	}
+	c.publishCmdStats()
 	for i, t := range c.shard.DBs {
 		p.keys[i].Store(int64(t.Len()))
 		p.expires[i].Store(int64(t.ExpiresLen()))

@@ -33,15 +33,16 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		return
 	}
 	if !cmd.ArityOK(len(argv)) {
+		c.shard.CmdStat(cmd.ID).Rejected++
 		cn.errorReply(resp.ErrWrongArgs(cmd.Name))
 		return
 	}
 	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {
+		c.shard.CmdStat(cmd.ID).Rejected++
 		cn.errorReply(resp.ErrNoAuth)
 		return
 	}
 	c.stats.commands++
-	c.stats.calls[cmd.ID]++
 	if cn.info.lastCmd.Load() != &cmd.Name {
 		// Stored only on change: a pipeline of one command pays one load.
 		cn.info.lastCmd.Store(&cmd.Name)
@@ -50,7 +51,9 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	n := c.srv.cfg.Shards
 	switch cmd.Route {
 	case router.RouteHome:
+		errs := cn.w.Errors
 		c.home(cn, cmd, argv)
+		c.clock = router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, c.clock, cn.w.Errors != errs)
 		return
 	case router.RouteCursor:
 		shard := c.id
@@ -64,8 +67,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 			c.runOn(cn, cmd, c.id, argv)
 			return
 		}
-		router.StartSplit(c, cn.reserve(), cmd, cn.db, cn.proto, argv)
-		c.markDirty(cn)
+		c.startSplit(cn, cn.reserve(), cmd, argv)
 		return
 	}
 	if !cmd.HasKeys(len(argv)) {
@@ -81,11 +83,10 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 					break
 				}
 				slot := cn.reserve()
-				router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
+				c.startSplit(cn, slot, cmd, argv)
 				if router.MultiRound(cmd) && !slot.Filled {
 					cn.barrier = slot
 				}
-				c.markDirty(cn)
 				return
 			}
 		}
@@ -93,15 +94,24 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	c.runOn(cn, cmd, shard, argv)
 }
 
+// startSplit runs cmd over several shards for cn. The command's call is
+// counted here, once; its parts add their time where they run.
+func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv [][]byte) {
+	c.shard.CmdStat(cmd.ID).Calls++
+	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
+	c.markDirty(cn)
+}
+
 // runOn runs a single-shard command. The direct path, a local key and no
 // reply pending before it, writes the reply straight into the output buffer.
+// It runs within parse, whose clock reading starts the command.
 func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 	if shard == c.id {
 		w := cn.begin()
 		c.ctx.Shard = c.shard
 		c.ctx.DB = cn.db
 		c.ctx.W = w
-		cmd.Run(&c.ctx, argv)
+		c.clock = router.Call(&c.ctx, cmd, argv, router.Origin{Client: cn.id}, c.clock)
 		c.ctx.W = nil
 		cn.end()
 		return
@@ -119,7 +129,7 @@ func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]by
 		c.ctx.Shard = c.shard
 		c.ctx.DB = db
 		c.ctx.W = &c.w
-		cmd.Run(&c.ctx, argv)
+		router.Call(&c.ctx, cmd, argv, dest.Origin(), router.Now())
 		c.ctx.W = nil
 		dest.Reply = c.w.B
 		c.w.B = nil
@@ -160,6 +170,12 @@ func (c *Core) FreeSlot(s *router.Slot) {
 // Orphaned recycles a slot whose connection closed before its reply came
 // (router.Exec).
 func (c *Core) Orphaned(s *router.Slot) { c.FreeSlot(s) }
+
+// Failed counts a multi-shard command's error reply (router.Exec).
+func (c *Core) Failed(cmd *router.Command) { c.shard.CmdStat(cmd.ID).Failed++ }
+
+// Slowlog is the server's slow log settings (router.Exec).
+func (c *Core) Slowlog() *shardowner.SlowlogConfig { return c.shard.Slowlog }
 
 // Shards is the number of shards (router.Exec).
 func (c *Core) Shards() int { return c.srv.cfg.Shards }

@@ -10,18 +10,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
 	commands, netIn, netOut, expired, conns, rejected, hits, misses, slowTurns uint64
 	expireNs, expireCapped                                                     uint64
-	calls                                                                      []uint64
+	cmds                                                                       []shardowner.CmdStats
 }
 
 func (s *Server) totals() statTotals {
-	t := statTotals{calls: make([]uint64, len(router.Commands()))}
+	var t statTotals
 	for _, c := range s.cores {
 		p := &c.pub
 		t.commands += p.commands.Load()
@@ -35,9 +35,6 @@ func (s *Server) totals() statTotals {
 		t.hits += p.hits.Load()
 		t.misses += p.misses.Load()
 		t.slowTurns += p.slowTurns.Load()
-		for i := range t.calls {
-			t.calls[i] += p.calls[i].Load()
-		}
 	}
 	s.mu.Lock()
 	b := s.baseline
@@ -53,9 +50,7 @@ func (s *Server) totals() statTotals {
 	t.hits -= b.hits
 	t.misses -= b.misses
 	t.slowTurns -= b.slowTurns
-	for i := range b.calls {
-		t.calls[i] -= b.calls[i]
-	}
+	t.cmds = s.cmdTotals(b.cmds)
 	return t
 }
 
@@ -97,6 +92,7 @@ func (c *Core) info(cn *Conn, argv [][]byte) {
 				want[d] = true
 			}
 			want["commandstats"] = true
+			want["latencystats"] = true
 		case "default":
 			for _, d := range infoDefault {
 				want[d] = true
@@ -216,12 +212,10 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("used_cpu_user", fmt.Sprintf("%d.%06d", ru.Utime.Sec, ru.Utime.Usec))
 	}
 	if section("commandstats") {
-		all := router.Commands()
-		for i, n := range t.calls {
-			if n > 0 {
-				fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n", all[i].Name, n)
-			}
-		}
+		writeCommandStats(&b, t.cmds)
+	}
+	if section("latencystats") {
+		writeLatencyStats(&b, t.cmds)
 	}
 	if section("keyspace") {
 		for db := 0; db < s.cfg.Databases; db++ {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 	"golang.org/x/sys/unix"
 )
 
@@ -66,6 +67,8 @@ type Server struct {
 	// soft and seconds of the normal, slave and pubsub classes. Only the
 	// normal class's hard limit applies, and outHard holds that one.
 	outLimits [3][3]int64
+
+	slowlog *shardowner.SlowlogConfig // shared by every core's shard
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -97,6 +100,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.activeExpire.Store(true)
 	s.setHz(cfg.Hz)
 	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))
+	s.slowlog = shardowner.NewSlowlogConfig()
+	s.slowlog.SlowerThan.Store(cfg.SlowlogSlowerThan)
+	s.slowlog.MaxLen.Store(cfg.SlowlogMaxLen)
+	s.slowlog.Client = s.clientOf
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
 	for i := 0; i < cfg.Shards; i++ {

@@ -9,8 +9,9 @@ import (
 // (2 or 3). The zero value writes RESP2. A Writer never allocates unless B must
 // grow; callers keep B and reset it to B[:0] between uses.
 type Writer struct {
-	B     []byte
-	Proto int
+	B      []byte
+	Proto  int
+	Errors int // error replies written, so a caller can tell a command failed
 }
 
 // RESP3 reports whether replies use the RESP3 types.
@@ -39,6 +40,7 @@ func (w *Writer) SimpleArray(lines []string) {
 // CR and LF in them become spaces, as Redis does: no text can end the reply
 // early and forge another.
 func (w *Writer) Err(e Error) {
+	w.Errors++
 	w.B = append(w.B, '-')
 	start := len(w.B)
 	w.B = append(w.B, e...)

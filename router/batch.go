@@ -8,11 +8,14 @@ import (
 
 // Request is one command inside a Batch.
 type Request struct {
-	Cmd   *Command
-	DB    uint8
-	Proto uint8
-	NArgs uint32
-	Dest  *Slot // where the reply goes on the sending core; opaque to the owner
+	Cmd    *Command
+	DB     uint8
+	Proto  uint8
+	Part   bool // Origin
+	Lead   bool
+	NArgs  uint32
+	Client int64
+	Dest   *Slot // where the reply goes on the sending core; opaque to the owner
 }
 
 // Batch carries many commands from one core to the shard that owns their
@@ -93,7 +96,9 @@ func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 		b.args = append(b.args, a...)
 		b.argEnd = append(b.argEnd, len(b.args))
 	}
-	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), NArgs: uint32(len(argv)), Dest: dest})
+	o := dest.Origin()
+	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), Part: o.Part, Lead: o.Lead,
+		NArgs: uint32(len(argv)), Client: o.Client, Dest: dest})
 }
 
 // Execute runs the requests not yet run on the owner's shard, in order, and
@@ -110,6 +115,7 @@ func (b *Batch) Execute(shard *shardowner.Shard, limit int) int {
 	b.ctx = shardowner.Ctx{Shard: shard, W: &b.w}
 	w, ctx := &b.w, &b.ctx
 	before := len(w.B)
+	now := Now()
 	for ran := 0; b.next < len(b.reqs) && (ran == 0 || len(w.B)-before < limit); ran++ {
 		r := &b.reqs[b.next]
 		start := 0
@@ -125,7 +131,7 @@ func (b *Batch) Execute(shard *shardowner.Shard, limit int) int {
 		}
 		ctx.DB = int(r.DB)
 		w.Proto = int(r.Proto)
-		r.Cmd.Run(ctx, b.argv)
+		now = Call(ctx, r.Cmd, b.argv, Origin{Client: r.Client, Part: r.Part, Lead: r.Lead}, now)
 		b.replyEnd = append(b.replyEnd, len(w.B))
 		b.next++
 	}

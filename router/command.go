@@ -69,6 +69,7 @@ const (
 	CombineOK                         // FLUSHDB, FLUSHALL
 	CombineConcatArray                // KEYS
 	CombineRandomKey                  // RANDOMKEY: a shard's key, shards weighted by their key counts
+	CombineSlowlog                    // SLOWLOG: entries merged newest first, lengths summed
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection

@@ -35,6 +35,7 @@ var commands = []Command{
 	{Name: "info", Home: HomeInfo, Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns information and statistics about the server."},
 	{Name: "lastsave", Home: HomeLastSave, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the Unix timestamp of the last successful save to disk."},
 	{Name: "memory", Arity: -2, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Memory, Group: "server", Summary: "A container for memory diagnostics commands."},
+	{Name: "slowlog", Arity: -2, Flags: FlagAdmin | FlagLoading | FlagStale, Route: RouteAll, Combine: CombineSlowlog, Run: so.Slowlog, Group: "server", Summary: "A container for slow log commands."},
 	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Stops the server."},
 	{Name: "time", Home: HomeTime, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
 

@@ -2,6 +2,7 @@ package router
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -45,6 +46,7 @@ type plan struct {
 	replace  bool   // COPY: REPLACE given
 	failed   []byte // RENAME: the destination's error, answered once the source is back
 	sub      [][]byte
+	led      bool // a part that stands for the plan in the slow log was sent
 }
 
 // StartSplit runs cmd, whose keys live on more than one shard (or, for
@@ -52,7 +54,7 @@ type plan struct {
 func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	p := &s.mem
 	s.plan = p
-	p.cmd, p.db, p.proto, p.phase = cmd, db, proto, 0
+	p.cmd, p.db, p.proto, p.phase, p.led = cmd, db, proto, 0, false
 	p.args, p.argEnd = p.args[:0], p.argEnd[:0]
 	for _, a := range argv {
 		p.args = append(p.args, a...)
@@ -121,6 +123,11 @@ func (p *plan) begin() { p.pending = 1 }
 func (p *plan) send(ex Exec, s *Slot, shard int, cmd *Command, db int, argv [][]byte) {
 	child := ex.NewSlot()
 	child.parent = s
+	child.Client = s.Client
+	// The first part of a one-round plan, running the client's own command,
+	// is the one the slow log shows.
+	child.lead = !p.led && cmd == p.cmd && !MultiRound(p.cmd)
+	p.led = p.led || child.lead
 	p.parts[shard] = child
 	p.pending++
 	ex.Submit(shard, cmd, db, p.proto, argv, child)
@@ -234,10 +241,91 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		}
 	case CombineRandomKey:
 		out = p.randomKey(out)
+	case CombineSlowlog:
+		out = p.slowlog(out, ex.Slowlog())
 	}
 	s.Reply = out
 	p.release(ex)
 	finish(ex, s)
+}
+
+// slowlog appends SLOWLOG's reply: GET merges the shards' entries newest
+// first (IDs grow in the order entries are logged on any shard) up to the
+// count, LEN sums the shards' lengths, RESET and HELP answer as every shard
+// does. Each shard keeps up to slowlog-max-len entries; the newest that many
+// over all shards are the log, as in Redis.
+func (p *plan) slowlog(out []byte, cfg *shardowner.SlowlogConfig) []byte {
+	sub := p.argv[1]
+	maxLen := int64(math.MaxInt64)
+	if cfg != nil {
+		maxLen = cfg.MaxLen.Load()
+	}
+	if resp.EqualFold(sub, "len") {
+		out = append(out, ':')
+		out = strconv.AppendInt(out, min(p.sumInts(), maxLen), 10)
+		return append(out, '\r', '\n')
+	}
+	if !resp.EqualFold(sub, "get") {
+		for _, c := range p.parts {
+			if c != nil {
+				return append(out, c.Reply...)
+			}
+		}
+		return out
+	}
+	count, _ := shardowner.SlowlogCount(p.argv)
+	type cursor struct {
+		r    []byte
+		left int
+	}
+	var curs [64]cursor
+	cs := curs[:0]
+	total := 0
+	for _, c := range p.parts {
+		if c != nil {
+			n, h := arrayHeader(c.Reply)
+			cs = append(cs, cursor{c.Reply[h:], n})
+			total += n
+		}
+	}
+	if count >= 0 {
+		total = min(total, int(count))
+	}
+	total = int(min(int64(total), maxLen))
+	w := resp.Writer{B: out, Proto: p.proto}
+	w.Array(total)
+	out = w.B
+	for ; total > 0; total-- {
+		best, bestID, bestLen := -1, int64(-1), 0
+		for i := range cs {
+			if cs[i].left == 0 {
+				continue
+			}
+			if id, n := slowEntry(cs[i].r); id > bestID {
+				best, bestID, bestLen = i, id, n
+			}
+		}
+		out = append(out, cs[best].r[:bestLen]...)
+		cs[best].r = cs[best].r[bestLen:]
+		cs[best].left--
+	}
+	return out
+}
+
+// slowEntry reads the ID and the length of the slow log entry r starts
+// with: [id, time, usec, [args...], addr, name].
+func slowEntry(r []byte) (id int64, n int) {
+	line := func(i int) int { return i + bytes.IndexByte(r[i:], '\n') + 1 }
+	i := line(0)
+	e := line(i)
+	id, _ = resp.ParseInt(r[i+1 : e-2])
+	i = line(line(e))
+	k, h := arrayHeader(r[i:])
+	i += h
+	for j := 0; j < k+2; j++ {
+		i += elemLen(r[i:])
+	}
+	return id, i
 }
 
 // randomKey appends RANDOMKEY's reply: the key of a shard chosen with a

@@ -42,6 +42,8 @@ type testExec struct {
 	freeSlots int
 	orphaned  []*Slot
 	bad       []string // misuse seen by the Exec methods
+	failed    int      // plans that answered an error
+	slowlog   *shardowner.SlowlogConfig
 
 	w      resp.Writer
 	ctx    shardowner.Ctx
@@ -49,10 +51,11 @@ type testExec struct {
 }
 
 func newTestExec(n int, deferred bool) *testExec {
-	e := &testExec{deferred: deferred, live: map[*Slot]bool{}, parent: new(Slot)}
+	e := &testExec{deferred: deferred, live: map[*Slot]bool{}, parent: new(Slot), slowlog: shardowner.NewSlowlogConfig()}
 	for i := 0; i < n; i++ {
 		s := shardowner.NewShard(i, n, testDatabases)
 		s.Clock.Ms = testNow
+		s.Slowlog = e.slowlog
 		e.shards = append(e.shards, s)
 	}
 	return e
@@ -84,7 +87,7 @@ func (e *testExec) Submit(shard int, cmd *Command, db, proto int, argv [][]byte,
 func (e *testExec) run(shard int, cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 	e.w.B, e.w.Proto = e.w.B[:0], proto
 	e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: db, W: &e.w}
-	cmd.Run(&e.ctx, argv)
+	Call(&e.ctx, cmd, argv, dest.Origin(), Now())
 	Fill(e, dest, e.w.B)
 }
 
@@ -135,6 +138,10 @@ func (e *testExec) Shards() int    { return len(e.shards) }
 func (e *testExec) Databases() int { return testDatabases }
 
 func (e *testExec) Orphaned(s *Slot) { e.orphaned = append(e.orphaned, s) }
+
+func (e *testExec) Failed(cmd *Command) { e.failed++ }
+
+func (e *testExec) Slowlog() *shardowner.SlowlogConfig { return e.slowlog }
 
 // split runs a multi-shard command given as space-separated words in db with
 // the given protocol and returns the reply. It checks that the reply comes

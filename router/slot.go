@@ -1,5 +1,7 @@
 package router
 
+import "github.com/corekv/corekv/shardowner"
+
 // Slot is a place for one reply that is not ready yet. A connection keeps its
 // slots in request order and writes a reply only when every earlier slot is
 // filled, so pipelined replies leave in order even when later commands finish
@@ -14,7 +16,10 @@ type Slot struct {
 	Orphan bool
 	// Discard drops the reply instead of writing it (CLIENT REPLY OFF/SKIP).
 	Discard bool
+	// Client is the ID of the connection the reply is for (Origin).
+	Client int64
 
+	lead   bool // the plan's part that stands for it in the slow log
 	parent *Slot
 	plan   *plan // the plan this slot is the result of, while it runs
 	mem    plan  // storage for plan, kept with the slot so plans are reused too
@@ -30,8 +35,18 @@ func (s *Slot) Reset() {
 	s.Filled = false
 	s.Orphan = false
 	s.Discard = false
+	s.Client = 0
+	s.lead = false
 	s.parent = nil
 	s.plan = nil
+}
+
+// Origin is how the command whose reply fills s runs on its shard.
+func (s *Slot) Origin() Origin {
+	if s == nil {
+		return Origin{}
+	}
+	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead}
 }
 
 // Exec is what the router needs from the core it runs on to carry out a
@@ -47,6 +62,12 @@ type Exec interface {
 	Databases() int
 	// Orphaned is called when a slot whose connection has gone is filled.
 	Orphaned(s *Slot)
+	// Failed counts a multi-shard command that answered an error, once for
+	// the whole (its parts do not count their errors).
+	Failed(cmd *Command)
+	// Slowlog is the server's slow log settings: SLOWLOG's combined reply
+	// holds at most slowlog-max-len entries over all shards.
+	Slowlog() *shardowner.SlowlogConfig
 }
 
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.
@@ -71,6 +92,9 @@ func Complete(ex Exec, s *Slot) {
 
 // finish marks a plan's slot filled once its combined reply is in s.Reply.
 func finish(ex Exec, s *Slot) {
+	if s.plan != nil && isErr(s.Reply) {
+		ex.Failed(s.plan.cmd)
+	}
 	s.Filled = true
 	s.plan = nil
 	if s.Orphan {

@@ -67,6 +67,10 @@ func fuzzJoin(args ...string) []byte {
 func fuzzShard() *shardowner.Shard {
 	s := shardowner.NewShard(0, 1, 16)
 	s.Clock.Ms = fuzzNow
+	// Every command enters the slow log, as the call path logs it.
+	s.Slowlog = shardowner.NewSlowlogConfig()
+	s.Slowlog.SlowerThan.Store(0)
+	s.Slowlog.MaxLen.Store(8)
 	db := s.DBs[0]
 	db.SetString([]byte("k"), []byte("hello"), 0)
 	db.SetInt([]byte("n"), 42, 0)
@@ -96,7 +100,7 @@ func fuzzRun(t *testing.T, c *shardowner.Ctx, cmd *router.Command, raw []byte) b
 		}
 	}
 	c.W.B = c.W.B[:0]
-	cmd.Run(c, argv)
+	router.Call(c, cmd, argv, router.Origin{}, router.Now())
 	n, err := fuzzReply(c.W.B)
 	if err == nil && n != len(c.W.B) {
 		err = fmt.Errorf("%d bytes after the reply", len(c.W.B)-n)
@@ -180,6 +184,7 @@ func FuzzCommandSequence(f *testing.F) {
 	f.Add(seq(line("set", "x", "9223372036854775806"), line("incr", "x"), line("incr", "x"), line("decrby", "x", "-9223372036854775808")))
 	f.Add(seq(line("setex", "e", "1", "v"), line("pexpire", "e", "10", "GT"), line("expire", "e", "100", "LT"), line("persist", "e"), line("scan", "0", "TYPE", "string")))
 	f.Add(seq(line("append", "big", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), line("setrange", "big", "9223372036854775806", "ab"), line("getdel", "big")))
+	f.Add(seq(line("set", "k", string(bytes.Repeat([]byte("v"), 200))), line("slowlog", "GET", "2"), line("slowlog", "LEN"), line("slowlog", "RESET"), line("slowlog", "GET", "-1")))
 	f.Add(seq(line("set", "k", "v", "EXAT", "1"), line("randomkey"), line("flushdb"), line("randomkey"), line("memory", "USAGE", "k")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}

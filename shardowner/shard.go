@@ -18,6 +18,10 @@ type Shard struct {
 	DBs   []*Table
 	Clock Clock
 	Stats Stats
+
+	Cmds    []CmdStats     // per command ID (router.Call)
+	Slow    SlowLog        // this shard's part of SLOWLOG
+	Slowlog *SlowlogConfig // shared by the server's shards; nil: no slow log
 }
 
 // Stats are the shard's keyspace counters, as INFO reports them.

@@ -28,6 +28,9 @@ Options (also accepted as "name value" lines in the config file):
   --spin USEC                    how long a shard polls after a turn of 16+ commands (default 20; 0: never)
   --enable-debug-command no|yes|local
                                  allow DEBUG (default no; local: from 127.0.0.1 and ::1 only)
+  --slowlog-log-slower-than USEC
+                                 log commands that run this long or longer (default 10000; -1: none)
+  --slowlog-max-len N            slow log entries kept per shard (default 128)
   --pprof ADDR                   serve net/http/pprof on ADDR (off by default)
   --version, -v                  print the version
   --help, -h                     print this help
@@ -201,6 +204,22 @@ func (o *options) apply(name string, vals []string) error {
 		o.cfg.SpinMicros, err = num()
 		if err == nil && o.cfg.SpinMicros < 0 {
 			err = fmt.Errorf("spin must be 0 or more microseconds")
+		}
+	case "slowlog-log-slower-than", "slowlog-max-len":
+		var v string
+		if v, err = one(); err == nil {
+			var n int64
+			if n, err = strconv.ParseInt(v, 10, 64); err != nil {
+				err = fmt.Errorf("%s: %q is not a number", name, v)
+			} else if name == "slowlog-max-len" && n < 0 {
+				err = fmt.Errorf("slowlog-max-len must be 0 or more")
+			} else if n < reactor.SlowlogSlowerThanMin {
+				err = fmt.Errorf("slowlog-log-slower-than must be -1 or more")
+			} else if name == "slowlog-max-len" {
+				o.cfg.SlowlogMaxLen = n
+			} else {
+				o.cfg.SlowlogSlowerThan = n
+			}
 		}
 	case "pprof":
 		o.pprof, err = one()

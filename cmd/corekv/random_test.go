@@ -1055,6 +1055,7 @@ func diffCommandTable() []diffCommand {
 			return st
 		}, true},
 		{8, func(g *diffGen) *diffStep { return g.config() }, true},
+		{4, func(g *diffGen) *diffStep { return g.slowlog() }, true},
 		{2, func(g *diffGen) *diffStep {
 			return diffM(diffKind, diffJ([]string{"INFO"}, g.opts([]string{g.pick("keyspace", "server", "all", "foo", "default")}))...)
 		}, true},
@@ -1163,6 +1164,21 @@ func (g *diffGen) client() *diffStep {
 // config reads the parameters both servers have, and sets the ones whose
 // change does not disturb the test, valid and invalid, one or several at a
 // time (a CONFIG SET with one bad value must change nothing).
+// slowlog draws a SLOWLOG command. What the log holds depends on how long
+// commands took on each server, so GET and LEN are compared by reply type;
+// RESET, HELP and the errors exactly.
+func (g *diffGen) slowlog() *diffStep {
+	switch g.r.Intn(3) {
+	case 0:
+		return diffS("SLOWLOG", g.pick("RESET", "HELP", "reset", "Help"))
+	case 1:
+		return diffM(diffKind, diffJ([]string{"SLOWLOG", g.pick("GET", "LEN", "get")}, g.opts([]string{g.pick("0", "1", "-1", "10")}))...)
+	}
+	bad := [][]string{{"GET", "x"}, {"GET", "-2"}, {"GET", "1", "2"}, {"get", "9223372036854775808"}, {"LEN", "x"},
+		{"RESET", "x"}, {"HELP", "x"}, {"NOPE"}, {""}, {}}
+	return diffS(diffJ([]string{"SLOWLOG"}, bad[g.r.Intn(len(bad))])...)
+}
+
 func (g *diffGen) config() *diffStep {
 	switch g.r.Intn(6) {
 	case 0, 1:

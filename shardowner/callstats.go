@@ -1,0 +1,129 @@
+package shardowner
+
+import (
+	"math/bits"
+	"sync/atomic"
+)
+
+// CmdStats are one command's counters on one shard, as INFO commandstats and
+// latencystats report them once summed over shards.
+type CmdStats struct {
+	Calls    uint64 // runs counted as calls of the command
+	Nanos    uint64 // time spent running it
+	Failed   uint64 // runs that replied an error
+	Rejected uint64 // refused before running (arity, NOAUTH)
+	Lat      *Histogram
+}
+
+// CmdStat returns the counters of command id, growing the table on first
+// use of an id.
+func (s *Shard) CmdStat(id int) *CmdStats {
+	if id >= len(s.Cmds) {
+		s.Cmds = append(s.Cmds, make([]CmdStats, id+1-len(s.Cmds))...)
+	}
+	return &s.Cmds[id]
+}
+
+// Record counts one run of command id that took d nanoseconds; call is false
+// for a part of a multi-shard command whose call is counted elsewhere.
+func (s *Shard) Record(id int, d uint64, call, failed bool) {
+	st := s.CmdStat(id)
+	if call {
+		st.Calls++
+	}
+	if failed {
+		st.Failed++
+	}
+	st.Nanos += d
+	if st.Lat == nil {
+		st.Lat = new(Histogram)
+	}
+	st.Lat.Add(d)
+}
+
+// Histogram counts durations in log-linear buckets: below 16 ns one bucket
+// per nanosecond, above that 16 buckets per power of two, so a bucket is
+// within 1/16 of its values and adding one costs a few instructions.
+type Histogram [histBuckets]uint64
+
+const (
+	histSub     = 16
+	histMaxBits = 41 // durations from 2^41 ns (about 36 minutes) share the last buckets
+	histBuckets = (histMaxBits - 3) * histSub
+)
+
+// histIndex is the bucket of v nanoseconds.
+func histIndex(v uint64) int {
+	if v < histSub {
+		return int(v)
+	}
+	e := bits.Len64(v)
+	if e > histMaxBits {
+		return histBuckets - 1
+	}
+	return (e-4)*histSub + int((v>>(e-5))&(histSub-1))
+}
+
+// histHigh is the largest value of bucket i.
+func histHigh(i int) uint64 {
+	if i < histSub {
+		return uint64(i)
+	}
+	e := i/histSub + 4
+	low := uint64(histSub+i%histSub) << (e - 5)
+	return low + 1<<(e-5) - 1
+}
+
+// Add counts one duration of d nanoseconds.
+func (h *Histogram) Add(d uint64) { h[histIndex(d)]++ }
+
+// Merge adds o's counts to h.
+func (h *Histogram) Merge(o *Histogram) {
+	for i, n := range o {
+		h[i] += n
+	}
+}
+
+// Percentile is the duration, in nanoseconds, that p percent of the counted
+// durations do not exceed (the top of the bucket where they end), 0 when
+// nothing was counted.
+func (h *Histogram) Percentile(p float64) uint64 {
+	var total uint64
+	for _, n := range h {
+		total += n
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(p / 100 * float64(total))
+	if float64(want) < p/100*float64(total) || want == 0 {
+		want++
+	}
+	var seen uint64
+	for i, n := range h {
+		if seen += n; seen >= want {
+			return histHigh(i)
+		}
+	}
+	return histHigh(histBuckets - 1)
+}
+
+// SlowlogConfig is shared by the shards of a server: the settings of the slow
+// log and the counter its entries take their IDs from, touched only when an
+// entry is logged.
+type SlowlogConfig struct {
+	SlowerThan atomic.Int64 // µs; negative: log nothing
+	MaxLen     atomic.Int64
+	nextID     atomic.Int64
+	// Client resolves a connection ID to its address and name when an entry
+	// is logged; nil leaves them empty.
+	Client func(id int64) (addr, name string)
+}
+
+// NewSlowlogConfig returns Redis's defaults.
+func NewSlowlogConfig() *SlowlogConfig {
+	c := new(SlowlogConfig)
+	c.SlowerThan.Store(10000)
+	c.MaxLen.Store(128)
+	return c
+}
