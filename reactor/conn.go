@@ -263,6 +263,12 @@ func (c *Conn) helpReply(lines []string) {
 // outPending is the output not yet written to the socket.
 func (c *Conn) outPending() int { return len(c.out) - c.outAt }
 
+// owed is what the client has yet to read that the server already holds:
+// its unwritten output and the replies waiting in its slots, as of the last
+// collect. The output limit applies to it, so replies that arrived for a
+// client that does not read count as its output would.
+func (c *Conn) owed() int { return c.outPending() + c.slotBytes }
+
 // flush writes pending output with one write. It reports false when the
 // connection failed and must be closed.
 func (c *Conn) flush() bool {

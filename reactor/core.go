@@ -674,9 +674,9 @@ func (c *Core) flushAll() {
 			c.close(cn)
 			continue
 		}
-		pending := int64(cn.outPending())
-		if cap := c.srv.outputLimit(); cap > 0 && pending > cap {
-			c.log.Warn("closing client that exceeded its output buffer limit", "id", cn.id, "bytes", pending)
+		owed := int64(cn.owed())
+		if cap := c.srv.outputLimit(); cap > 0 && owed > cap {
+			c.log.Warn("closing client that exceeded its output buffer limit", "id", cn.id, "bytes", owed)
 			c.close(cn)
 			continue
 		}

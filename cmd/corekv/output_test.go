@@ -208,3 +208,103 @@ func TestSlowReaderLargeValues(t *testing.T) {
 		})
 	}
 }
+
+// shardClients reads, from INFO corekv, how many clients each shard's core
+// holds.
+func shardClients(t *testing.T, ctl *compatConn, n int) []int {
+	t.Helper()
+	r, err := ctl.do(compatS("INFO corekv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, n)
+	for _, line := range strings.Split(string(r.raw), "\r\n") {
+		var shard int
+		if _, err := fmt.Sscanf(line, "shard%d:", &shard); err != nil || shard >= n {
+			continue
+		}
+		_, v, _ := strings.Cut(line, ",connected_clients=")
+		v, _, _ = strings.Cut(v, ",")
+		counts[shard], _ = strconv.Atoi(v)
+	}
+	return counts
+}
+
+// TestOwedRepliesCountTowardOutputLimit: a client that first reads many
+// small replies, so that replies in flight are expected to be small, then
+// pipelines GETs of large values on another shard and reads nothing, has
+// many large replies in flight at once. Those that arrive wait in its reply
+// slots; they are owed to the client as much as its unwritten output, so
+// past its output limit the client is closed, as it would be with the
+// output written.
+func TestOwedRepliesCountTowardOutputLimit(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2", "--client-output-buffer-limit", "normal 16mb 0 0")
+	ctx := context.Background()
+	c := srv.client(t, 2)
+	big := keysByShard(t, c, "big", 2)
+	small := keysByShard(t, c, "small", 2)
+	for _, k := range big {
+		if err := c.Set(ctx, k, strings.Repeat("v", 1<<20), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range small {
+		if err := c.Set(ctx, k, "s", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctl, err := compatDial(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.close()
+
+	before := shardClients(t, ctl, 2)
+	slow := srv.raw(t)
+	slow.SetDeadline(time.Now().Add(20 * time.Second))
+	r := bufio.NewReader(slow)
+	fmt.Fprintf(slow, "CLIENT ID\r\n")
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, ":") {
+		t.Fatalf("CLIENT ID: %q, %v", line, err)
+	}
+	id := strings.TrimSpace(line[1:])
+	after := shardClients(t, ctl, 2)
+	home := 0
+	if after[1] > before[1] {
+		home = 1
+	}
+	remote := big[1-home]
+
+	var req bytes.Buffer
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&req, "GET %s\r\n", small[1-home])
+	}
+	slow.Write(req.Bytes())
+	for i := 0; i < 400; i++ {
+		if line, err := r.ReadString('\n'); err != nil || line != "$1\r\n" {
+			t.Fatalf("small GET %d: %q, %v", i, line, err)
+		}
+		r.ReadString('\n')
+	}
+	req.Reset()
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&req, "GET %s\r\n", remote)
+	}
+	slow.Write(req.Bytes())
+
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		list, err := c.ClientList(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(list, "id="+id+" ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("client %s pipelined 120 GETs of 1 MB on another shard without reading and is still connected, past a 16 MB output limit", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	srv.mustServe(t)
+}
