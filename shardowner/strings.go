@@ -462,8 +462,14 @@ func DecrBy(c *Ctx, argv [][]byte) {
 }
 
 // incrBy is the body of INCR, DECR, INCRBY and DECRBY. The TTL is kept. An
-// integer-encoded value is read and written back without allocating.
+// integer-encoded value is updated where it lies (Table.AddInt); the rest
+// (a missing key, digits stored as a string, another type, an overflow)
+// takes the general path.
 func incrBy(c *Ctx, key []byte, by int64) {
+	if n, ok := c.Table().AddInt(key, by); ok {
+		c.W.Int(n)
+		return
+	}
 	v, found, ok := getString(c, key)
 	if !ok {
 		return

@@ -333,6 +333,32 @@ func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
 	return t.put(key, byte(KindString)|encInt, nil, n, expireAt)
 }
 
+// AddInt adds by to the integer-encoded string under key in place, keeping
+// its TTL, and returns the sum: one lookup and no re-put, where Get then
+// SetInt take two. ok is false, changing nothing, when the key is missing or
+// expired, holds anything else, or the sum would overflow; the caller then
+// takes the general path. The sum is a new integer, never an unshared one.
+func (t *Table) AddInt(key []byte, by int64) (n int64, ok bool) {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return 0, false
+	}
+	it := t.ar.item(uint32(w))
+	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encInt || t.isExpired(it) {
+		return 0, false
+	}
+	off := valueOff(it)
+	old := int64(le.Uint64(it[off:]))
+	n = old + by
+	if (n > old) != (by > 0) {
+		return 0, false // overflow
+	}
+	it[0] &^= hdrUnshared
+	le.PutUint64(it[off:], uint64(n))
+	return n, true
+}
+
 // SetUnsharedInt is SetInt for an integer that is its own object, as a
 // COPY's copy is in Redis even when Redis would share its value
 // (Value.Unshared).
