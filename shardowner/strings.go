@@ -380,14 +380,20 @@ func MSetNX(c *Ctx, argv [][]byte) {
 }
 
 // Append: APPEND key value. Keeps the TTL; replies the new length. The
-// value grows in place, with room to spare (Table.WriteAt), so that building
+// value grows in place, with room to spare (Table.Append), so that building
 // a string by appends costs time in proportion to its length.
 func Append(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	if l, ok, err := t.Append(argv[1], argv[2], maxStringLen); ok {
+		if stored(c, err) {
+			c.W.Int(int64(l))
+		}
+		return
+	}
 	v, found, ok := getString(c, argv[1])
 	if !ok {
 		return
 	}
-	t := c.Table()
 	if !found {
 		if stored(c, t.SetString(argv[1], argv[2], 0)) {
 			c.W.Int(int64(len(argv[2])))

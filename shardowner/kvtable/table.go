@@ -451,15 +451,50 @@ var errNotRaw = errors.New("kvtable: WriteAt on a key without a raw string")
 // arena has no room for the bigger item.
 func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	t.rehashStep(rehashPerOp)
+	w, it := t.rawString(key)
+	if it == nil {
+		return 0, errNotRaw
+	}
+	return t.writeAt(w, it, off, data)
+}
+
+// Append writes data at the end of the string value of key as WriteAt does,
+// when that leaves it at most maxLen bytes long: one lookup, where reading
+// the length first takes two. ok is false, changing nothing, when the key is
+// missing or expired, holds an integer-encoded string or another type, or
+// the value would pass maxLen; the caller then takes the general path. With
+// ok, err is WriteAt's.
+func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error) {
+	t.rehashStep(rehashPerOp)
+	w, it := t.rawString(key)
+	if it == nil {
+		return 0, false, nil
+	}
+	vl, _ := getUvarint(it[valueOff(it):])
+	if vl+len(data) > maxLen {
+		return 0, false, nil
+	}
+	n, err = t.writeAt(w, it, vl, data)
+	return n, true, err
+}
+
+// rawString returns the slot word and entry of key when it holds a live
+// string stored as bytes; it is nil otherwise.
+func (t *Table) rawString(key []byte) (uint64, []byte) {
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
-		return 0, errNotRaw
+		return 0, nil
 	}
-	ref := uint32(w)
-	it := t.ar.item(ref)
+	it := t.ar.item(uint32(w))
 	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.isExpired(it) {
-		return 0, errNotRaw
+		return 0, nil
 	}
+	return w, it
+}
+
+// writeAt is WriteAt on the entry it at slot word w.
+func (t *Table) writeAt(w uint64, it []byte, off int, data []byte) (int, error) {
+	ref := uint32(w)
 	voff := valueOff(it)
 	vl, ln := getUvarint(it[voff:])
 	end := max(vl, off+len(data))

@@ -398,3 +398,38 @@ func TestAddInt(t *testing.T) {
 		t.Fatalf("AddInt(min, 0) = %d, %v", n, ok)
 	}
 }
+
+// Append writes at the end of a string stored as bytes and declines,
+// changing nothing, whatever needs more than that.
+func TestAppend(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	tb.SetString([]byte("s"), []byte("ab"), 5000)
+	if n, ok, err := tb.Append([]byte("s"), []byte("cd"), 4); !ok || err != nil || n != 4 {
+		t.Fatalf("Append = %d, %v, %v; want 4, true, nil", n, ok, err)
+	}
+	if v, _ := tb.Get([]byte("s")); string(v.Str) != "abcd" || !v.Grown || v.ExpireAt != 5000 {
+		t.Fatalf("after Append: %+v; want grown abcd with its TTL", v)
+	}
+	tb.SetInt([]byte("n"), 12, 0)
+	tb.putObject([]byte("o"), Kind(7), "o", 0)
+	tb.SetString([]byte("gone"), []byte("x"), 1500)
+	for _, tc := range []struct {
+		key    string
+		maxLen int
+	}{
+		{"missing", 10}, {"n", 10}, {"o", 10}, {"s", 4}, {"gone", 10},
+	} {
+		if tc.key == "gone" {
+			clock.Ms = 2000
+		}
+		before, _ := tb.Get([]byte(tc.key))
+		if n, ok, _ := tb.Append([]byte(tc.key), []byte("z"), tc.maxLen); ok {
+			t.Errorf("Append(%s) = %d, true; want a refusal", tc.key, n)
+		}
+		if after, _ := tb.Get([]byte(tc.key)); after.Int != before.Int || string(after.Str) != string(before.Str) || after.Kind != before.Kind {
+			t.Errorf("refused Append(%s) changed %+v to %+v", tc.key, before, after)
+		}
+	}
+	tb.check(t)
+}
