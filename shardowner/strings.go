@@ -380,14 +380,20 @@ func MSetNX(c *Ctx, argv [][]byte) {
 }
 
 // Append: APPEND key value. Keeps the TTL; replies the new length. The
-// value grows in place, with room to spare (Table.WriteAt), so that building
+// value grows in place, with room to spare (Table.Append), so that building
 // a string by appends costs time in proportion to its length.
 func Append(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	if l, ok, err := t.Append(argv[1], argv[2], maxStringLen); ok {
+		if stored(c, err) {
+			c.W.Int(int64(l))
+		}
+		return
+	}
 	v, found, ok := getString(c, argv[1])
 	if !ok {
 		return
 	}
-	t := c.Table()
 	if !found {
 		if stored(c, t.SetString(argv[1], argv[2], 0)) {
 			c.W.Int(int64(len(argv[2])))
@@ -462,8 +468,14 @@ func DecrBy(c *Ctx, argv [][]byte) {
 }
 
 // incrBy is the body of INCR, DECR, INCRBY and DECRBY. The TTL is kept. An
-// integer-encoded value is read and written back without allocating.
+// integer-encoded value is updated where it lies (Table.AddInt); the rest
+// (a missing key, digits stored as a string, another type, an overflow)
+// takes the general path.
 func incrBy(c *Ctx, key []byte, by int64) {
+	if n, ok := c.Table().AddInt(key, by); ok {
+		c.W.Int(n)
+		return
+	}
 	v, found, ok := getString(c, key)
 	if !ok {
 		return

@@ -103,9 +103,9 @@ func BenchmarkIncr(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		k := ks[i&(benchKeys-1)]
-		v, _ := tb.Get(k)
-		tb.SetInt(k, v.Int+1, v.ExpireAt)
+		if _, ok := tb.AddInt(ks[i&(benchKeys-1)], 1); !ok {
+			b.Fatal("AddInt refused")
+		}
 	}
 }
 

@@ -333,6 +333,32 @@ func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
 	return t.put(key, byte(KindString)|encInt, nil, n, expireAt)
 }
 
+// AddInt adds by to the integer-encoded string under key in place, keeping
+// its TTL, and returns the sum: one lookup and no re-put, where Get then
+// SetInt take two. ok is false, changing nothing, when the key is missing or
+// expired, holds anything else, or the sum would overflow; the caller then
+// takes the general path. The sum is a new integer, never an unshared one.
+func (t *Table) AddInt(key []byte, by int64) (n int64, ok bool) {
+	t.rehashStep(rehashPerOp)
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return 0, false
+	}
+	it := t.ar.item(uint32(w))
+	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encInt || t.isExpired(it) {
+		return 0, false
+	}
+	off := valueOff(it)
+	old := int64(le.Uint64(it[off:]))
+	n = old + by
+	if (n > old) != (by > 0) {
+		return 0, false // overflow
+	}
+	it[0] &^= hdrUnshared
+	le.PutUint64(it[off:], uint64(n))
+	return n, true
+}
+
 // SetUnsharedInt is SetInt for an integer that is its own object, as a
 // COPY's copy is in Redis even when Redis would share its value
 // (Value.Unshared).
@@ -425,15 +451,50 @@ var errNotRaw = errors.New("kvtable: WriteAt on a key without a raw string")
 // arena has no room for the bigger item.
 func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	t.rehashStep(rehashPerOp)
+	w, it := t.rawString(key)
+	if it == nil {
+		return 0, errNotRaw
+	}
+	return t.writeAt(w, it, off, data)
+}
+
+// Append writes data at the end of the string value of key as WriteAt does,
+// when that leaves it at most maxLen bytes long: one lookup, where reading
+// the length first takes two. ok is false, changing nothing, when the key is
+// missing or expired, holds an integer-encoded string or another type, or
+// the value would pass maxLen; the caller then takes the general path. With
+// ok, err is WriteAt's.
+func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error) {
+	t.rehashStep(rehashPerOp)
+	w, it := t.rawString(key)
+	if it == nil {
+		return 0, false, nil
+	}
+	vl, _ := getUvarint(it[valueOff(it):])
+	if vl+len(data) > maxLen {
+		return 0, false, nil
+	}
+	n, err = t.writeAt(w, it, vl, data)
+	return n, true, err
+}
+
+// rawString returns the slot word and entry of key when it holds a live
+// string stored as bytes; it is nil otherwise.
+func (t *Table) rawString(key []byte) (uint64, []byte) {
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
-		return 0, errNotRaw
+		return 0, nil
 	}
-	ref := uint32(w)
-	it := t.ar.item(ref)
+	it := t.ar.item(uint32(w))
 	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.isExpired(it) {
-		return 0, errNotRaw
+		return 0, nil
 	}
+	return w, it
+}
+
+// writeAt is WriteAt on the entry it at slot word w.
+func (t *Table) writeAt(w uint64, it []byte, off int, data []byte) (int, error) {
+	ref := uint32(w)
 	voff := valueOff(it)
 	vl, ln := getUvarint(it[voff:])
 	end := max(vl, off+len(data))

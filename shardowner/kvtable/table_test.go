@@ -2,6 +2,7 @@ package kvtable
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -341,4 +342,94 @@ func TestGrowthWritesNewIndexInOrder(t *testing.T) {
 			t.Fatalf("key %d lost across the resize", j)
 		}
 	}
+}
+
+// AddInt updates an integer where it lies and declines, changing nothing,
+// whatever needs more than that.
+func TestAddInt(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	tb.SetInt([]byte("n"), 41, 5000)
+	before := tb.ArenaBytes()
+	if n, ok := tb.AddInt([]byte("n"), 1); !ok || n != 42 {
+		t.Fatalf("AddInt = %d, %v; want 42, true", n, ok)
+	}
+	if v, _ := tb.Get([]byte("n")); !v.IsInt || v.Int != 42 || v.ExpireAt != 5000 {
+		t.Fatalf("after AddInt: %+v; want 42 with its TTL", v)
+	}
+	if tb.ArenaBytes() != before || tb.ExpiresLen() != 1 {
+		t.Fatalf("AddInt moved the entry: arena %d -> %d, %d TTLs", before, tb.ArenaBytes(), tb.ExpiresLen())
+	}
+	tb.SetUnsharedInt([]byte("u"), 7, 0)
+	if n, ok := tb.AddInt([]byte("u"), -8); !ok || n != -1 {
+		t.Fatalf("AddInt(u) = %d, %v; want -1, true", n, ok)
+	}
+	if v, _ := tb.Get([]byte("u")); v.Unshared || v.Int != -1 {
+		t.Fatalf("sum kept the unshared mark or is wrong: %+v", v)
+	}
+
+	tb.SetInt([]byte("max"), math.MaxInt64, 0)
+	tb.SetInt([]byte("min"), math.MinInt64, 0)
+	tb.SetString([]byte("s"), []byte("012"), 0)
+	tb.SetVerbatim([]byte("v"), []byte("12"), 0, false)
+	tb.putObject([]byte("o"), Kind(7), "o", 0)
+	tb.SetInt([]byte("gone"), 1, 1500)
+	for _, tc := range []struct {
+		key string
+		by  int64
+	}{
+		{"missing", 1}, {"max", 1}, {"min", -1}, {"s", 1}, {"v", 1}, {"o", 1}, {"gone", 1},
+	} {
+		if tc.key == "gone" {
+			clock.Ms = 2000
+		}
+		before, _ := tb.Get([]byte(tc.key))
+		if n, ok := tb.AddInt([]byte(tc.key), tc.by); ok {
+			t.Errorf("AddInt(%s, %d) = %d, true; want a refusal", tc.key, tc.by, n)
+		}
+		if after, _ := tb.Get([]byte(tc.key)); after.Int != before.Int || string(after.Str) != string(before.Str) || after.Kind != before.Kind {
+			t.Errorf("refused AddInt(%s) changed %+v to %+v", tc.key, before, after)
+		}
+	}
+	if n, ok := tb.AddInt([]byte("max"), -1); !ok || n != math.MaxInt64-1 {
+		t.Fatalf("AddInt(max, -1) = %d, %v", n, ok)
+	}
+	if n, ok := tb.AddInt([]byte("min"), 0); !ok || n != math.MinInt64 {
+		t.Fatalf("AddInt(min, 0) = %d, %v", n, ok)
+	}
+}
+
+// Append writes at the end of a string stored as bytes and declines,
+// changing nothing, whatever needs more than that.
+func TestAppend(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	tb.SetString([]byte("s"), []byte("ab"), 5000)
+	if n, ok, err := tb.Append([]byte("s"), []byte("cd"), 4); !ok || err != nil || n != 4 {
+		t.Fatalf("Append = %d, %v, %v; want 4, true, nil", n, ok, err)
+	}
+	if v, _ := tb.Get([]byte("s")); string(v.Str) != "abcd" || !v.Grown || v.ExpireAt != 5000 {
+		t.Fatalf("after Append: %+v; want grown abcd with its TTL", v)
+	}
+	tb.SetInt([]byte("n"), 12, 0)
+	tb.putObject([]byte("o"), Kind(7), "o", 0)
+	tb.SetString([]byte("gone"), []byte("x"), 1500)
+	for _, tc := range []struct {
+		key    string
+		maxLen int
+	}{
+		{"missing", 10}, {"n", 10}, {"o", 10}, {"s", 4}, {"gone", 10},
+	} {
+		if tc.key == "gone" {
+			clock.Ms = 2000
+		}
+		before, _ := tb.Get([]byte(tc.key))
+		if n, ok, _ := tb.Append([]byte(tc.key), []byte("z"), tc.maxLen); ok {
+			t.Errorf("Append(%s) = %d, true; want a refusal", tc.key, n)
+		}
+		if after, _ := tb.Get([]byte(tc.key)); after.Int != before.Int || string(after.Str) != string(before.Str) || after.Kind != before.Kind {
+			t.Errorf("refused Append(%s) changed %+v to %+v", tc.key, before, after)
+		}
+	}
+	tb.check(t)
 }
