@@ -10,13 +10,11 @@ package main
 //   - steady: the same SETs for --expiry-steady, at the highest rate the client reaches, sampled the same way.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -119,40 +117,6 @@ func expiryLoad(ctx context.Context, cfg *config, tl *tools, srv *server, n, key
 		return fmt.Errorf("redis-benchmark: %v: %s", err, tail(out.String()))
 	}
 	return nil
-}
-
-// infoValues sends INFO section and returns its fields as text.
-func infoValues(addr, section string) (map[string]string, error) {
-	const timeout = 10 * time.Second
-	c, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(timeout))
-	if _, err := c.Write(appendCommand(nil, "INFO", section)); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReader(c)
-	head, err := r.ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("INFO: %w", err)
-	}
-	n, err := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(head, "$"), "\r\n"))
-	if !strings.HasPrefix(head, "$") || err != nil || n < 0 {
-		return nil, fmt.Errorf("INFO: unexpected reply %q", head)
-	}
-	body := make([]byte, n+2)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, fmt.Errorf("INFO: %w", err)
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(string(body[:n]), "\r\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			out[k] = v
-		}
-	}
-	return out, nil
 }
 
 // expirySample reads DBSIZE, RSS, INFO stats and CPU time of srv.

@@ -246,8 +246,8 @@ func command(addr string, timeout time.Duration, args ...string) (string, error)
 	return "", fmt.Errorf("%s: unexpected reply %q", args[0], line)
 }
 
-// infoInts sends INFO section and returns its integer fields.
-func infoInts(addr, section string) (map[string]int64, error) {
+// infoValues sends INFO section and returns its fields as text.
+func infoValues(addr, section string) (map[string]string, error) {
 	const timeout = 10 * time.Second
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
@@ -271,10 +271,24 @@ func infoInts(addr, section string) (map[string]int64, error) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return nil, fmt.Errorf("INFO: %w", err)
 	}
-	out := map[string]int64{}
+	out := map[string]string{}
 	for _, line := range strings.Split(string(body[:n]), "\r\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if x, err := strconv.ParseInt(v, 10, 64); ok && err == nil {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// infoInts sends INFO section and returns its integer fields.
+func infoInts(addr, section string) (map[string]int64, error) {
+	fields, err := infoValues(addr, section)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for k, v := range fields {
+		if x, err := strconv.ParseInt(v, 10, 64); err == nil {
 			out[k] = x
 		}
 	}
