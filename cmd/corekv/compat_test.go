@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -543,13 +542,7 @@ func compatScripts() []compatScript {
 }
 
 func TestCompatWithRedis(t *testing.T) {
-	redisPath, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is not installed; the Redis compatibility test needs it in CI")
-		}
-		t.Skip("redis-server not found in PATH: skipping the Redis compatibility test")
-	}
+	redisPath := needTool(t, "redis-server")
 	scripts := compatScripts()
 	bin := corekvBinary(t)
 	redisAddr := compatStartRedis(t, redisPath)

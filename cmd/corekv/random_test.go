@@ -25,7 +25,6 @@ import (
 	"io"
 	"math/rand"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,13 +111,7 @@ func diffEnvInt(t *testing.T, name string, def int64) int64 {
 }
 
 func TestRandomDiff(t *testing.T) {
-	redisPath, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is not installed; the random differential test needs it in CI")
-		}
-		t.Skip("redis-server not found in PATH: skipping the random differential test")
-	}
+	redisPath := needTool(t, "redis-server")
 	ops := int(diffEnvInt(t, "COREKV_DIFF_OPS", 2500))
 	seed := diffEnvInt(t, "COREKV_DIFF_SEED", time.Now().UnixNano()%1_000_000_000)
 	reports := int(diffEnvInt(t, "COREKV_DIFF_REPORTS", 10))

@@ -202,9 +202,9 @@ func needTool(t testing.TB, name string) string {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI=true (install redis-tools)", name)
+			t.Fatalf("%s is required under CI=true (install redis-server and redis-tools)", name)
 		}
-		t.Skipf("%s not installed; install redis-tools to run this test", name)
+		t.Skipf("%s not installed; install redis-server and redis-tools to run this test", name)
 	}
 	return p
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -53,13 +51,7 @@ func slowlogMasked(t *testing.T, who string, r *compatReply) []string {
 // compares the slow logs: the entries, their order, argument clipping and
 // client names byte for byte, LEN, max-len trimming and RESET.
 func TestSlowlogComparedWithRedis(t *testing.T) {
-	redisPath, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is not installed")
-		}
-		t.Skip("redis-server not found in PATH")
-	}
+	redisPath := needTool(t, "redis-server")
 	redisAddr := compatStartRedis(t, redisPath)
 	srv := compatStartCorekv(t, corekvBinary(t), 2)
 	a, b := shardKey("a", 0, 2), shardKey("b", 1, 2)
@@ -179,13 +171,7 @@ func cmdStat(info, name string) map[string]string {
 // over both), failed_calls counts error replies and rejected_calls the
 // refused, as redis-server counts the same commands.
 func TestCommandStatsAcrossShards(t *testing.T) {
-	redisPath, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is not installed")
-		}
-		t.Skip("redis-server not found in PATH")
-	}
+	redisPath := needTool(t, "redis-server")
 	redisAddr := compatStartRedis(t, redisPath)
 	srv := compatStartCorekv(t, corekvBinary(t), 2)
 	a, b := shardKey("a", 0, 2), shardKey("b", 1, 2)
