@@ -64,7 +64,7 @@ var configParams = []configParam{
 	{name: "active-expire-effort", get: func(s *Server) string { return strconv.Itoa(int(s.expireEffort.Load())) },
 		set: setExpireEffort},
 	{name: "timeout", get: func(s *Server) string { return "0" }},
-	{name: "save", get: func(s *Server) string { return "" }},
+	{name: "save", get: func(s *Server) string { return "" }, set: setSave},
 	{name: "appendonly", get: func(s *Server) string { return "no" }, set: setAppendonly},
 	{name: "maxmemory", get: func(s *Server) string { return "0" }},
 	{name: "maxmemory-policy", get: func(s *Server) string { return "noeviction" }},
@@ -147,6 +147,16 @@ func setAppendonly(s *Server, v string) (func(), string) {
 		return nil, "corekv has no persistence, so appendonly can only be no"
 	}
 	return nil, "argument must be 'yes' or 'no'"
+}
+
+// setSave accepts "", no snapshots, which is what corekv without
+// persistence always does, so that clients and test suites that switch
+// snapshots off work; a schedule is refused.
+func setSave(s *Server, v string) (func(), string) {
+	if strings.TrimSpace(v) == "" {
+		return func() {}, ""
+	}
+	return nil, "corekv has no persistence, so save can only be empty"
 }
 
 // outLimitClasses names the classes of Server.outLimits, in order.

@@ -418,6 +418,7 @@ func compatScripts() []compatScript {
 			s("CLIENT FOO"), s("CLIENT"),
 			s("CONFIG GET maxclients"), s("CONFIG GET nosuchparam"), s("CONFIG SET foo bar"), s("CONFIG"),
 			s("CONFIG FOO"), s("CONFIG GET"),
+			a("CONFIG", "SET", "save", ""), s("CONFIG GET save"), a("CONFIG", "SET", "save", "abc", "save", ""),
 			s("CONFIG SET active-expire-effort 11"), s("CONFIG SET active-expire-effort 0"),
 			s("CONFIG SET active-expire-effort x"), s("CONFIG SET active-expire-effort 3"),
 			s("CONFIG GET active-expire-effort"), s("CONFIG SET active-expire-effort 1"), s("CONFIG SET hz -1"),
