@@ -106,35 +106,25 @@ func TestHotPathAllocs(t *testing.T) {
 
 // BenchmarkAppend1K appends 1 KiB per op to one key, starting over each
 // time the value reaches 16 MiB: the cost of building big values by appends.
-func BenchmarkAppend1K(b *testing.B) {
-	c := benchCtx()
-	argv := args("append", "key:000001", string(make([]byte, 1024)))
-	del := args("del", "key:000001")
-	n := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		c.W.B = c.W.B[:0]
-		Append(c, argv)
-		if n++; n == 16<<10 {
-			Del(c, del)
-			n = 0
-		}
-	}
-}
+func BenchmarkAppend1K(b *testing.B) { benchAppend(b, 1024, 16<<20) }
 
 // BenchmarkAppend8 appends 8 bytes per op to one key, starting over each
 // time the value reaches 32 KiB: the cost of the lookup and the command
 // around a small append.
-func BenchmarkAppend8(b *testing.B) {
+func BenchmarkAppend8(b *testing.B) { benchAppend(b, 8, 32<<10) }
+
+// benchAppend appends size bytes per op to one key, deleting it whenever it
+// reaches limit bytes.
+func benchAppend(b *testing.B, size, limit int) {
 	c := benchCtx()
-	argv := args("append", "key:000001", "12345678")
+	argv := args("append", "key:000001", string(make([]byte, size)))
 	del := args("del", "key:000001")
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		c.W.B = c.W.B[:0]
 		Append(c, argv)
-		if n++; n == 4<<10 {
+		if n++; n == limit/size {
 			Del(c, del)
 			n = 0
 		}
