@@ -64,35 +64,48 @@ func TestBatchExecuteCounts(t *testing.T) {
 }
 
 // slowlogArgs reads the argument arrays of a SLOWLOG GET reply, newest first,
-// and checks that the IDs decrease.
+// each joined with spaces.
 func slowlogArgs(t *testing.T, reply string) []string {
+	t.Helper()
+	var out []string
+	for _, args := range slowlogEntries(t, reply) {
+		out = append(out, strings.Join(args, " "))
+	}
+	return out
+}
+
+// slowlogEntries reads the argument arrays of a SLOWLOG GET reply, checking
+// that the IDs decrease and that nothing follows the entries.
+func slowlogEntries(t *testing.T, reply string) [][]string {
 	t.Helper()
 	r := []byte(reply)
 	n, h := arrayHeader(r)
 	r = r[h:]
-	var out []string
+	var out [][]string
 	last := int64(-1)
 	for i := 0; i < n; i++ {
 		id, l := slowEntry(r)
 		if last >= 0 && id >= last {
-			t.Errorf("entry %d has ID %d after %d: not newest first", i, id, last)
+			t.Fatalf("entry %d has ID %d after %d: not newest first", i, id, last)
 		}
 		last = id
 		e := r[:l]
-		// skip *6, id, time, usec
-		for j := 0; j < 4; j++ {
-			e = e[strings.IndexByte(string(e), '\n')+1:]
+		for j := 0; j < 4; j++ { // *6, ID, time, duration
+			e = e[bytes.IndexByte(e, '\n')+1:]
 		}
 		k, h := arrayHeader(e)
 		e = e[h:]
-		var args []string
+		args := []string{}
 		for j := 0; j < k; j++ {
 			m := elemLen(e)
 			args = append(args, string(bulkBody(e[:m])))
 			e = e[m:]
 		}
-		out = append(out, strings.Join(args, " "))
+		out = append(out, args)
 		r = r[l:]
+	}
+	if len(r) != 0 {
+		t.Fatalf("%d bytes after the entries", len(r))
 	}
 	return out
 }
@@ -178,29 +191,14 @@ func FuzzSlowlogMerge(f *testing.F) {
 		if c >= 0 {
 			want = min(want, c)
 		}
-		n, h := arrayHeader([]byte(r))
-		if n != want {
-			t.Fatalf("%d entries, want %d: %q", n, want, r)
+		entries := slowlogEntries(t, r)
+		if len(entries) != want {
+			t.Fatalf("%d entries, want %d: %q", len(entries), want, r)
 		}
-		rest := []byte(r)[h:]
-		last := int64(-1)
-		for i := 0; i < n; i++ {
-			id, l := slowEntry(rest)
-			if last >= 0 && id >= last {
-				t.Fatalf("entry %d: ID %d after %d", i, id, last)
+		for i, args := range entries {
+			if len(args) > 32 {
+				t.Fatalf("entry %d has %d arguments", i, len(args))
 			}
-			last = id
-			ent := rest[:l]
-			for j := 0; j < 4; j++ { // *6, ID, time, duration
-				ent = ent[bytes.IndexByte(ent, '\n')+1:]
-			}
-			if k, _ := arrayHeader(ent); k > 32 {
-				t.Fatalf("entry %d has %d arguments", i, k)
-			}
-			rest = rest[l:]
-		}
-		if len(rest) != 0 {
-			t.Fatalf("%d bytes after the entries", len(rest))
 		}
 	})
 }
