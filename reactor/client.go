@@ -37,9 +37,6 @@ var clientHelp = []string{
 }
 
 func (c *Core) client(cn *Conn, argv [][]byte) {
-	if !subcommandArityOK(cn, "client", argv) {
-		return
-	}
 	sub := argv[1]
 	n := len(argv)
 	switch {

@@ -19,9 +19,6 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		cn.end()
 		return
 	}
-	if !subcommandArityOK(cn, "command", argv) {
-		return
-	}
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "count") && len(argv) == 2:

@@ -19,6 +19,8 @@ type configParam struct {
 	// set checks a new value and returns what applies it, or Redis's text
 	// for why the value is refused; nil marks an immutable parameter.
 	set func(s *Server, v string) (apply func(), refused string)
+	// sensitive values are redacted from the slow log, as Redis does.
+	sensitive bool
 }
 
 // Reasons CONFIG SET gives, in Redis 7's words.
@@ -37,7 +39,8 @@ var configParams = []configParam{
 	{name: "databases", get: func(s *Server) string { return strconv.Itoa(s.cfg.Databases) }},
 	{name: "shards", get: func(s *Server) string { return strconv.Itoa(s.cfg.Shards) }},
 	{name: "requirepass", get: func(s *Server) string { return s.requirePass() },
-		set: func(s *Server, v string) (func(), string) { return func() { s.pass.Store(&v) }, "" }},
+		set:       func(s *Server, v string) (func(), string) { return func() { s.pass.Store(&v) }, "" },
+		sensitive: true},
 	{name: "maxclients", get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
 		set: setMaxClients},
 	{name: "loglevel", get: func(s *Server) string { s.mu.Lock(); defer s.mu.Unlock(); return s.loglevel },
@@ -287,9 +290,6 @@ func ParseMemory(v string) (int64, error) {
 }
 
 func (c *Core) config(cn *Conn, argv [][]byte) {
-	if !subcommandArityOK(cn, "config", argv) {
-		return
-	}
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "get"):
@@ -325,10 +325,18 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 		// Check every pair first so that a bad one changes nothing: Redis
 		// sets all or none. Like Redis, the name errors quote the name as
 		// given, the value errors the canonical one.
-		var apply []func()
+		var (
+			params []*configParam
+			values []string
+			apply  []func()
+		)
 		seen := map[*configParam]bool{}
 		for i := 2; i < len(argv); i += 2 {
 			p := findParam(string(argv[i]))
+			values = append(values, string(argv[i+1]))
+			if p != nil && p.sensitive {
+				argv[i+1] = redacted
+			}
 			if p == nil {
 				cn.errorReply(resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(argv[i]) + "'"))
 				return
@@ -342,10 +350,10 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 				return
 			}
 			seen[p] = true
+			params = append(params, p)
 		}
-		for i := 2; i < len(argv); i += 2 {
-			p := findParam(string(argv[i]))
-			f, refused := p.set(c.srv, string(argv[i+1]))
+		for i, p := range params {
+			f, refused := p.set(c.srv, values[i])
 			if refused != "" {
 				cn.errorReply(configSetFailed(p.name, refused))
 				return

@@ -51,6 +51,11 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	n := c.srv.cfg.Shards
 	switch cmd.Route {
 	case router.RouteHome:
+		if e := subcommandArityErr(cmd.Name, argv); e != "" {
+			c.shard.CmdStat(cmd.ID).Rejected++
+			cn.errorReply(e)
+			return
+		}
 		errs := cn.w.Errors
 		c.home(cn, cmd, argv)
 		c.clock = router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, c.clock, cn.w.Errors != errs)

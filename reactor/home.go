@@ -170,6 +170,10 @@ func samePassword(pass []byte, want string) bool {
 	return subtle.ConstantTimeCompare(got[:], exp[:]) == 1
 }
 
+// redacted stands in the slow log for a password or other secret argument,
+// as in Redis.
+var redacted = []byte("(redacted)")
+
 func (c *Core) auth(cn *Conn, argv [][]byte) {
 	var user, pass []byte
 	switch len(argv) {
@@ -181,12 +185,23 @@ func (c *Core) auth(cn *Conn, argv [][]byte) {
 		cn.errorReply(resp.ErrSyntax)
 		return
 	}
-	if e := c.checkPass(user, pass); e != "" {
+	e := c.checkPass(user, pass)
+	redact(argv[1:])
+	if e != "" {
 		cn.errorReply(e)
 		return
 	}
 	cn.authed = true
 	cn.okReply()
+}
+
+// redact replaces args, in the request's own argument vector, with
+// "(redacted)" once the command has read them, so that the slow log never
+// holds them.
+func redact(args [][]byte) {
+	for i := range args {
+		args[i] = redacted
+	}
 }
 
 func (c *Core) hello(cn *Conn, argv [][]byte) {
@@ -209,7 +224,9 @@ func (c *Core) hello(cn *Conn, argv [][]byte) {
 		more := len(argv) - i - 1
 		switch {
 		case resp.EqualFold(argv[i], "auth") && more >= 2:
-			if e := c.checkPass(argv[i+1], argv[i+2]); e != "" {
+			e := c.checkPass(argv[i+1], argv[i+2])
+			redact(argv[i+1 : i+3])
+			if e != "" {
 				cn.errorReply(e)
 				return
 			}
@@ -530,19 +547,20 @@ var subcommandArity = map[string]map[string]int{
 	"config":  {"get": -3, "set": -4, "resetstat": 2, "rewrite": 2, "help": 2},
 }
 
-// subcommandArityOK answers the arity error for a known subcommand called
-// with the wrong number of arguments and reports false.
-func subcommandArityOK(cn *Conn, parent string, argv [][]byte) bool {
+// subcommandArityErr is the arity error for a known subcommand of a home
+// container command called with the wrong number of arguments, or "". Like
+// any arity error it refuses the request before it runs.
+func subcommandArityErr(parent string, argv [][]byte) resp.Error {
+	subs, ok := subcommandArity[parent]
+	if !ok || len(argv) < 2 {
+		return ""
+	}
 	sub := strings.ToLower(string(argv[1]))
-	arity, known := subcommandArity[parent][sub]
-	if !known {
-		return true
+	arity, known := subs[sub]
+	if known && ((arity >= 0 && len(argv) != arity) || (arity < 0 && len(argv) < -arity)) {
+		return resp.ErrWrongArgs(parent + "|" + sub)
 	}
-	if (arity >= 0 && len(argv) != arity) || (arity < 0 && len(argv) < -arity) {
-		cn.errorReply(resp.ErrWrongArgs(parent + "|" + sub))
-		return false
-	}
-	return true
+	return ""
 }
 
 // debugHelp is what DEBUG HELP answers.
