@@ -1,12 +1,12 @@
 package main
 
-// The --expiry mode: do keys with a TTL leave memory as fast as they expire? Two scenarios per server, each on a
+// The --expiry mode: do keys with a TTL leave memory as fast as they expire? Three scenarios per server, each on a
 // fresh server:
 //
 //   - burst: --expiry-keys SETs `px:__rand_int__ v PX 1000` at full speed (-r 100000000), then DBSIZE 1 to 5 s
 //     after the load, and the server's CPU time over those 5 s (nothing but expiry runs) per key expired;
 //   - churn: --expiry-rounds rounds of `-n --expiry-churn -r 10000000 set ttl:__rand_int__ <100 bytes> EX 3`,
-//     with DBSIZE and RSS sampled during the load and for 15 s after it;
+//     with DBSIZE and RSS sampled during the load and for --expiry-rest (15 s) after it;
 //   - steady: the same SETs for --expiry-steady, at the highest rate the client reaches, sampled the same way.
 
 import (

@@ -74,8 +74,8 @@ func (l *SlowLog) add(e SlowEntry, maxLen int) {
 	l.entries = append(l.entries, e)
 }
 
-// LogSlow adds a command that took usec microseconds to the shard's slow log
-// if the slow log's threshold says so. argv is copied (clipped as Redis
+// LogSlow adds a command that took usec microseconds to the shard's slow log;
+// the caller has checked the threshold. argv is copied (clipped as Redis
 // clips it); client is the connection's ID, resolved to its address and name
 // now since the connection may be gone when the log is read.
 func (s *Shard) LogSlow(argv [][]byte, usec int64, client int64) {

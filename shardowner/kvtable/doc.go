@@ -20,7 +20,8 @@
 // on levels of longer and longer slices; each such entry records its own
 // position, so removal is a swap with its bucket's last ref. ActiveExpire
 // drains the buckets whose slice has ended, so it finds every expired key
-// in O(1) and never looks at a live one. See wheel.go.
+// in O(1) and looks at no live key but those the last level places again.
+// See wheel.go.
 //
 // Memory: every piece of full size (64 KiB arena pages, index chunks,
 // overflow chunks, TTL-wheel chunks) is a block the table maps itself,
@@ -54,5 +55,6 @@
 //
 // Limits: at most 2^20 arena pages per table (64 GiB of small entries; each
 // entry over 8 KiB has a page of its own) and 2^32 buckets. A write that
-// needs a page past the limit returns ErrFull and changes nothing.
+// needs a page past the limit returns ErrFull and changes no live key (an
+// expired key under its name is gone all the same).
 package kvtable

@@ -3,7 +3,8 @@ package kvtable
 // An entry is one item of the arena:
 //
 //	header   1 byte: kind (bits 0-2), string stored as given (bit 3),
-//	         encoding (bits 4-5), has-TTL (bit 6), string grown in place (bit 7)
+//	         encoding (bits 4-5), has-TTL (bit 6), bit 7: raw string grown in
+//	         place (hdrGrown), or integer that is its own object (hdrUnshared)
 //	[expire  8 bytes, absolute Unix ms]       only with a TTL
 //	[expidx  4 bytes, position in the TTL wheel] only with a TTL
 //	keylen   uvarint

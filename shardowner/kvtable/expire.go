@@ -7,8 +7,10 @@ const expireBatch = 8
 
 // ActiveExpire deletes expired keys, a bucket of the TTL wheel at a time in
 // expiry order, until no bucket is due or about budgetNs has passed, and
-// returns how many it deleted. It only ever looks at expired keys, and reads
-// the time every expireBatch keys and every 1024 buckets passed.
+// returns how many it deleted. It looks only at expired keys, but for those
+// of the last level whose expiry lies past its window, which it places
+// again; it reads the time every expireBatch keys and every 1024 buckets
+// passed.
 func (t *Table) ActiveExpire(budgetNs int64) int {
 	w := &t.exp
 	now := t.clock.Ms

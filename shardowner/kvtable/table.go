@@ -27,8 +27,7 @@ const (
 // Value is an entry as handlers see it.
 //
 // Str aliases table memory: it is valid only until the next write to the
-// table (SetString, SetInt, SetVerbatim, WriteAt, SetExpire, Delete, Clear,
-// ActiveExpire). Get, Exists, Scan and RandomKey never move another key's
+// table (any Set…, WriteAt, Append, AddInt, Delete, Clear, ActiveExpire). Get, Exists, Scan and RandomKey never move another key's
 // bytes, so values read one after another stay valid together. Its capacity
 // is its length, so an append copies rather than writing into the table.
 type Value struct {

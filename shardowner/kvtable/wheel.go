@@ -4,7 +4,8 @@ import "math/bits"
 
 // The TTL wheel holds the refs of the entries that have a TTL, ordered by
 // expiry time, so that active expiry finds every expired key in O(1) and
-// never looks at a live one.
+// looks at no live key, but for those of the last level that expire past
+// its window, which are placed again when their bucket comes round.
 //
 // Level l cuts time into slices of 2^(slice0Shift+l*levelShift) ms and has
 // wheelSlots buckets: bucket q&wheelMask holds the keys whose expiry falls
