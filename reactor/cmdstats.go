@@ -53,35 +53,14 @@ func (s *Server) cmdTotals(base []shardowner.CmdStats) []shardowner.CmdStats {
 		p := &c.cmdPub
 		p.mu.Lock()
 		for i := range p.cmds {
-			addCmdStats(&t[i], &p.cmds[i], false)
+			t[i].Add(&p.cmds[i])
 		}
 		p.mu.Unlock()
 	}
 	for i := range base {
-		addCmdStats(&t[i], &base[i], true)
+		t[i].Sub(&base[i])
 	}
 	return t
-}
-
-// addCmdStats adds o's counts to t, or takes them away when sub is set.
-func addCmdStats(t, o *shardowner.CmdStats, sub bool) {
-	sign := uint64(1)
-	if sub {
-		sign = ^uint64(0) // -1: the products wrap to subtraction
-	}
-	t.Calls += sign * o.Calls
-	t.Nanos += sign * o.Nanos
-	t.Failed += sign * o.Failed
-	t.Rejected += sign * o.Rejected
-	if o.Lat == nil {
-		return
-	}
-	if t.Lat == nil {
-		t.Lat = new(shardowner.Histogram)
-	}
-	for i, n := range o.Lat {
-		t.Lat[i] += sign * n
-	}
 }
 
 // writeCommandStats appends INFO's commandstats lines, as Redis 7 writes

@@ -315,6 +315,6 @@ func (c *Conn) flush() bool {
 // replies weigh, and a connection whose replies are large has few in
 // flight.
 func (c *Conn) backlogged() bool {
-	return c.outPending()+c.slotBytes+c.inFlight*c.replySize > outSoftLimit ||
+	return c.owed()+c.inFlight*c.replySize > outSoftLimit ||
 		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled)
 }

@@ -79,7 +79,6 @@ type coreStats struct {
 	ringSent     uint64 // batches sent to peers
 	ringRecv     uint64 // batches executed for peers
 	ringCmds     uint64 // commands executed for peers
-	expired      uint64 // keys deleted because they expired, lazily or actively
 	expireNs     uint64 // time spent in active expiry
 	expireCapped uint64 // active expiry runs that stopped at their budget with keys due
 	conns        uint64 // accepted
@@ -779,11 +778,11 @@ func (c *Core) publishStats() {
 	p.ringSent.Store(c.stats.ringSent)
 	p.ringRecv.Store(c.stats.ringRecv)
 	p.ringCmds.Store(c.stats.ringCmds)
-	c.stats.expired = 0
+	var expired uint64
 	for _, t := range c.shard.DBs {
-		c.stats.expired += t.Expired()
+		expired += t.Expired()
 	}
-	p.expired.Store(c.stats.expired)
+	p.expired.Store(expired)
 	p.expireNs.Store(c.stats.expireNs)
 	p.expireCapped.Store(c.stats.expireCapped)
 	p.stalePerc.Store(math.Float64bits(c.exp.stale))

@@ -218,10 +218,10 @@ func (s *Server) infoText(want map[string]bool) string {
 		writeLatencyStats(&b, t.cmds)
 	}
 	if section("keyspace") {
+		now := time.Now().UnixMilli()
 		for db := 0; db < s.cfg.Databases; db++ {
 			var keys, expires int64
 			ttlSum := 0.0 // over the shards' keys with a TTL, in ms
-			now := time.Now().UnixMilli()
 			for _, c := range s.cores {
 				keys += c.pub.keys[db].Load()
 				n := c.pub.expires[db].Load()

@@ -84,6 +84,38 @@ func (h *Histogram) Merge(o *Histogram) {
 	}
 }
 
+// Unmerge takes o's counts away from h, o having been merged into h.
+func (h *Histogram) Unmerge(o *Histogram) {
+	for i, n := range o {
+		h[i] -= n
+	}
+}
+
+// Add adds o's counts to s.
+func (s *CmdStats) Add(o *CmdStats) {
+	s.Calls += o.Calls
+	s.Nanos += o.Nanos
+	s.Failed += o.Failed
+	s.Rejected += o.Rejected
+	if o.Lat != nil {
+		if s.Lat == nil {
+			s.Lat = new(Histogram)
+		}
+		s.Lat.Merge(o.Lat)
+	}
+}
+
+// Sub takes o's counts away from s, o having been added to s.
+func (s *CmdStats) Sub(o *CmdStats) {
+	s.Calls -= o.Calls
+	s.Nanos -= o.Nanos
+	s.Failed -= o.Failed
+	s.Rejected -= o.Rejected
+	if o.Lat != nil && s.Lat != nil {
+		s.Lat.Unmerge(o.Lat)
+	}
+}
+
 // Percentile is the duration, in nanoseconds, that p percent of the counted
 // durations do not exceed (the top of the bucket where they end), 0 when
 // nothing was counted.

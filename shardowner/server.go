@@ -112,7 +112,7 @@ func RandomKey(c *Ctx, argv [][]byte) {
 // cursor / Count. When this shard's table is done the reply names the next
 // shard's start (its ID as the cursor), and 0 after the last shard.
 func Scan(c *Ctx, argv [][]byte) {
-	cursor, ok := parseCursor(argv[1])
+	cursor, ok := ParseCursor(argv[1])
 	if !ok {
 		c.W.Err(resp.ErrCursor)
 		return
@@ -167,8 +167,6 @@ func Scan(c *Ctx, argv [][]byte) {
 }
 
 // parseCursor reads a SCAN cursor (see ParseCursor).
-func parseCursor(b []byte) (uint64, bool) { return ParseCursor(b) }
-
 // ParseCursor reads a SCAN cursor the way Redis does, with strtoul on the
 // argument as a C string: it ends at a NUL, so "" (and "\x00…") is cursor
 // 0; a leading space is refused; a sign is allowed and a negative number

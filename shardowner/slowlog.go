@@ -179,25 +179,13 @@ func Slowlog(c *Ctx, argv [][]byte) {
 		}
 	case resp.EqualFold(sub, "get"):
 		// GET checks its own argument count, as in Redis.
-		c.W.Err(resp.Error("ERR unknown subcommand or wrong number of arguments for '" + clipName(sub) + "'. Try SLOWLOG HELP."))
+		c.W.Err(resp.Error("ERR unknown subcommand or wrong number of arguments for '" + clipArg(sub) + "'. Try SLOWLOG HELP."))
 	case resp.EqualFold(sub, "len") || resp.EqualFold(sub, "reset") || resp.EqualFold(sub, "help"):
 		// Redis 7 checks these subcommands' arity as commands of their own.
 		c.W.Err(resp.ErrWrongArgs("slowlog|" + strings.ToLower(string(sub))))
 	default:
-		c.W.Err(resp.Error("ERR unknown subcommand '" + clipName(sub) + "'. Try SLOWLOG HELP."))
+		c.W.Err(resp.Error("ERR unknown subcommand '" + clipArg(sub) + "'. Try SLOWLOG HELP."))
 	}
-}
-
-// clipName cuts a subcommand for an error as Redis prints it: at most 128
-// bytes, up to a NUL.
-func clipName(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			b = b[:i]
-			break
-		}
-	}
-	return string(b[:min(len(b), 128)])
 }
 
 func writeSlowEntry(w *resp.Writer, e *SlowEntry) {
