@@ -38,10 +38,12 @@ func (t *Table) ActiveExpire(budgetNs int64) int {
 				last := int(b.head)<<segShift | segHead + int((b.n-1)%segRefs)
 				k := min(int((b.n-1)%segRefs)+1, expireBatch)
 				var hs [expireBatch]uint64
+				var sink uint64
 				for i := range k {
 					hs[i] = t.hash(entryKey(t.ar.item(w.at(last - i))))
-					t.sink += t.TouchBucket(hs[i])
+					sink += t.TouchBucket(hs[i])
 				}
+				t.sink += sink
 				for i := range k {
 					pos := last - i
 					ref := w.at(pos)
@@ -112,11 +114,12 @@ func (t *Table) wheelRemove(pos int, e int64) {
 	}
 }
 
-// wheelMove places the entry at ref again for a new expiry e and returns
-// its position; it keeps its place when the expiry is unchanged.
+// wheelMove places the entry it, now at ref, again for a new expiry e and
+// returns its position; it keeps its place when the expiry is unchanged.
 func (t *Table) wheelMove(ref uint32, it []byte, e int64) int {
 	pos, old := entryExpIdx(it), entryExpire(it)
 	if old == e {
+		t.exp.set(pos, ref)
 		return pos
 	}
 	t.wheelRemove(pos, old)

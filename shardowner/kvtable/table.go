@@ -418,8 +418,7 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 	idx := 0
 	switch {
 	case ttl && old&hdrTTL != 0:
-		idx = t.wheelMove(ref, it, expireAt)
-		t.exp.set(idx, nref)
+		idx = t.wheelMove(nref, it, expireAt)
 	case ttl:
 		idx = t.exp.push(nref, expireAt, t.clock.Ms)
 	case old&hdrTTL != 0:
