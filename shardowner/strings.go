@@ -230,25 +230,44 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		if flags&optKeepTTL != 0 && found {
 			expireAt = old.ExpireAt
 		}
-		// With GET the old value is replied after the write, which may
-		// fail for want of room; the write overwrites its bytes.
-		var buf *bytebufferpool.ByteBuffer
-		if flags&optGet != 0 && found {
-			old, buf = detach(old)
-			defer release(buf)
-		}
-		if !stored(c, storeString(c, key, val, expireAt)) {
-			return
-		}
 		if flags&optGet == 0 {
-			c.W.OK()
+			if stored(c, storeString(c, key, val, expireAt)) {
+				c.W.OK()
+			}
 			return
 		}
+		// The old value is replied before the write overwrites its bytes,
+		// and taken back if the write finds no room.
+		mark := replyOld(c, old, found)
+		storedAfterReply(c, mark, storeString(c, key, val, expireAt))
+		return
 	}
 	if found {
 		replyValue(c, old)
 	} else {
 		c.W.Null()
+	}
+}
+
+// replyOld replies the old value of a write that returns it (nil when it
+// was not found) before the write overwrites its bytes, and returns where
+// the reply starts.
+func replyOld(c *Ctx, old Value, found bool) int {
+	mark := len(c.W.B)
+	if found {
+		replyValue(c, old)
+	} else {
+		c.W.Null()
+	}
+	return mark
+}
+
+// storedAfterReply is stored for a write whose reply, from mark on, was
+// written first: a write that found no room replaces it with the error.
+func storedAfterReply(c *Ctx, mark int, err error) {
+	if err != nil {
+		c.W.B = c.W.B[:mark]
+		stored(c, err)
 	}
 }
 
@@ -259,16 +278,8 @@ func GetSet(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
-	v, buf := detach(v)
-	defer release(buf)
-	if !stored(c, c.Table().SetString(argv[1], argv[2], 0)) {
-		return
-	}
-	if found {
-		replyValue(c, v)
-	} else {
-		c.W.Null()
-	}
+	mark := replyOld(c, v, found)
+	storedAfterReply(c, mark, c.Table().SetString(argv[1], argv[2], 0))
 }
 
 // GetDel: GETDEL key.
