@@ -73,36 +73,33 @@ var configParams = []configParam{
 	{name: "maxmemory-policy", get: func(s *Server) string { return "noeviction" }},
 	{name: "slowlog-log-slower-than", get: func(s *Server) string { return strconv.FormatInt(s.slowlog.SlowerThan.Load(), 10) },
 		set: func(s *Server, v string) (func(), string) {
-			n, refused := configInt(v, SlowlogSlowerThanMin)
+			n, refused := configInt(v, SlowlogSlowerThanMin, math.MaxInt64)
 			return func() { s.slowlog.SlowerThan.Store(n) }, refused
 		}},
 	{name: "slowlog-max-len", get: func(s *Server) string { return strconv.FormatInt(s.slowlog.MaxLen.Load(), 10) },
 		set: func(s *Server, v string) (func(), string) {
-			n, refused := configInt(v, 0)
+			n, refused := configInt(v, 0, math.MaxInt64)
 			return func() { s.slowlog.MaxLen.Store(n) }, refused
 		}},
 }
 
-// configInt reads an integer parameter of at least lo, as Redis refuses
-// one.
-func configInt(v string, lo int64) (int64, string) {
+// configInt reads an integer parameter from lo to hi, with Redis's reasons
+// for refusing one.
+func configInt(v string, lo, hi int64) (int64, string) {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return 0, errNotInteger
 	}
-	if n < lo {
-		return 0, "argument must be between " + strconv.FormatInt(lo, 10) + " and 9223372036854775807 inclusive"
+	if n < lo || n > hi {
+		return 0, "argument must be between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10) + " inclusive"
 	}
 	return n, ""
 }
 
 func setMaxClients(s *Server, v string) (func(), string) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return nil, errNotInteger
-	}
-	if n < 1 || n > 1<<32-1 {
-		return nil, "argument must be between 1 and 4294967295 inclusive"
+	n, refused := configInt(v, 1, math.MaxUint32)
+	if refused != "" {
+		return nil, refused
 	}
 	if n > s.maxClients.Load() {
 		// As in Redis, a value the open file limit cannot hold (once
@@ -118,24 +115,18 @@ func setMaxClients(s *Server, v string) (func(), string) {
 // setHz takes Redis's range for hz; as in Redis, the timer runs at 1 to 500
 // times a second whatever the value.
 func setHz(s *Server, v string) (func(), string) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return nil, errNotInteger
-	}
-	if n < 0 || n > math.MaxInt32 {
-		return nil, "argument must be between 0 and 2147483647 inclusive"
+	n, refused := configInt(v, 0, math.MaxInt32)
+	if refused != "" {
+		return nil, refused
 	}
 	return func() { s.setHz(int(n)) }, ""
 }
 
 // setExpireEffort takes active-expire-effort, 1 to 10.
 func setExpireEffort(s *Server, v string) (func(), string) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return nil, errNotInteger
-	}
-	if n < 1 || n > 10 {
-		return nil, "argument must be between 1 and 10 inclusive"
+	n, refused := configInt(v, 1, 10)
+	if refused != "" {
+		return nil, refused
 	}
 	return func() { s.expireEffort.Store(int32(n)) }, ""
 }
