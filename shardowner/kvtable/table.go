@@ -339,12 +339,8 @@ func (t *Table) SetInt(key []byte, n int64, expireAt int64) error {
 // takes the general path. The sum is a new integer, never an unshared one.
 func (t *Table) AddInt(key []byte, by int64) (n int64, ok bool) {
 	t.rehashStep(rehashPerOp)
-	w := t.lookup(t.hash(key), key)
-	if w == 0 {
-		return 0, false
-	}
-	it := t.ar.item(uint32(w))
-	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encInt || t.isExpired(it) {
+	_, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encInt)
+	if it == nil {
 		return 0, false
 	}
 	off := valueOff(it)
@@ -449,7 +445,7 @@ var errNotRaw = errors.New("kvtable: WriteAt on a key without a raw string")
 // arena has no room for the bigger item.
 func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	t.rehashStep(rehashPerOp)
-	w, it := t.rawString(key)
+	w, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
 	if it == nil {
 		return 0, errNotRaw
 	}
@@ -464,7 +460,7 @@ func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 // ok, err is WriteAt's.
 func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error) {
 	t.rehashStep(rehashPerOp)
-	w, it := t.rawString(key)
+	w, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
 	if it == nil {
 		return 0, false, nil
 	}
@@ -476,15 +472,15 @@ func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error)
 	return n, true, err
 }
 
-// rawString returns the slot word and entry of key when it holds a live
-// string stored as bytes; it is nil otherwise.
-func (t *Table) rawString(key []byte) (uint64, []byte) {
+// live returns the slot word and entry of key when it is live and its
+// header, masked with mask, is want; the entry is nil otherwise.
+func (t *Table) live(key []byte, mask, want byte) (uint64, []byte) {
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
 		return 0, nil
 	}
 	it := t.ar.item(uint32(w))
-	if it[0]&(hdrKindMask|hdrEncMask) != byte(KindString)|encRaw || t.isExpired(it) {
+	if it[0]&mask != want || t.isExpired(it) {
 		return 0, nil
 	}
 	return w, it
@@ -655,12 +651,8 @@ func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) error 
 
 // object returns the object of key, if key holds one.
 func (t *Table) object(key []byte) (any, bool) {
-	w := t.lookup(t.hash(key), key)
-	if w == 0 {
-		return nil, false
-	}
-	it := t.ar.item(uint32(w))
-	if it[0]&hdrEncMask != encObj || t.isExpired(it) {
+	_, it := t.live(key, hdrEncMask, encObj)
+	if it == nil {
 		return nil, false
 	}
 	return t.objs[le.Uint32(it[valueOff(it):])], true
