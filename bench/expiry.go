@@ -94,12 +94,8 @@ func runExpiry(ctx context.Context, cfg *config, tl *tools, work string, stdout 
 
 // expiryLoadCmd is redis-benchmark with a command of its own against srv.
 func expiryLoadCmd(ctx context.Context, cfg *config, tl *tools, srv *server, n, keyspace int, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	argv := []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList), tl.RedisBenchmark,
-		"-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port), "-P", strconv.Itoa(expiryPipeline),
-		"-c", strconv.Itoa(cfg.Clients), "-n", strconv.Itoa(n), "-r", strconv.Itoa(keyspace), "-q"}
-	if cfg.ClientThreads > 1 {
-		argv = append(argv, "--threads", strconv.Itoa(cfg.ClientThreads))
-	}
+	argv := clientArgv(cfg, tl, srv, "-P", strconv.Itoa(expiryPipeline),
+		"-c", strconv.Itoa(cfg.Clients), "-n", strconv.Itoa(n), "-r", strconv.Itoa(keyspace), "-q")
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

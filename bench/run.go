@@ -303,15 +303,23 @@ func runCell(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) s
 
 // benchmarkArgv is the redis-benchmark command line of c against srv, pinned to the client CPUs.
 func benchmarkArgv(cfg *config, tl *tools, srv *server, c cell) []string {
-	argv := []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList), tl.RedisBenchmark,
-		"-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port), "-t", c.Test, "-P", strconv.Itoa(c.Pipeline),
+	argv := clientArgv(cfg, tl, srv, "-t", c.Test, "-P", strconv.Itoa(c.Pipeline),
 		"-c", strconv.Itoa(c.Clients), "-r", strconv.Itoa(c.Keyspace), "-d", strconv.Itoa(c.Size),
-		"-n", strconv.Itoa(c.Requests)}
-	if cfg.ClientThreads > 1 {
-		argv = append(argv, "--threads", strconv.Itoa(cfg.ClientThreads))
-	}
+		"-n", strconv.Itoa(c.Requests))
 	if cfg.CSV {
 		argv = append(argv, "--csv")
+	}
+	return argv
+}
+
+// clientArgv is redis-benchmark against srv, pinned to the client's CPUs,
+// with the client's threads and then args.
+func clientArgv(cfg *config, tl *tools, srv *server, args ...string) []string {
+	argv := []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList), tl.RedisBenchmark,
+		"-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port)}
+	argv = append(argv, args...)
+	if cfg.ClientThreads > 1 {
+		argv = append(argv, "--threads", strconv.Itoa(cfg.ClientThreads))
 	}
 	return argv
 }
