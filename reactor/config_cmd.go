@@ -247,7 +247,7 @@ func limitMemory(v string) (int64, bool) {
 // allowed, an empty field is 0), kept in a C int, which must not be
 // negative.
 func limitSeconds(v string) (int64, bool) {
-	n, end := strtollPrefix([]byte(v))
+	n, end := resp.ParseIntPrefix([]byte(v))
 	return int64(int32(n)), end == len(v) && int32(n) >= 0
 }
 

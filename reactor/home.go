@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
-	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
@@ -337,11 +335,11 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
-		c.debugSleep(cn, strtodPrefix(argv[2]))
+		c.debugSleep(cn, resp.ParseFloatPrefix(argv[2]))
 	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
 		// Redis reads the flag with atoi: a C int from the leading digits,
 		// 0 when there are none.
-		n, _ := strtollPrefix(argv[2])
+		n, _ := resp.ParseIntPrefix(argv[2])
 		c.srv.activeExpire.Store(int32(n) != 0)
 		cn.okReply()
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
@@ -408,115 +406,6 @@ func (c *Core) sleepersTimeout(timeout int, now int64) int {
 	}
 	return timeout
 }
-
-// strtodPrefix reads a number the way C's strtod does, which is how Redis
-// reads DEBUG SLEEP's time: leading white space is skipped, the longest
-// prefix that forms a number counts and the rest is ignored, and text with
-// no number reads as 0.
-func strtodPrefix(b []byte) float64 {
-	i := 0
-	for i < len(b) && isCSpace(b[i]) {
-		i++
-	}
-	start := i
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		i++
-	}
-	rest := b[i:]
-	switch {
-	case len(rest) >= 3 && resp.EqualFold(rest[:3], "nan"):
-		return math.NaN()
-	case len(rest) >= 3 && resp.EqualFold(rest[:3], "inf") && b[start] == '-':
-		return math.Inf(-1)
-	case len(rest) >= 3 && resp.EqualFold(rest[:3], "inf"):
-		return math.Inf(1)
-	}
-	hex := len(rest) > 2 && rest[0] == '0' && rest[1]|0x20 == 'x' && (isHexDigit(rest[2]) ||
-		(rest[2] == '.' && len(rest) > 3 && isHexDigit(rest[3])))
-	digit, expChar := isDecDigit, byte('e')
-	if hex {
-		i += 2
-		digit, expChar = isHexDigit, 'p'
-	}
-	mant := 0
-	for ; i < len(b) && digit(b[i]); i++ {
-		mant++
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		for ; i < len(b) && digit(b[i]); i++ {
-			mant++
-		}
-	}
-	if mant == 0 {
-		return 0
-	}
-	end := i
-	if i < len(b) && b[i]|0x20 == expChar {
-		j := i + 1
-		if j < len(b) && (b[j] == '+' || b[j] == '-') {
-			j++
-		}
-		if j < len(b) && isDecDigit(b[j]) {
-			for j < len(b) && isDecDigit(b[j]) {
-				j++
-			}
-			end = j
-		}
-	}
-	// The number is read in place: the argument may be large.
-	s := unsafe.String(unsafe.SliceData(b[start:]), end-start)
-	if hex && end == i {
-		s += "p0" // Go wants the binary exponent that strtod may go without
-	}
-	// Past the range, ParseFloat gives ±Inf or 0 as strtod does.
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
-}
-
-// strtollPrefix reads a base-10 integer the way C's strtoll does: leading
-// white space and a sign, then digits, a value past int64 taken as the
-// nearest end of it. end is the index after the number, or 0 when there is
-// none.
-func strtollPrefix(b []byte) (n int64, end int) {
-	i := 0
-	for i < len(b) && isCSpace(b[i]) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	start := i
-	var u uint64
-	for ; i < len(b) && isDecDigit(b[i]); i++ {
-		if u < 1<<60 {
-			u = u*10 + uint64(b[i]-'0')
-		} else {
-			u = 1<<63 + 1 // a digit more passes 2^63: past both ends
-		}
-	}
-	if i == start {
-		return 0, 0
-	}
-	switch {
-	case neg && u >= 1<<63:
-		return math.MinInt64, i
-	case neg:
-		return -int64(u), i
-	case u > math.MaxInt64:
-		return math.MaxInt64, i
-	}
-	return int64(u), i
-}
-
-// isCSpace is C's isspace in the C locale.
-func isCSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
-
-func isDecDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func isHexDigit(c byte) bool { return isDecDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'f') }
 
 func (c *Core) shutdown(cn *Conn, argv [][]byte) {
 	for _, a := range argv[1:] {

@@ -603,28 +603,96 @@ func ParseInt(b []byte) (int64, bool) {
 // Leading or trailing bytes, "nan", and values that overflow or underflow to
 // zero are rejected. It allocates only when rejecting a value out of range.
 func ParseFloat(b []byte) (float64, bool) {
-	hex, nonzero, ok := scanFloat(b)
-	if !ok {
+	if neg, word := cutSign(b); EqualFold(word, "inf") || EqualFold(word, "infinity") {
+		return signedInf(neg), true
+	}
+	end, hex, nonzero := scanNumber(b)
+	if end == 0 || end != len(b) {
 		return 0, false
 	}
-	var s string
-	if hex {
-		// Go insists on a 'p' exponent after a hexadecimal mantissa; strtod
-		// does not, so supply "p0" when it is missing.
-		var tmp [64]byte
-		t := append(tmp[:0], b...)
-		if bytes.IndexAny(t, "pP") < 0 {
-			t = append(t, 'p', '0')
-		}
-		s = unsafe.String(unsafe.SliceData(t), len(t))
-	} else {
-		s = unsafe.String(unsafe.SliceData(b), len(b))
-	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := numberValue(b, hex)
 	if err != nil || (f == 0 && nonzero) {
 		return 0, false
 	}
 	return f, true
+}
+
+// ParseFloatPrefix reads b as C's strtod does (how Redis reads DEBUG
+// SLEEP's time): leading white space is skipped, the longest prefix that
+// forms a number counts and the rest is ignored, text with no number reads
+// as 0, "nan" and "inf" prefixes read as such, and a value past the range
+// reads as ±Inf or 0.
+func ParseFloatPrefix(b []byte) float64 {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	b = b[i:]
+	neg, word := cutSign(b)
+	switch {
+	case len(word) >= 3 && EqualFold(word[:3], "nan"):
+		return math.NaN()
+	case len(word) >= 3 && EqualFold(word[:3], "inf"):
+		return signedInf(neg)
+	}
+	end, hex, _ := scanNumber(b)
+	if end == 0 {
+		return 0
+	}
+	f, _ := numberValue(b[:end], hex)
+	return f
+}
+
+// ParseIntPrefix reads a base-10 integer the way C's strtoll does (how Redis
+// reads atoi-style arguments): leading white space and a sign, then digits,
+// a value past int64 taken as the nearest end of it. end is the index after
+// the number, or 0 when there is none.
+func ParseIntPrefix(b []byte) (n int64, end int) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	start := i
+	var u uint64
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		if u < 1<<60 {
+			u = u*10 + uint64(b[i]-'0')
+		} else {
+			u = 1<<63 + 1 // a digit more passes 2^63: past both ends
+		}
+	}
+	if i == start {
+		return 0, 0
+	}
+	switch {
+	case neg && u >= 1<<63:
+		return math.MinInt64, i
+	case neg:
+		return -int64(u), i
+	case u > math.MaxInt64:
+		return math.MaxInt64, i
+	}
+	return int64(u), i
+}
+
+// cutSign splits an optional leading sign off b.
+func cutSign(b []byte) (neg bool, rest []byte) {
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		return b[0] == '-', b[1:]
+	}
+	return false, b
+}
+
+func signedInf(neg bool) float64 {
+	if neg {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
 }
 
 func isMantissaDigit(c byte, hex bool) bool {
@@ -635,21 +703,24 @@ func isMantissaDigit(c byte, hex bool) bool {
 	return '0' <= c && c <= '9'
 }
 
-// scanFloat checks b against strtod's grammar, so that strconv sees only text
-// both agree on, and reports whether it is hexadecimal and whether its
-// mantissa has a nonzero digit (to tell underflow from a real zero).
-func scanFloat(b []byte) (hex, nonzero, ok bool) {
+// scanNumber finds the longest prefix of b that strtod's grammar reads as a
+// finite number (a sign, decimal or hexadecimal digits with an optional
+// point, an optional exponent), so that strconv sees only text both agree
+// on. It returns the prefix's end (0 when there is none), whether it is
+// hexadecimal, and whether its mantissa has a nonzero digit (to tell
+// underflow from a real zero).
+func scanNumber(b []byte) (end int, hex, nonzero bool) {
 	i := 0
 	if i < len(b) && (b[i] == '+' || b[i] == '-') {
 		i++
 	}
 	rest := b[i:]
-	if EqualFold(rest, "inf") || EqualFold(rest, "infinity") {
-		return false, true, true
-	}
-	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
-		hex = true
-		i += 2
+	if len(rest) > 2 && rest[0] == '0' && rest[1]|0x20 == 'x' {
+		_, digit := unhex(rest[2])
+		if digit || (rest[2] == '.' && len(rest) > 3 && isMantissaDigit(rest[3], true)) {
+			hex = true
+			i += 2
+		}
 	}
 	mant := 0
 	for ; i < len(b) && isMantissaDigit(b[i], hex); i++ {
@@ -664,24 +735,37 @@ func scanFloat(b []byte) (hex, nonzero, ok bool) {
 		}
 	}
 	if mant == 0 {
-		return false, false, false
+		return 0, false, false
 	}
+	end = i
 	expChar := byte('e')
 	if hex {
 		expChar = 'p'
 	}
 	if i < len(b) && b[i]|0x20 == expChar {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
+		j := i + 1
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
 		}
-		digits := 0
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			digits++
+		digits := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
 		}
-		if digits == 0 {
-			return false, false, false
+		if j > digits {
+			end = j
 		}
 	}
-	return hex, nonzero, i == len(b)
+	return end, hex, nonzero
+}
+
+// numberValue converts a number scanNumber accepted whole.
+func numberValue(b []byte, hex bool) (float64, error) {
+	if hex && bytes.IndexAny(b, "pP") < 0 {
+		// Go insists on a 'p' exponent after a hexadecimal mantissa;
+		// strtod does not, so supply "p0".
+		var tmp [64]byte
+		t := append(append(tmp[:0], b...), 'p', '0')
+		return strconv.ParseFloat(unsafe.String(unsafe.SliceData(t), len(t)), 64)
+	}
+	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
 }
