@@ -8,10 +8,12 @@ import (
 
 // Request is one command inside a Batch.
 type Request struct {
-	Cmd    *Command
-	DB     uint8
-	Proto  uint8
-	Part   bool // Origin
+	Cmd   *Command
+	DB    uint8
+	Proto uint8
+	// Part, Lead and Client are the command's Origin, kept as fields
+	// beside DB and Proto so that a Request stays 32 bytes.
+	Part   bool
 	Lead   bool
 	NArgs  uint32
 	Client int64
