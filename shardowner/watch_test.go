@@ -385,3 +385,17 @@ func TestWatchModel(t *testing.T) {
 	}
 	checkFreed(t, s)
 }
+
+// BenchmarkSetOverwriteWatching is BenchmarkSetOverwrite while another key
+// of the table is watched: each write is looked up among the watched keys.
+func BenchmarkSetOverwriteWatching(b *testing.B) {
+	c := benchCtx()
+	argv := args("set", "key:000001", "some value of 32 bytes...........")
+	Set(c, argv)
+	c.Shard.Watch(0, []byte("key:000002"), 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		Set(c, argv)
+	}
+}
