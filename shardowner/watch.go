@@ -19,9 +19,10 @@ import (
 // deleted.
 //
 // A client found touched is dirty until Unwatch, and its keys are forgotten
-// at once: EXEC will fail whatever happens to them. Registrations are
-// dropped with the client, and the maps go when they empty, so what a shard
-// holds is bounded by the keys its clients watch now.
+// at once: EXEC will fail whatever happens to them. Unwatch forgets the
+// client, and the maps go when they empty, so what a shard holds is bounded
+// by the keys its clients watch now and a mark per client found touched;
+// the caller unwatches a client at EXEC, DISCARD, UNWATCH and disconnection.
 //
 // The internal commands the router sends for WATCH, UNWATCH and EXEC:
 //

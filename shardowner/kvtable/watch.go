@@ -4,8 +4,9 @@ package kvtable
 // one on a table while some client watches a key of it, and clears it
 // after, so that a table nobody watches pays one nil check per change.
 //
-// Its methods run in the middle of a table operation: they must not use the
-// table, but for Probe in Clearing.
+// Its methods run in the middle of a table operation: they must not change
+// the table, but for SetWatcher, and only Clearing may read it (Probe). The
+// key they are given is valid during the call only.
 type Watcher interface {
 	// Touched is told that key was written, had its TTL set or removed, or
 	// was deleted (expiry included); present is whether key still has an
@@ -27,7 +28,8 @@ func (t *Table) touched(key []byte, present bool) {
 
 // Modified tells the watcher that a command changed key without the table
 // seeing it: a write whose result the table does not hold (a SET whose
-// expiry has already passed).
+// expiry has already passed), or a change made in place to a value the
+// table holds as an object.
 func (t *Table) Modified(key []byte) {
 	if t.watcher != nil {
 		t.watcher.Touched(key, t.lookup(t.hash(key), key) != 0)
