@@ -92,4 +92,12 @@ var commands = []Command{
 	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
 	{Name: "corekv.restore", Arity: 4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},
 	{Name: "corekv.randomkey", Arity: 1, Route: RouteAll, Combine: CombineRandomKey, Run: so.InternalRandomKey, Internal: true},
+
+	// WATCH's part on the shards that own watched keys; EXEC asks each shard
+	// whether one was touched. corekv.watch's parts are built by the caller,
+	// each with the client id before its keys: the generic split, which would
+	// drop the id, makes a part fail with a not-an-integer error.
+	{Name: "corekv.watch", Arity: -3, FirstKey: 2, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalWatch, Internal: true},
+	{Name: "corekv.unwatch", Arity: 2, Route: RouteAll, Combine: CombineOK, Run: so.InternalUnwatch, Internal: true},
+	{Name: "corekv.watched", Arity: 2, Route: RouteAll, Combine: CombineSumInt, Run: so.InternalWatched, Internal: true},
 }
