@@ -70,6 +70,14 @@ type Conn struct {
 	// second round.
 	barrier *router.Slot
 
+	// multi is the MULTI block being queued, nil outside MULTI; watched
+	// the keys WATCHed, nil when none. capture sends the replies of home
+	// commands run inside EXEC to captured instead of the client.
+	multi    *multiState
+	watched  *watchedKeys
+	capture  bool
+	captured []byte
+
 	db        int
 	proto     int
 	authed    bool
@@ -117,6 +125,10 @@ func (c *Conn) pending() int { return len(c.slots) }
 // goes into a new slot, filled at end, so it still leaves in order.
 func (c *Conn) begin() *resp.Writer {
 	c.w.Proto = c.proto
+	if c.capture {
+		c.w.B = c.captured
+		return &c.w
+	}
 	if len(c.slots) == 0 {
 		c.directing = true
 		c.w.B = c.out
@@ -130,6 +142,11 @@ func (c *Conn) begin() *resp.Writer {
 
 // end commits the reply begun by begin.
 func (c *Conn) end() {
+	if c.capture {
+		c.captured = c.w.B
+		c.w.B = nil
+		return
+	}
 	if c.directing {
 		if c.discardReply() {
 			c.w.B = c.w.B[:len(c.out)]
