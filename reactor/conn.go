@@ -65,10 +65,14 @@ type Conn struct {
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
 	slot      *router.Slot
-	// barrier is a multi-round plan of this connection still running; the
-	// connection's later requests wait for it so they cannot overtake its
-	// second round.
+	// barrier is a reply of this connection the later requests wait for:
+	// a split command until it holds its keys (Slot.Locked), after which
+	// the shards make them wait for it; EXEC and DEBUG SLEEP until they
+	// have answered.
 	barrier *router.Slot
+	// txnWait: the next request starts a transaction and waits for the
+	// one in barrier to answer, as a connection has one at a time.
+	txnWait bool
 
 	// multi is the MULTI block being queued, nil outside MULTI; watched
 	// the keys WATCHed, nil when none. capture sends the replies of home
@@ -333,5 +337,5 @@ func (c *Conn) flush() bool {
 // flight.
 func (c *Conn) backlogged() bool {
 	return c.owed()+c.inFlight*c.replySize > outSoftLimit ||
-		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled)
+		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled && (!c.barrier.Locked || c.txnWait))
 }

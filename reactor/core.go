@@ -527,6 +527,7 @@ type parsed struct {
 // on its own.
 func (c *Core) parse(cn *Conn) {
 	pos := 0
+	cn.txnWait = false
 outer:
 	for pos < len(cn.in) && !cn.closing && !cn.closed {
 		if cn.backlogged() {
@@ -542,6 +543,14 @@ outer:
 		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
+			if cn.barrier != nil && !cn.barrier.Filled && c.startsTxn(cn, a.cmd, a.argv) {
+				// Left in the buffer until the transaction in flight
+				// has answered.
+				cn.req.Reset()
+				cn.txnWait = true
+				cn.stalled = true
+				break outer
+			}
 			if len(a.argv) > 0 {
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}

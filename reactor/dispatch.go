@@ -98,10 +98,38 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	c.runOn(cn, cmd, shard, argv)
 }
 
+// startsTxn reports whether running cmd would start a transaction
+// (router.Txn) for cn: a split over several shards, or EXEC. The shards
+// tell transactions apart by their connection, so a connection has one in
+// flight at a time.
+func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
+	n := c.srv.cfg.Shards
+	switch {
+	case cmd == nil || !cmd.ArityOK(len(argv)) || n == 1:
+		return false
+	case cmd.Home == router.HomeExec:
+		return cn.multi != nil
+	case cn.multi != nil:
+		return false
+	case cmd.Route == router.RouteAll:
+		return router.AtomicSplit(cmd)
+	case cmd.Route != router.RouteKey || cmd.Split == router.SplitNone || !cmd.HasKeys(len(argv)):
+		return false
+	}
+	shard := router.ShardOf(argv[cmd.FirstKey], n)
+	last := cmd.LastKeyIndex(len(argv))
+	for i := cmd.FirstKey + cmd.Step; i <= last; i += cmd.Step {
+		if router.ShardOf(argv[i], n) != shard {
+			return true
+		}
+	}
+	return false
+}
+
 // startSplit runs cmd over several shards for cn. The command's call is
 // counted here, once; its parts add their time where they run.
-// Until it has answered, the connection's later commands wait: they must
-// not run before the split has taken its keys.
+// Until it holds its keys, the connection's later commands wait: they must
+// not run on a key before the split has taken it.
 func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv [][]byte) {
 	c.shard.CmdStat(cmd.ID).Calls++
 	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)

@@ -57,7 +57,7 @@ type plan struct {
 // holds its keys (or, for RouteAll, the shards) on every shard it touches
 // while it runs, so no client sees it half done.
 func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
-	if s.held || !atomicSplit(cmd) || (cmd.Step == 2 && len(argv)%2 == 0) {
+	if s.held || !AtomicSplit(cmd) || (cmd.Step == 2 && len(argv)%2 == 0) {
 		startPlan(ex, s, cmd, db, proto, argv)
 		return
 	}
@@ -87,13 +87,14 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 			b.LockKey(ShardOf(argv[2], n), to, argv[2])
 		}
 	}
+	b.RunEarly()
 	b.Start(ex, b)
 }
 
-// atomicSplit reports whether a split of cmd runs as a transaction. The
+// AtomicSplit reports whether a split of cmd runs as a transaction. The
 // slow log and RANDOMKEY gain nothing from seeing every shard at one
 // instant.
-func atomicSplit(cmd *Command) bool {
+func AtomicSplit(cmd *Command) bool {
 	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey)
 }
 

@@ -18,6 +18,10 @@ type Slot struct {
 	Discard bool
 	// Client is the ID of the connection the reply is for (Origin).
 	Client int64
+	// Locked is set when the split transaction whose reply this is holds
+	// all its keys: from then on the shards order the connection's later
+	// commands after it.
+	Locked bool
 
 	lead   bool // the plan's part that stands for it in the slow log
 	parent *Slot
@@ -47,6 +51,7 @@ func (s *Slot) Reset() {
 	s.Orphan = false
 	s.Discard = false
 	s.Client = 0
+	s.Locked = false
 	s.lead = false
 	s.parent = nil
 	s.plan = nil

@@ -38,6 +38,13 @@ type Txn struct {
 	locking  *Slot // the lock request in flight
 	stepping bool  // inside lockNext: a lock granted at once must not recurse
 	touched  bool  // a WATCHed key was touched
+	// eager runs the body as soon as the last lock request is sent: its
+	// parts queue behind it on that shard. A transaction that must know
+	// whether a watched key was touched waits for the last grant.
+	eager    bool
+	running  bool
+	finished []byte // the reply, when the body ended before the last grant came
+	done     bool
 	body     TxnBody
 	argv     [][]byte // scratch for lock requests
 	num      []byte
@@ -64,7 +71,15 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	clear(t.whole)
 	t.shards = t.shards[:0]
 	t.next, t.locking, t.stepping, t.touched, t.body = 0, nil, false, false, nil
+	t.eager, t.running, t.done = false, false, false
+	t.finished = t.finished[:0]
 }
+
+// RunEarly lets the body start once the last lock request is sent, rather
+// than granted: its parts on that shard wait behind the request there, and
+// the hop saved is a whole round trip. Only a body that ignores the watch
+// check may.
+func (t *Txn) RunEarly() { t.eager = true }
 
 // Client is the ID of the connection the transaction runs for.
 func (t *Txn) Client() int64 { return t.client }
@@ -112,9 +127,14 @@ func (t *Txn) lockNext(ex Exec) {
 		ex.Submit(sh, cmdLock, 0, t.proto, t.lockArgv(sh), s)
 	}
 	t.stepping = false
-	if t.locking == nil {
-		t.body.Run(ex, t, t.touched)
+	if t.running || (t.locking != nil && !(t.eager && t.next == len(t.shards))) {
+		return
 	}
+	t.running = true
+	if t.eager && t.slot != nil {
+		t.slot.Locked = true
+	}
+	t.body.Run(ex, t, t.touched)
 }
 
 // lockArgv builds corekv.lock's arguments for shard: the client, then the
@@ -177,7 +197,11 @@ func (t *Txn) partDone(ex Exec, s *Slot) {
 	}
 	ex.FreeSlot(s)
 	t.locking = nil
-	if !t.stepping {
+	switch {
+	case t.done:
+		// The body ended first (RunEarly): now the unlocks may go.
+		t.unlock(ex)
+	case !t.stepping:
 		t.lockNext(ex)
 	}
 }
@@ -186,6 +210,15 @@ func (t *Txn) partDone(ex Exec, s *Slot) {
 // slot. The unlocks travel behind the parts, so each shard releases after
 // running them.
 func (t *Txn) Finish(ex Exec, reply []byte) {
+	t.finished = append(t.finished[:0], reply...)
+	t.done = true
+	if t.locking == nil {
+		t.unlock(ex)
+	}
+}
+
+// unlock sends the unlocks and answers the reply Finish kept.
+func (t *Txn) unlock(ex Exec) {
 	t.num = strconv.AppendInt(t.num[:0], t.client, 10)
 	t.argv = append(t.argv[:0], cmdUnlock.NameBytes(), t.num)
 	for _, sh := range t.shards[:t.next] {
@@ -196,7 +229,10 @@ func (t *Txn) Finish(ex Exec, reply []byte) {
 	}
 	s := t.slot
 	t.slot, t.body = nil, nil
-	s.Reply = append(s.Reply[:0], reply...)
+	s.Reply = append(s.Reply[:0], t.finished...)
 	s.txn = nil
+	if cap(t.finished) > batchKeep {
+		t.finished = nil
+	}
 	done(ex, s)
 }
