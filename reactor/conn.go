@@ -65,10 +65,22 @@ type Conn struct {
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
 	slot      *router.Slot
-	// barrier is a multi-round plan of this connection still running; the
-	// connection's later requests wait for it so they cannot overtake its
-	// second round.
+	// barrier is a reply of this connection the later requests wait for:
+	// a split command until it holds its keys (Slot.Locked), after which
+	// the shards make them wait for it; EXEC and DEBUG SLEEP until they
+	// have answered.
 	barrier *router.Slot
+	// txnWait: the next request starts a transaction and waits for the
+	// one in barrier to answer, as a connection has one at a time.
+	txnWait bool
+
+	// multi is the MULTI block being queued, nil outside MULTI; watched
+	// the keys WATCHed, nil when none. capture sends the replies of home
+	// commands run inside EXEC to captured instead of the client.
+	multi    *multiState
+	watched  *watchedKeys
+	capture  bool
+	captured []byte
 
 	db        int
 	proto     int
@@ -117,6 +129,10 @@ func (c *Conn) pending() int { return len(c.slots) }
 // goes into a new slot, filled at end, so it still leaves in order.
 func (c *Conn) begin() *resp.Writer {
 	c.w.Proto = c.proto
+	if c.capture {
+		c.w.B = c.captured
+		return &c.w
+	}
 	if len(c.slots) == 0 {
 		c.directing = true
 		c.w.B = c.out
@@ -130,6 +146,11 @@ func (c *Conn) begin() *resp.Writer {
 
 // end commits the reply begun by begin.
 func (c *Conn) end() {
+	if c.capture {
+		c.captured = c.w.B
+		c.w.B = nil
+		return
+	}
 	if c.directing {
 		if c.discardReply() {
 			c.w.B = c.w.B[:len(c.out)]
@@ -316,5 +337,5 @@ func (c *Conn) flush() bool {
 // flight.
 func (c *Conn) backlogged() bool {
 	return c.owed()+c.inFlight*c.replySize > outSoftLimit ||
-		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled)
+		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled && (!c.barrier.Locked || c.txnWait))
 }

@@ -33,13 +33,19 @@ type Core struct {
 	outBatch []*router.Batch   // batch being filled for each peer
 	overflow [][]*router.Batch // batches a full ring could not take, per peer
 	resume   []*router.Batch   // a peer's batch stopped by the reply budget, per peer
-	free     []*router.Batch
-	slots    []*router.Slot
-	ctx      shardowner.Ctx
-	w        resp.Writer
-	ahead    [parseAhead]parsed
-	clock    int64  // router.Now() when the last command that parse ran ended
-	sink     uint64 // where touchKeys' loads go, so they are not optimised away
+	// outReplies carry, per peer, the replies of its commands that waited
+	// in this shard's lock queue.
+	outReplies   []*router.Batch
+	locks        router.Locks
+	runningReady bool
+	scratch      []byte // reply buffer for waiters of other cores
+	free         []*router.Batch
+	slots        []*router.Slot
+	ctx          shardowner.Ctx
+	w            resp.Writer
+	ahead        [parseAhead]parsed
+	clock        int64  // router.Now() when the last command that parse ran ended
+	sink         uint64 // where touchKeys' loads go, so they are not optimised away
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
 	// a producer that finds it set clears it and writes the eventfd.
@@ -118,6 +124,8 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		outBatch: make([]*router.Batch, srv.cfg.Shards),
 		overflow: make([][]*router.Batch, srv.cfg.Shards),
 		resume:   make([]*router.Batch, srv.cfg.Shards),
+
+		outReplies: make([]*router.Batch, srv.cfg.Shards),
 	}
 	c.shard.Slowlog = srv.slowlog
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
@@ -519,6 +527,7 @@ type parsed struct {
 // on its own.
 func (c *Core) parse(cn *Conn) {
 	pos := 0
+	cn.txnWait = false
 outer:
 	for pos < len(cn.in) && !cn.closing && !cn.closed {
 		if cn.backlogged() {
@@ -534,6 +543,14 @@ outer:
 		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
+			if cn.barrier != nil && !cn.barrier.Filled && c.startsTxn(cn, a.cmd, a.argv) {
+				// Left in the buffer until the transaction in flight
+				// has answered.
+				cn.req.Reset()
+				cn.txnWait = true
+				cn.stalled = true
+				break outer
+			}
 			if len(a.argv) > 0 {
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}
@@ -701,6 +718,7 @@ func (c *Core) close(cn *Conn) {
 		return
 	}
 	cn.closed = true
+	c.discard(cn)
 	delete(c.conns, int32(cn.fd))
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {
@@ -747,7 +765,12 @@ func (c *Core) drained() bool {
 			return false
 		}
 	}
-	return !c.overflowing() && !c.resuming()
+	for _, b := range c.outReplies {
+		if b != nil {
+			return false
+		}
+	}
+	return !c.overflowing() && !c.resuming() && !c.locks.Active()
 }
 
 func (c *Core) closeAll() {

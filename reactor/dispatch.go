@@ -29,17 +29,20 @@ const freeKeep = 64
 // cmd is the command argv[0] names, already looked up (nil when unknown).
 func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	if cmd == nil || cmd.Internal {
-		cn.errorReply(resp.ErrUnknownCommand(argv))
+		cn.errorReply(c.rejectInMulti(cn, nil, resp.ErrUnknownCommand(argv)))
 		return
 	}
 	if !cmd.ArityOK(len(argv)) {
 		c.shard.CmdStat(cmd.ID).Rejected++
-		cn.errorReply(resp.ErrWrongArgs(cmd.Name))
+		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrWrongArgs(cmd.Name)))
 		return
 	}
 	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {
 		c.shard.CmdStat(cmd.ID).Rejected++
-		cn.errorReply(resp.ErrNoAuth)
+		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
+		return
+	}
+	if cn.multi != nil && c.queueMulti(cn, cmd, argv) {
 		return
 	}
 	c.stats.commands++
@@ -87,11 +90,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 				if cmd.Split == router.SplitNone {
 					break
 				}
-				slot := cn.reserve()
-				c.startSplit(cn, slot, cmd, argv)
-				if router.MultiRound(cmd) && !slot.Filled {
-					cn.barrier = slot
-				}
+				c.startSplit(cn, cn.reserve(), cmd, argv)
 				return
 			}
 		}
@@ -99,11 +98,44 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	c.runOn(cn, cmd, shard, argv)
 }
 
+// startsTxn reports whether running cmd would start a transaction
+// (router.Txn) for cn: a split over several shards, or EXEC. The shards
+// tell transactions apart by their connection, so a connection has one in
+// flight at a time.
+func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
+	n := c.srv.cfg.Shards
+	switch {
+	case cmd == nil || !cmd.ArityOK(len(argv)) || n == 1:
+		return false
+	case cmd.Home == router.HomeExec:
+		return cn.multi != nil
+	case cn.multi != nil:
+		return false
+	case cmd.Route == router.RouteAll:
+		return router.AtomicSplit(cmd)
+	case cmd.Route != router.RouteKey || cmd.Split == router.SplitNone || !cmd.HasKeys(len(argv)):
+		return false
+	}
+	shard := router.ShardOf(argv[cmd.FirstKey], n)
+	last := cmd.LastKeyIndex(len(argv))
+	for i := cmd.FirstKey + cmd.Step; i <= last; i += cmd.Step {
+		if router.ShardOf(argv[i], n) != shard {
+			return true
+		}
+	}
+	return false
+}
+
 // startSplit runs cmd over several shards for cn. The command's call is
 // counted here, once; its parts add their time where they run.
+// Until it holds its keys, the connection's later commands wait: they must
+// not run on a key before the split has taken it.
 func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv [][]byte) {
 	c.shard.CmdStat(cmd.ID).Calls++
 	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
+	if !slot.Filled {
+		cn.barrier = slot
+	}
 	c.markDirty(cn)
 }
 
@@ -111,6 +143,12 @@ func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv
 // reply pending before it, writes the reply straight into the output buffer.
 // It runs within parse, whose clock reading starts the command.
 func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
+	if shard == c.id && c.locks.Active() {
+		// A transaction holds keys here: the command may have to wait.
+		c.Submit(shard, cmd, cn.db, cn.proto, argv, cn.reserve())
+		c.markDirty(cn)
+		return
+	}
 	if shard == c.id {
 		w := cn.begin()
 		c.ctx.Shard = c.shard
@@ -129,6 +167,9 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 // else by adding it to the batch for that core (router.Exec).
 func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]byte, dest *router.Slot) {
 	if shard == c.id {
+		if (cmd.Internal || c.locks.Active()) && !c.locks.Admit(cmd, db, proto, argv, dest.Origin(), c.id, dest) {
+			return
+		}
 		c.w.B = dest.Reply[:0]
 		c.w.Proto = proto
 		c.ctx.Shard = c.shard
@@ -139,6 +180,7 @@ func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]by
 		dest.Reply = c.w.B
 		c.w.B = nil
 		router.Complete(c, dest)
+		c.runReady()
 		return
 	}
 	b := c.outBatch[shard]
@@ -238,6 +280,59 @@ func (c *Core) publish() {
 			c.send(peer, b)
 		}
 	}
+	for peer, b := range c.outReplies {
+		if b != nil {
+			c.outReplies[peer] = nil
+			c.send(peer, b)
+		}
+	}
+}
+
+// runReady runs the commands that waited for a transaction's keys and may
+// run now (router.Locks), and sends their replies where they are awaited.
+// A reply filled here can move a local transaction on, which can release
+// keys and make more commands ready: the loop takes them too, and a call
+// from inside it returns at once.
+func (c *Core) runReady() {
+	if c.runningReady {
+		return
+	}
+	c.runningReady = true
+	for w := c.locks.TakeReady(); w != nil; w = c.locks.TakeReady() {
+		local := w.From == c.id
+		if local {
+			c.w.B = w.Dest.Reply[:0]
+		} else {
+			c.w.B = c.scratch[:0]
+		}
+		c.w.Proto = w.Proto
+		c.ctx.Shard = c.shard
+		c.ctx.DB = w.DB
+		c.ctx.W = &c.w
+		router.Call(&c.ctx, w.Cmd, w.Argv(), w.Origin, router.Now())
+		c.ctx.W = nil
+		dest := w.Dest
+		c.locks.Done(w)
+		if local {
+			dest.Reply = c.w.B
+			c.w.B = nil
+			router.Complete(c, dest)
+			continue
+		}
+		b := c.outReplies[w.From]
+		if b == nil {
+			b = c.newBatch()
+			c.outReplies[w.From] = b
+		}
+		b.AddReply(dest, c.w.B)
+		c.scratch = c.w.B[:0]
+		if cap(c.scratch) > outKeep {
+			c.scratch = nil
+		}
+		c.w.B = nil
+	}
+	c.runningReady = false
+	c.markWaiting()
 }
 
 func (c *Core) overflowing() bool {
@@ -312,7 +407,8 @@ func (c *Core) drainInbound() bool {
 // batch that stops early sends back only the replies so far and waits in
 // resume for the next turn. It returns the reply bytes produced.
 func (c *Core) execute(peer int, b *router.Batch, budget int) int {
-	n := b.Execute(c.shard, budget)
+	n := b.Execute(c.shard, &c.locks, budget)
+	c.runReady()
 	if b.Done {
 		c.send(peer, b)
 		return n

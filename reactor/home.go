@@ -62,6 +62,11 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeSelect:   (*Core).selectDB,
 	router.HomeShutdown: (*Core).shutdown,
 	router.HomeTime:     (*Core).time,
+	router.HomeMulti:    (*Core).multi,
+	router.HomeExec:     (*Core).exec,
+	router.HomeDiscard:  (*Core).discardCmd,
+	router.HomeWatch:    (*Core).watchCmd,
+	router.HomeUnwatch:  (*Core).unwatchCmd,
 }
 
 // home answers the commands that run on the client's own core: connection
@@ -86,6 +91,7 @@ func (c *Core) quit(cn *Conn, argv [][]byte) {
 }
 
 func (c *Core) reset(cn *Conn, argv [][]byte) {
+	c.discard(cn)
 	cn.db, cn.proto = 0, 2
 	if cn.replyMode != replySkip {
 		// A RESET that CLIENT REPLY SKIP covers loses its own reply, as
@@ -367,7 +373,9 @@ func (c *Core) debugSleep(cn *Conn, secs float64) {
 		time.Sleep(block)
 		c.debugSlept += block
 	}
-	if d <= block {
+	if d <= block || cn.capture {
+		// Inside EXEC the reply is part of EXEC's: the sleep is cut to
+		// what one turn may block.
 		cn.okReply()
 		return
 	}

@@ -11,10 +11,9 @@ type Request struct {
 	Cmd   *Command
 	DB    uint8
 	Proto uint8
-	// Part, Lead and Client are the command's Origin, kept as fields
+	// Origin and Client are the command's Origin, kept as a bit set
 	// beside DB and Proto so that a Request stays 32 bytes.
-	Part   bool
-	Lead   bool
+	Origin originBits
 	NArgs  uint32
 	Client int64
 	Dest   *Slot // where the reply goes on the sending core; opaque to the owner
@@ -99,17 +98,19 @@ func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 		b.argEnd = append(b.argEnd, len(b.args))
 	}
 	o := dest.Origin()
-	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), Part: o.Part, Lead: o.Lead,
+	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), Origin: o.bits(),
 		NArgs: uint32(len(argv)), Client: o.Client, Dest: dest})
 }
 
 // Execute runs the requests not yet run on the owner's shard, in order, and
-// records their replies. It stops early, after at least one request, once
-// the replies of this call reach limit bytes, so that a batch of large
-// replies is copied a bounded amount at a time; it sets Done when every
-// request has run. It returns the reply bytes it produced. It is called on
-// the owning core only.
-func (b *Batch) Execute(shard *shardowner.Shard, limit int) int {
+// records their replies. A request that locks hold back (Locks.Admit) waits
+// in the shard's queue instead, and its reply travels back later on its
+// own (AddReply). Execute stops early, after at least one request, once the
+// replies of this call reach limit bytes, so that a batch of large replies
+// is copied a bounded amount at a time; it sets Done when every request has
+// run. It returns the reply bytes it produced. It is called on the owning
+// core only.
+func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 	if b.replies == nil {
 		b.replies = replyPool.Get()
 	}
@@ -131,9 +132,15 @@ func (b *Batch) Execute(shard *shardowner.Shard, limit int) int {
 			start = end
 			b.nextArg++
 		}
-		ctx.DB = int(r.DB)
-		w.Proto = int(r.Proto)
-		now = Call(ctx, r.Cmd, b.argv, Origin{Client: r.Client, Part: r.Part, Lead: r.Lead}, now)
+		o := r.Origin.origin(r.Client)
+		if (r.Cmd.Internal || locks.Active()) && !locks.Admit(r.Cmd, int(r.DB), int(r.Proto), b.argv, o, b.From, r.Dest) {
+			// Its reply will come on its own: Deliver skips this one.
+			r.Dest = nil
+		} else {
+			ctx.DB = int(r.DB)
+			w.Proto = int(r.Proto)
+			now = Call(ctx, r.Cmd, b.argv, o, now)
+		}
 		b.replyEnd = append(b.replyEnd, len(w.B))
 		b.next++
 	}
@@ -165,10 +172,52 @@ func (b *Batch) Deliver(ex Exec) {
 	start := 0
 	for i, end := range b.replyEnd {
 		r := &b.reqs[b.first+i]
-		Fill(ex, r.Dest, b.replies.B[start:end])
-		r.Dest = nil
+		if r.Dest != nil {
+			Fill(ex, r.Dest, b.replies.B[start:end])
+			r.Dest = nil
+		}
 		start = end
 	}
+}
+
+// AddReply adds to a batch travelling back (Done) the reply of a request
+// that waited in the owner's lock queue.
+func (b *Batch) AddReply(dest *Slot, reply []byte) {
+	if b.replies == nil {
+		b.replies = replyPool.Get()
+	}
+	b.Done = true
+	b.reqs = append(b.reqs, Request{Dest: dest})
+	b.replies.B = append(b.replies.B, reply...)
+	b.replyEnd = append(b.replyEnd, len(b.replies.B))
+	b.next = len(b.reqs)
+}
+
+// originBits packs an Origin's flags into a Request.
+type originBits uint8
+
+const (
+	originPart originBits = 1 << iota
+	originLead
+	originHeld
+)
+
+func (o Origin) bits() originBits {
+	var b originBits
+	if o.Part {
+		b |= originPart
+	}
+	if o.Lead {
+		b |= originLead
+	}
+	if o.Held {
+		b |= originHeld
+	}
+	return b
+}
+
+func (b originBits) origin(client int64) Origin {
+	return Origin{Client: client, Part: b&originPart != 0, Lead: b&originLead != 0, Held: b&originHeld != 0}
 }
 
 // Bytes is the size of the batch's arguments so far.

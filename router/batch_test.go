@@ -43,7 +43,7 @@ func TestBatchReplyLimit(t *testing.T) {
 		if turns > 2*n {
 			t.Fatal("batch never finished")
 		}
-		got := b.Execute(e.shards[0], limit)
+		got := b.Execute(e.shards[0], &Locks{}, limit)
 		if got > limit+size+64 {
 			t.Fatalf("turn %d copied %d reply bytes, limit %d", turns, got, limit)
 		}
@@ -77,7 +77,7 @@ func TestBatchReplyLimit(t *testing.T) {
 	s := new(Slot)
 	b.Add(bigReply, 0, 2, words("bigreply "+strconv.Itoa(2*limit)+" z"), s)
 	b.Add(Lookup([]byte("incr")), 0, 2, words("incr n"), new(Slot))
-	if got := b.Execute(e.shards[0], limit); got < 2*limit || b.Done || b.next != 1 {
+	if got := b.Execute(e.shards[0], &Locks{}, limit); got < 2*limit || b.Done || b.next != 1 {
 		t.Fatalf("one oversized reply: %d bytes, done %v, %d run", got, b.Done, b.next)
 	}
 }

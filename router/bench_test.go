@@ -133,7 +133,7 @@ func BenchmarkBatchExecute(b *testing.B) {
 		for i, argv := range argvs {
 			batch.Add(cmd, 0, 2, argv, slots[i])
 		}
-		batch.Execute(e.shards[0], noLimit)
+		batch.Execute(e.shards[0], &Locks{}, noLimit)
 		batch.Deliver(e)
 	}
 	run() // size the buffers

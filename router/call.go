@@ -22,6 +22,9 @@ type Origin struct {
 	Part bool
 	// Lead marks the part that stands for the whole in the slow log.
 	Lead bool
+	// Held marks a part of a transaction (Txn): it runs under the keys
+	// its transaction holds on the shard, where other commands wait.
+	Held bool
 }
 
 // Call runs cmd with argv on the shard and database of ctx, its reply going
@@ -48,7 +51,7 @@ func Account(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start 
 	end := Now()
 	d := end - start
 	sh.Record(cmd.ID, uint64(d), !o.Part, failed && !o.Part)
-	if cfg := sh.Slowlog; cfg != nil && (!o.Part || o.Lead) {
+	if cfg := sh.Slowlog; cfg != nil && (!o.Part || o.Lead) && cmd.Flags&FlagSkipSlowlog == 0 {
 		if t := cfg.SlowerThan.Load(); t >= 0 && d/1000 >= t {
 			sh.LogSlow(argv, d/1000, o.Client)
 		}

@@ -51,7 +51,7 @@ func TestBatchExecuteCounts(t *testing.T) {
 	b.Add(LookupString("set"), 0, 2, words("set k v"), nil)
 	b.Add(LookupString("get"), 0, 2, words("get k"), nil)
 	b.Add(LookupString("incr"), 0, 2, words("incr k"), nil)
-	b.Execute(e.shards[0], noLimit)
+	b.Execute(e.shards[0], &Locks{}, noLimit)
 	for _, c := range []struct {
 		name           string
 		calls, failure uint64

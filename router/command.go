@@ -23,10 +23,11 @@ const (
 	FlagFast
 	FlagNoAuth
 	FlagAllowBusy
+	FlagSkipSlowlog
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy"}
+	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy", "skip_slowlog"}
 
 // Route says where a command runs and, when its keys may live on several
 // shards, how the parts are combined into one reply.
@@ -96,6 +97,11 @@ const (
 	HomeSelect
 	HomeShutdown
 	HomeTime
+	HomeMulti
+	HomeExec
+	HomeDiscard
+	HomeWatch
+	HomeUnwatch
 	HomeCount // number of home handlers, for tables indexed by HomeID
 )
 

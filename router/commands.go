@@ -35,9 +35,17 @@ var commands = []Command{
 	{Name: "info", Home: HomeInfo, Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns information and statistics about the server."},
 	{Name: "lastsave", Home: HomeLastSave, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the Unix timestamp of the last successful save to disk."},
 	{Name: "memory", Arity: -2, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Memory, Group: "server", Summary: "A container for memory diagnostics commands."},
+	{Name: "swapdb", Arity: 3, Flags: w | f, Route: RouteAll, Combine: CombineOK, Run: so.SwapDB, Group: "server", Summary: "Swaps two Redis databases."},
 	{Name: "slowlog", Arity: -2, Flags: FlagAdmin | FlagLoading | FlagStale, Route: RouteAll, Combine: CombineSlowlog, Run: so.Slowlog, Group: "server", Summary: "A container for slow log commands."},
 	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Stops the server."},
 	{Name: "time", Home: HomeTime, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
+
+	// transactions: queued and run by the reactor as a router.Txn
+	{Name: "discard", Home: HomeDiscard, Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | f | FlagAllowBusy, Group: "transactions", Summary: "Discards a transaction."},
+	{Name: "exec", Home: HomeExec, Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog, Group: "transactions", Summary: "Executes all commands in a transaction."},
+	{Name: "multi", Home: HomeMulti, Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | f | FlagAllowBusy, Group: "transactions", Summary: "Starts a transaction."},
+	{Name: "unwatch", Home: HomeUnwatch, Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | f | FlagAllowBusy, Group: "transactions", Summary: "Forgets about watched keys of a transaction."},
+	{Name: "watch", Home: HomeWatch, Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | f | FlagAllowBusy, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions", Summary: "Monitors changes to keys to determine the execution of a transaction."},
 
 	// generic (keys)
 	{Name: "copy", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.Copy, Group: "generic", Summary: "Copies the value of a key to a new key."},
@@ -92,4 +100,15 @@ var commands = []Command{
 	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
 	{Name: "corekv.restore", Arity: 4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},
 	{Name: "corekv.randomkey", Arity: 1, Route: RouteAll, Combine: CombineRandomKey, Run: so.InternalRandomKey, Internal: true},
+	// a transaction's lock requests (Txn, Locks)
+	{Name: "corekv.lock", Arity: -2, Route: RouteAll, Run: so.InternalLock, Internal: true},
+	{Name: "corekv.unlock", Arity: 2, Route: RouteAll, Run: so.InternalUnlock, Internal: true},
+
+	// WATCH's part on the shards that own watched keys; EXEC asks each shard
+	// whether one was touched. corekv.watch's parts are built by the caller,
+	// each with the client id before its keys: the generic split, which would
+	// drop the id, makes a part fail with a not-an-integer error.
+	{Name: "corekv.watch", Arity: -3, FirstKey: 2, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalWatch, Internal: true},
+	{Name: "corekv.unwatch", Arity: 2, Route: RouteAll, Combine: CombineOK, Run: so.InternalUnwatch, Internal: true},
+	{Name: "corekv.watched", Arity: 2, Route: RouteAll, Combine: CombineSumInt, Run: so.InternalWatched, Internal: true},
 }

@@ -3,10 +3,12 @@
 // It owns the command table (name, arity, flags, key positions, handler) that
 // drives lookup, routing and the COMMAND replies; the key → shard function;
 // the single-producer single-consumer rings between every ordered pair of
-// cores; the batches that travel on them; and the reply slots with the rules
-// that combine the per-shard parts of a multi-shard command into one reply.
-// Call is the one function through which every command runs on its shard,
-// and where its run is accounted (command statistics, latency, slow log).
+// cores; the batches that travel on them; the reply slots with the rules
+// that combine the per-shard parts of a multi-shard command into one reply;
+// and transactions: the object for a command in flight that must be atomic
+// over shards (Txn) and each shard's key locks (Locks). Call is the one
+// function through which every command runs on its shard, and where its run
+// is accounted (command statistics, latency, slow log).
 //
 // Invariants that are easy to break:
 //   - A Batch is written only by the core that holds it: the sender fills it,

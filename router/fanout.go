@@ -19,6 +19,8 @@ var (
 	cmdTake    = LookupString("corekv.take")
 	cmdRestore = LookupString("corekv.restore")
 	cmdRandom  = LookupString("corekv.randomkey")
+	cmdLock    = LookupString("corekv.lock")
+	cmdUnlock  = LookupString("corekv.unlock")
 )
 
 var (
@@ -51,7 +53,99 @@ type plan struct {
 
 // StartSplit runs cmd, whose keys live on more than one shard (or, for
 // RouteAll commands, on every shard), as a plan whose combined reply fills s.
+// Unless s is already a part of a transaction, the plan runs as one: it
+// holds its keys (or, for RouteAll, the shards) on every shard it touches
+// while it runs, so no client sees it half done.
 func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
+	if s.held || !AtomicSplit(cmd) || (cmd.Step == 2 && len(argv)%2 == 0) {
+		startPlan(ex, s, cmd, db, proto, argv)
+		return
+	}
+	if s.split == nil {
+		s.split = new(splitTxn)
+	}
+	b := s.split
+	s.txn = &b.Txn
+	n := ex.Shards()
+	b.Begin(s.Client, proto, n, s)
+	b.cmd, b.db = cmd, db
+	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
+	for _, a := range argv {
+		b.args = append(b.args, a...)
+		b.argEnd = append(b.argEnd, len(b.args))
+	}
+	if cmd.Route == RouteAll {
+		for sh := 0; sh < n; sh++ {
+			b.LockShard(sh)
+		}
+	} else {
+		b.keyPos = cmd.KeyIndexes(b.keyPos[:0], len(argv))
+		for _, k := range b.keyPos {
+			b.LockKey(ShardOf(argv[k], n), db, argv[k])
+		}
+		if to, ok := copyTarget(cmd, argv, ex.Databases()); ok && to != db {
+			b.LockKey(ShardOf(argv[2], n), to, argv[2])
+		}
+	}
+	b.RunEarly()
+	b.Start(ex, b)
+}
+
+// AtomicSplit reports whether a split of cmd runs as a transaction. The
+// slow log and RANDOMKEY gain nothing from seeing every shard at one
+// instant.
+func AtomicSplit(cmd *Command) bool {
+	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey)
+}
+
+// copyTarget returns the database COPY's DB option names, if any.
+func copyTarget(cmd *Command, argv [][]byte, databases int) (int, bool) {
+	if cmd.Name != "copy" {
+		return 0, false
+	}
+	for i := 3; i+1 < len(argv); i++ {
+		if resp.EqualFold(argv[i], "db") {
+			if n, err := shardowner.DBIndex(argv[i+1], databases); err == "" {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// splitTxn is the transaction of a split command: once its keys are held it
+// runs the command's plan as a part and answers the plan's reply.
+type splitTxn struct {
+	Txn
+	cmd    *Command
+	db     int
+	args   []byte
+	argEnd []int
+	argv   [][]byte
+	keyPos []int
+	inner  *Slot
+}
+
+func (b *splitTxn) Run(ex Exec, t *Txn, touched bool) {
+	b.argv = b.argv[:0]
+	start := 0
+	for _, end := range b.argEnd {
+		b.argv = append(b.argv, b.args[start:end])
+		start = end
+	}
+	b.inner = t.NewPart(ex)
+	startPlan(ex, b.inner, b.cmd, b.db, t.proto, b.argv)
+}
+
+func (b *splitTxn) PartDone(ex Exec, t *Txn, s *Slot) {
+	b.inner = nil
+	t.Finish(ex, s.Reply)
+	ex.FreeSlot(s)
+}
+
+// startPlan runs cmd's plan on s without taking locks: s is a transaction's
+// part, or the command needs none.
+func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	p := &s.mem
 	s.plan = p
 	p.cmd, p.db, p.proto, p.phase, p.led = cmd, db, proto, 0, false
@@ -109,8 +203,8 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 }
 
 // MultiRound reports whether a split of cmd takes more than one round
-// (check, then write). Later commands of the same connection must wait for
-// such a plan: they could otherwise overtake its second round.
+// (check, then write): within a transaction, what follows it must wait for
+// it, or it could overtake its second round.
 func MultiRound(cmd *Command) bool {
 	return cmd.Split == SplitMSETNX || cmd.Split == SplitMoveKey
 }
@@ -124,6 +218,7 @@ func (p *plan) send(ex Exec, s *Slot, shard int, cmd *Command, db int, argv [][]
 	child := ex.NewSlot()
 	child.parent = s
 	child.Client = s.Client
+	child.held = s.held
 	// The first part of a one-round plan, running the client's own command,
 	// is the one the slow log shows.
 	child.lead = !p.led && cmd == p.cmd && !MultiRound(p.cmd)

@@ -33,6 +33,7 @@ type call struct {
 // which parts reply.
 type testExec struct {
 	shards   []*shardowner.Shard
+	locks    []Locks
 	deferred bool
 	queue    []call
 
@@ -58,6 +59,7 @@ func newTestExec(n int, deferred bool) *testExec {
 		s.Slowlog = e.slowlog
 		e.shards = append(e.shards, s)
 	}
+	e.locks = make([]Locks, n)
 	return e
 }
 
@@ -85,10 +87,22 @@ func (e *testExec) Submit(shard int, cmd *Command, db, proto int, argv [][]byte,
 // writer's buffer is reused; Fill copies the reply before it moves the plan
 // on, and the plan may submit again from inside Fill.
 func (e *testExec) run(shard int, cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
+	l := &e.locks[shard]
+	if (cmd.Internal || l.Active()) && !l.Admit(cmd, db, proto, argv, dest.Origin(), shard, dest) {
+		return
+	}
 	e.w.B, e.w.Proto = e.w.B[:0], proto
 	e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: db, W: &e.w}
 	Call(&e.ctx, cmd, argv, dest.Origin(), Now())
 	Fill(e, dest, e.w.B)
+	for w := l.TakeReady(); w != nil; w = l.TakeReady() {
+		e.w.B, e.w.Proto = e.w.B[:0], w.Proto
+		e.ctx = shardowner.Ctx{Shard: e.shards[shard], DB: w.DB, W: &e.w}
+		Call(&e.ctx, w.Cmd, w.Argv(), w.Origin, Now())
+		dest := w.Dest
+		l.Done(w)
+		Fill(e, dest, e.w.B)
+	}
 }
 
 // drain runs queued commands, newest first, until none is left; a round's
@@ -137,7 +151,15 @@ func (e *testExec) FreeSlot(s *Slot) {
 func (e *testExec) Shards() int    { return len(e.shards) }
 func (e *testExec) Databases() int { return testDatabases }
 
-func (e *testExec) Orphaned(s *Slot) { e.orphaned = append(e.orphaned, s) }
+// Orphaned recycles a slot of the plan's own (an unlock's, whose reply
+// nobody reads) as a core does, and records the client's.
+func (e *testExec) Orphaned(s *Slot) {
+	if e.live[s] {
+		e.FreeSlot(s)
+		return
+	}
+	e.orphaned = append(e.orphaned, s)
+}
 
 func (e *testExec) Failed(cmd *Command) { e.failed++ }
 
@@ -515,8 +537,11 @@ func TestSplitRouteAll(t *testing.T) {
 			{cmd: "randomkey", want: "$-1\r\n"},
 			{proto: 3, cmd: "randomkey", want: "_\r\n"},
 		})
-		if e.newSlots != 4*4 {
-			t.Errorf("4 whole-keyspace commands over 4 shards took %d part slots, want 16", e.newSlots)
+		// DBSIZE and KEYS hold every shard while they run: a lock, a
+		// part and an unlock per shard, and the plan's own slot.
+		// RANDOMKEY holds nothing: a part per shard.
+		if want := 2*(3*4+1) + 2*4; e.newSlots != want {
+			t.Errorf("4 whole-keyspace commands over 4 shards took %d part slots, want %d", e.newSlots, want)
 		}
 		var all []string
 		for i := 0; i < 40; i++ {
@@ -753,7 +778,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	if b.Len() != len(lines) {
 		t.Fatalf("Len = %d, want %d", b.Len(), len(lines))
 	}
-	b.Execute(e.shards[0], noLimit)
+	b.Execute(e.shards[0], &Locks{}, noLimit)
 	if !b.Done {
 		t.Fatal("Done not set after Execute")
 	}
@@ -774,7 +799,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	// Reused after Reset, the batch carries only the new requests.
 	s := new(Slot)
 	b.Add(Lookup([]byte("get")), 1, 2, words("get k"), s)
-	b.Execute(e.shards[0], noLimit)
+	b.Execute(e.shards[0], &Locks{}, noLimit)
 	b.Deliver(e)
 	if string(s.Reply) != "$2\r\nv2\r\n" {
 		t.Errorf("reused batch: reply %q", s.Reply)
@@ -794,25 +819,36 @@ func TestBatchCarriesPlanParts(t *testing.T) {
 	s := new(Slot)
 	argv := words(k.fill("mget {a} {b} {c} {d}"))
 	StartSplit(e, s, Lookup(argv[0]), 0, 3, argv)
-	var batches [4]Batch
-	for _, c := range e.queue {
-		batches[c.shard].Add(c.cmd, c.db, c.proto, c.argv, c.dest)
-	}
-	e.queue = nil
-	for i := len(batches) - 1; i >= 0; i-- {
-		batches[i].Execute(e.shards[i], noLimit)
-	}
-	for i := range batches {
-		if s.Filled {
-			t.Fatalf("reply filled before batch %d was delivered", i)
+	// Each round carries what the transaction sent: its locks one shard at
+	// a time, then the parts, then the unlocks.
+	for round := 0; len(e.queue) > 0; round++ {
+		for _, c := range e.queue {
+			if s.Filled && c.cmd != cmdUnlock {
+				t.Fatalf("reply filled with %s still to send in round %d", c.cmd.Name, round)
+			}
 		}
-		batches[i].Deliver(e)
+		var batches [4]Batch
+		for _, c := range e.queue {
+			batches[c.shard].Add(c.cmd, c.db, c.proto, c.argv, c.dest)
+		}
+		e.queue = nil
+		for i := len(batches) - 1; i >= 0; i-- {
+			batches[i].Execute(e.shards[i], &e.locks[i], noLimit)
+		}
+		for i := range batches {
+			batches[i].Deliver(e)
+		}
 	}
 	if want := "*4\r\n$1\r\n1\r\n_\r\n$1\r\n3\r\n_\r\n"; string(s.Reply) != want {
 		t.Errorf("MGET through batches = %q, want %q", s.Reply, want)
 	}
-	if e.newSlots != 4 || e.freeSlots != 4 {
-		t.Errorf("%d part slots taken, %d freed; want 4 and 4", e.newSlots, e.freeSlots)
+	if e.newSlots != e.freeSlots || len(e.live) != 0 {
+		t.Errorf("%d part slots taken, %d freed", e.newSlots, e.freeSlots)
+	}
+	for i := range e.locks {
+		if e.locks[i].Active() {
+			t.Errorf("shard %d still has locks held or waiting", i)
+		}
 	}
 }
 
@@ -853,7 +889,7 @@ func TestBatchSteadyStateAllocs(t *testing.T) {
 		for _, s := range slots {
 			batch.Add(cmd, 0, 2, argv, s)
 		}
-		batch.Execute(e.shards[0], noLimit)
+		batch.Execute(e.shards[0], &Locks{}, noLimit)
 		batch.Deliver(e)
 	}
 	run()

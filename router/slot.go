@@ -18,11 +18,23 @@ type Slot struct {
 	Discard bool
 	// Client is the ID of the connection the reply is for (Origin).
 	Client int64
+	// Locked is set when the split transaction whose reply this is holds
+	// all its keys: from then on the shards order the connection's later
+	// commands after it.
+	Locked bool
 
 	lead   bool // the plan's part that stands for it in the slow log
 	parent *Slot
 	plan   *plan // the plan this slot is the result of, while it runs
 	mem    plan  // storage for plan, kept with the slot so plans are reused too
+
+	// owner is the transaction this slot is a part (or a lock request)
+	// of; held marks what runs for it as running under that
+	// transaction's locks (Origin.Held).
+	owner *Txn
+	held  bool
+	txn   *Txn      // the transaction this slot is the result of, while it runs
+	split *splitTxn // storage for a split's transaction, kept with the slot
 }
 
 // Reset clears s for reuse, keeping its reply buffer and its plan's
@@ -31,14 +43,21 @@ func (s *Slot) Reset() {
 	if cap(s.mem.args) > batchKeep || cap(s.mem.argEnd) > argsKeep {
 		s.mem = plan{}
 	}
+	if b := s.split; b != nil && (cap(b.args) > batchKeep || cap(b.argEnd) > argsKeep || cap(b.keyBuf) > batchKeep) {
+		s.split = nil
+	}
 	s.Reply = s.Reply[:0]
 	s.Filled = false
 	s.Orphan = false
 	s.Discard = false
 	s.Client = 0
+	s.Locked = false
 	s.lead = false
 	s.parent = nil
 	s.plan = nil
+	s.owner = nil
+	s.held = false
+	s.txn = nil
 }
 
 // Origin is how the command whose reply fills s runs on its shard.
@@ -46,7 +65,7 @@ func (s *Slot) Origin() Origin {
 	if s == nil {
 		return Origin{}
 	}
-	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead}
+	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held}
 }
 
 // Exec is what the router needs from the core it runs on to carry out a
@@ -80,9 +99,20 @@ func Fill(ex Exec, s *Slot, reply []byte) {
 // local part writes there directly, so there is nothing to copy) and, when
 // s is one part of a plan, moves the plan on.
 func Complete(ex Exec, s *Slot) {
-	s.Filled = true
 	if p := s.parent; p != nil {
+		s.Filled = true
 		p.plan.partDone(ex, p)
+		return
+	}
+	done(ex, s)
+}
+
+// done marks s filled and tells whoever waits for it: the transaction it is
+// a part of, or, for an orphan, the core that recycles it.
+func done(ex Exec, s *Slot) {
+	s.Filled = true
+	if t := s.owner; t != nil {
+		t.partDone(ex, s)
 		return
 	}
 	if s.Orphan {
@@ -95,9 +125,6 @@ func finish(ex Exec, s *Slot) {
 	if s.plan != nil && isErr(s.Reply) {
 		ex.Failed(s.plan.cmd)
 	}
-	s.Filled = true
 	s.plan = nil
-	if s.Orphan {
-		ex.Orphaned(s)
-	}
+	done(ex, s)
 }

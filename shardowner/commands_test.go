@@ -25,6 +25,7 @@ var handlers = map[string]Handler{
 	"dbsize": DBSize, "flushdb": FlushDB, "flushall": FlushAll, "keys": Keys,
 	"randomkey": RandomKey, "scan": Scan, "memory": Memory,
 	"corekv.dump": InternalDump, "corekv.take": InternalTake, "corekv.restore": InternalRestore,
+	"corekv.watch": InternalWatch, "corekv.unwatch": InternalUnwatch, "corekv.watched": InternalWatched,
 }
 
 func newTestCtx() *Ctx {

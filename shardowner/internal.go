@@ -131,8 +131,9 @@ func InternalTake(c *Ctx, argv [][]byte) {
 }
 
 // InternalRestore: corekv.restore key blob mode. The blob's expiry is kept;
-// a blob whose expiry has passed by now counts as written but leaves the key
-// absent (an existing key is deleted under "replace" and "any").
+// a blob whose expiry has passed by now counts as written, touching a watch
+// of the key, but leaves the key absent (an existing key is deleted under
+// "replace" and "any").
 func InternalRestore(c *Ctx, argv [][]byte) {
 	key, mode := argv[1], argv[3]
 	nx := false
@@ -156,6 +157,7 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	}
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
+		t.Modified(key)
 	} else if !stored(c, putValue(t, key, v)) {
 		return
 	}

@@ -22,6 +22,8 @@ type Shard struct {
 	Cmds    []CmdStats     // per command ID (router.Call)
 	Slow    SlowLog        // this shard's part of SLOWLOG
 	Slowlog *SlowlogConfig // shared by the server's shards; nil: no slow log
+
+	watch watches // WATCH registrations (watch.go)
 }
 
 // Stats are the shard's keyspace counters, as INFO reports them.

@@ -158,11 +158,14 @@ func expireAtFrom(c *Ctx, arg []byte, flags int, name string) (int64, bool) {
 }
 
 // storeString writes val under key expiring at expireAt; a time already past
-// deletes the key instead, as Redis does for EXAT/PXAT in the past.
+// deletes the key instead, as Redis does for EXAT/PXAT in the past. Redis
+// writes the key before it expires, so a watch of it is touched even when
+// it was missing.
 func storeString(c *Ctx, key, val []byte, expireAt int64) error {
 	t := c.Table()
 	if expireAt != 0 && expireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
+		t.Modified(key)
 		return nil
 	}
 	return t.SetString(key, val, expireAt)

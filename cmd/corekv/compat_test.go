@@ -532,6 +532,47 @@ func compatScripts() []compatScript {
 			s("HELLO 4"), s("HELLO abc"), s("HELLO 1"), shape("HELLO 3 SETNAME cli"), s("CLIENT GETNAME"),
 			shape("HELLO"), shape("HELLO 2"), s("GET missing"), s("MGET missing"), s("CLIENT GETNAME"),
 		}},
+		{name: "multi", cmds: []compatCmd{
+			s("MULTI"), s("SET a 1"), s("SET b 2"), s("INCR a"), s("MGET a b c d"), s("MSET c 3 d 4"), s("DEL a b"),
+			s("EXISTS a b c d"), s("GET"), s("EXEC"), s("EXEC"), s("DISCARD"), s("MULTI"), s("MULTI"), s("WATCH a"),
+			s("PING"), s("ECHO x"), s("SELECT 1"), s("SET a in1"), s("SELECT 0"), s("GET a"), s("EXEC"), s("GET a"),
+			s("SELECT 1"), s("GET a"), s("SELECT 0"),
+			// A command that fails when it runs is answered in place.
+			s("MULTI"), s("SET s str"), s("INCR s"), s("RENAME missing x"), s("GET s"), s("EXEC"),
+			// Refused while queueing: the block is discarded at EXEC.
+			s("MULTI"), s("SET q 1"), s("NOSUCH"), s("EXEC"), s("GET q"),
+			s("MULTI"), s("SET q 1"), s("GET"), s("EXEC"), s("GET q"),
+			s("MULTI"), s("SET q 1"), s("EXEC extra"), s("EXEC"), s("GET q"),
+			s("MULTI"), s("SET q 1"), s("DISCARD"), s("GET q"), s("EXEC"),
+			// WATCH: a key this client changes aborts EXEC; one it does not
+			// change does not; EXEC and DISCARD forget the watch.
+			s("WATCH c d"), s("SET c changed"), s("MULTI"), s("SET d x"), s("EXEC"), s("GET d"),
+			s("WATCH c d"), s("MULTI"), s("SET d y"), s("EXEC"), s("GET d"),
+			s("WATCH c"), s("MULTI"), s("DISCARD"), s("SET c z"), s("MULTI"), s("GET c"), s("EXEC"),
+			s("WATCH c"), s("UNWATCH"), s("SET c w"), s("MULTI"), s("GET c"), s("EXEC"),
+			s("WATCH nokey"), s("DEL nokey"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH c"), s("FLUSHDB"), s("MULTI"), s("PING"), s("EXEC"),
+			s("SET c 1"), s("SELECT 2"), s("WATCH c"), s("SELECT 0"), s("SET c 2"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH c"), s("SELECT 2"), s("SET c 3"), s("SELECT 0"), s("MULTI"), s("PING"), s("EXEC"),
+			// Multi-key and whole-keyspace commands inside EXEC.
+			s("MULTI"), s("MSET k1 1 k2 2 k3 3 k4 4"), s("RENAME k1 k5"), s("COPY k2 k6"), s("MSETNX k7 7 k1 1"),
+			s("MGET k1 k2 k3 k4 k5 k6 k7"), s("DBSIZE"), s("KEYS k5"), s("SWAPDB 0 3"), s("DBSIZE"), s("SWAPDB 0 3"),
+			s("EXEC"), s("DBSIZE"),
+			s("MULTI"), s("FLUSHALL"), s("SET after 1"), s("EXEC"), s("DBSIZE"),
+			s("MULTI"), s("EXEC"), shape("HELLO 3"), s("WATCH z"), s("SET z 1"), s("MULTI"), s("PING"), s("EXEC"),
+			s("MULTI"), s("GET z"), s("EXEC"),
+		}},
+		{name: "multi-pipeline", pipeline: true, cmds: []compatCmd{
+			s("MULTI"), s("SET a 1"), s("SET b 2"), s("EXEC"), s("MGET a b"), s("MSET a 3 b 4 c 5"), s("MGET a b c"),
+			s("RENAME a z"), s("GET z"), s("MULTI"), s("RENAME z a"), s("GET a"), s("GET z"), s("EXEC"), s("GET a"),
+			s("SWAPDB 0 1"), s("MGET a b c"), s("SWAPDB 1 0"), s("MGET a b c"), s("RESET"), s("MULTI"), s("RESET"),
+			s("EXEC"),
+		}},
+		{name: "swapdb", cmds: []compatCmd{
+			s("SET a 1"), s("SWAPDB 0 1"), s("GET a"), s("SELECT 1"), s("GET a"), s("SWAPDB 1 1"), s("GET a"),
+			s("SWAPDB a 1"), s("SWAPDB 0 b"), s("SWAPDB 0 16"), s("SWAPDB -1 0"), s("SWAPDB 0"), s("SWAPDB 1 0"),
+			s("SELECT 0"), s("GET a"), s("SET e v PX 100000"), s("SWAPDB 0 2"), s("SELECT 2"), s("TTL e"),
+		}},
 		{name: "inline", cmds: []compatCmd{
 			in("SET x 1\r\n"), in("GET \"x\"\r\n"), in("PING\r\n"), in("ECHO 'single quoted'\r\n"),
 			in("SET \"a b\" \"c\\x41d\"\r\n"), in("GET \"a b\"\r\n"), in("  GET   x  \r\n"), in("get x\n"),

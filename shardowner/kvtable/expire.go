@@ -101,6 +101,9 @@ func (t *Table) Expired() uint64 { return t.expired }
 // by which a key leaves the table because it expired, whoever found it.
 // compact is as for dropEntry.
 func (t *Table) expireSlot(w uint64, compact bool) {
+	if t.watcher != nil {
+		t.touched(entryKey(t.ar.item(uint32(w))), false)
+	}
 	t.unindex(w)
 	t.dropEntry(uint32(w), compact)
 	t.expired++

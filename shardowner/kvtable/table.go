@@ -70,6 +70,8 @@ type Table struct {
 	objs    []any
 	objFree []uint32
 
+	watcher Watcher // nil unless a key of the table is watched
+
 	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
 	sink     uint64 // where ActiveExpire's read-ahead loads go, so they are not optimised away
@@ -86,10 +88,11 @@ func NewTable(clock *Clock) *Table {
 }
 
 // reset empties t, keeping its clock, pool, random state, hash mask, page
-// limit and expired count.
+// limit, expired count and watcher.
 func (t *Table) reset() {
 	limit := t.ar.pageLimit
-	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired}
+	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired,
+		watcher: t.watcher}
 	t.ar.pool = t.pool
 	t.ar.pageLimit = limit
 	t.exp = newWheel(t.pool)
@@ -351,6 +354,7 @@ func (t *Table) AddInt(key []byte, by int64) (n int64, ok bool) {
 	}
 	it[0] &^= hdrUnshared
 	le.PutUint64(it[off:], uint64(n))
+	t.touched(key, true)
 	return n, true
 }
 
@@ -390,6 +394,7 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 		}
 		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
 		t.insert(h, ref)
+		t.touched(key, true)
 		return nil
 	}
 	ref := uint32(w)
@@ -404,6 +409,7 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 		}
 		writePrefix(it, hdr, expireAt, idx)
 		writeValue(it, valueOff(it), hdr&hdrEncMask, raw, n)
+		t.touched(key, true)
 		return nil
 	}
 	nref := t.ar.alloc(size)
@@ -422,6 +428,7 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 	}
 	writeEntry(t.ar.item(nref), hdr, expireAt, idx, key, raw, n)
 	t.reindex(w, nref)
+	t.touched(key, true)
 	t.freeItem(ref, true)
 	return nil
 }
@@ -449,7 +456,7 @@ func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	if it == nil {
 		return 0, errNotRaw
 	}
-	return t.writeAt(w, it, off, data)
+	return t.writeAt(key, w, it, off, data)
 }
 
 // Append writes data at the end of the string value of key as WriteAt does,
@@ -468,7 +475,7 @@ func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error)
 	if vl+len(data) > maxLen {
 		return 0, false, nil
 	}
-	n, err = t.writeAt(w, it, vl, data)
+	n, err = t.writeAt(key, w, it, vl, data)
 	return n, true, err
 }
 
@@ -486,8 +493,8 @@ func (t *Table) live(key []byte, mask, want byte) (uint64, []byte) {
 	return w, it
 }
 
-// writeAt is WriteAt on the entry it at slot word w.
-func (t *Table) writeAt(w uint64, it []byte, off int, data []byte) (int, error) {
+// writeAt is WriteAt on the entry it of key at slot word w.
+func (t *Table) writeAt(key []byte, w uint64, it []byte, off int, data []byte) (int, error) {
 	ref := uint32(w)
 	voff := valueOff(it)
 	vl, ln := getUvarint(it[voff:])
@@ -516,6 +523,7 @@ func (t *Table) writeAt(w uint64, it []byte, off int, data []byte) (int, error) 
 	copy(val[off:], data)
 	putUvarint(dst[voff:], end)
 	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
+	t.touched(key, true)
 	if nref != ref {
 		if dst[0]&hdrTTL != 0 {
 			t.exp.set(entryExpIdx(dst), nref)
@@ -545,6 +553,7 @@ func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	switch {
 	case had && expireAt != 0:
 		writePrefix(it, it[0], expireAt, t.wheelMove(ref, it, expireAt))
+		t.touched(key, true)
 		return true, nil
 	case !had && expireAt == 0:
 		return true, nil
@@ -574,6 +583,7 @@ func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	}
 	copy(dst[pre:], tail)
 	writePrefix(dst, hdr, expireAt, idx)
+	t.touched(key, true)
 	if nref != ref {
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
@@ -592,6 +602,7 @@ func (t *Table) Delete(key []byte) bool {
 		t.expireSlot(w, true)
 		return false
 	}
+	t.touched(key, false)
 	t.unindex(w)
 	t.dropEntry(uint32(w), true)
 	return true
@@ -670,6 +681,9 @@ func (t *Table) ExpiresLen() int { return t.exp.n }
 
 // Clear removes every key.
 func (t *Table) Clear() {
+	if t.watcher != nil {
+		t.watcher.Clearing()
+	}
 	t.pool.release()
 	t.reset()
 }

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestTransactionsIsolated moves money between accounts that live on
+// different shards, from several clients at once, with MULTI/EXEC, with
+// WATCH-guarded optimistic updates, with MSET and with RENAME; readers take
+// every account with MGET, inside EXEC, and with a watched read. Each
+// transaction keeps the total, so any reader that sees another total saw
+// part of a transaction. The load is bounded in count and in time; a
+// deadlock between transactions would show as clients that do not finish.
+func TestTransactionsIsolated(t *testing.T) {
+	for _, shards := range []int{2, 4} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			srv := startServer(t, nil, "--shards", strconv.Itoa(shards))
+			defer srv.stop(t)
+			testTransfers(t, srv)
+		})
+	}
+}
+
+func testTransfers(t *testing.T, srv *server) {
+	const (
+		accounts = 8
+		start    = 1000
+		rounds   = 300
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	keys := make([]string, accounts)
+	pairs := make([]any, 0, 2*accounts)
+	for i := range keys {
+		keys[i] = "acct:" + strconv.Itoa(i)
+		pairs = append(pairs, keys[i], start)
+	}
+	c := srv.client(t, 2)
+	defer c.Close()
+	if err := c.MSet(ctx, pairs...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	total := func(vals []any) (int, error) {
+		sum := 0
+		for i, v := range vals {
+			s, ok := v.(string)
+			if !ok {
+				return 0, fmt.Errorf("%s missing: %v", keys[i], vals)
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return 0, err
+			}
+			sum += n
+		}
+		return sum, nil
+	}
+
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	fail := func(format string, args ...any) {
+		if failed.CompareAndSwap(false, true) {
+			t.Errorf(format, args...)
+		}
+	}
+	var aborted, committed atomic.Int64
+	worker := func(id int, body func(c *redis.Client, i int) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := srv.client(t, 2)
+			defer c.Close()
+			for i := 0; i < rounds && !failed.Load() && ctx.Err() == nil; i++ {
+				if err := body(c, i); err != nil {
+					fail("worker %d round %d: %v", id, i, err)
+					return
+				}
+			}
+		}()
+	}
+	// MULTI/EXEC transfers between two accounts.
+	for w := 0; w < 3; w++ {
+		worker(w, func(c *redis.Client, i int) error {
+			from, to := keys[(i+w)%accounts], keys[(i*3+w+1)%accounts]
+			if from == to {
+				return nil
+			}
+			_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.DecrBy(ctx, from, 7)
+				p.IncrBy(ctx, to, 7)
+				return nil
+			})
+			return err
+		})
+	}
+	// WATCH-guarded read-modify-write: abort and retry when touched.
+	worker(3, func(c *redis.Client, i int) error {
+		from, to := keys[i%accounts], keys[(i+accounts/2)%accounts]
+		err := c.Watch(ctx, func(tx *redis.Tx) error {
+			vals, err := tx.MGet(ctx, from, to).Result()
+			if err != nil {
+				return err
+			}
+			a, _ := strconv.Atoi(vals[0].(string))
+			b, _ := strconv.Atoi(vals[1].(string))
+			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, from, a-3, 0)
+				p.Set(ctx, to, b+3, 0)
+				return nil
+			})
+			return err
+		}, from, to)
+		if errors.Is(err, redis.TxFailedErr) {
+			aborted.Add(1)
+			return nil
+		}
+		if err == nil {
+			committed.Add(1)
+		}
+		return err
+	})
+	// RENAME an account away and back inside one transaction: no reader
+	// may see it missing.
+	worker(4, func(c *redis.Client, i int) error {
+		k := keys[i%accounts]
+		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Rename(ctx, k, "parked:"+strconv.Itoa(i))
+			p.Rename(ctx, "parked:"+strconv.Itoa(i), k)
+			return nil
+		})
+		return err
+	})
+	// Readers: MGET, MGET inside EXEC, and a transaction of single GETs.
+	for r := 0; r < 3; r++ {
+		worker(10+r, func(c *redis.Client, i int) error {
+			var vals []any
+			switch r {
+			case 0:
+				v, err := c.MGet(ctx, keys...).Result()
+				if err != nil {
+					return err
+				}
+				vals = v
+			case 1:
+				cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					p.MGet(ctx, keys...)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				vals = cmds[0].(*redis.SliceCmd).Val()
+			default:
+				cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					for _, k := range keys {
+						p.Get(ctx, k)
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				for _, cmd := range cmds {
+					vals = append(vals, cmd.(*redis.StringCmd).Val())
+				}
+			}
+			sum, err := total(vals)
+			if err != nil {
+				return err
+			}
+			if sum != accounts*start {
+				return fmt.Errorf("reader %d saw a total of %d, want %d: %v", r, sum, accounts*start, vals)
+			}
+			return nil
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("transactions did not finish in time (deadlock?)\n%s", srv.log.String())
+	}
+	vals, err := c.MGet(context.Background(), keys...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := total(vals); err != nil || sum != accounts*start {
+		t.Errorf("final total %d (%v), want %d", sum, err, accounts*start)
+	}
+	if committed.Load() == 0 {
+		t.Errorf("no WATCH transaction committed (%d aborted)", aborted.Load())
+	}
+	t.Logf("watched transactions: %d committed, %d aborted", committed.Load(), aborted.Load())
+}

@@ -1,0 +1,410 @@
+package router
+
+import (
+	"hash/maphash"
+
+	"github.com/corekv/corekv/resp"
+)
+
+// Locks are one shard's key intents, in the manner of VLL (Ren, Thomson,
+// Abadi: "VLL: a lock manager redesign for main memory database systems"):
+// a transaction (Txn) that spans shards takes its keys on each of them
+// before it runs, and a command that arrives for a key some transaction
+// holds, or that an earlier waiting command wants, waits in the shard's
+// queue until its turn. While no transaction holds anything on the shard,
+// Active is false and every command runs directly: the single-shard path
+// pays one comparison.
+//
+// Keys are identified by a hash of their database and name; two keys that
+// share a hash only wait for each other needlessly.
+//
+// Locks belong to the shard's core; nothing here is safe for another
+// thread.
+type Locks struct {
+	holders  []*Waiter        // granted lock requests, one per transaction holding keys here
+	held     map[uint64]int32 // ids held, counted over holders
+	heldAll  int              // holders of the whole shard
+	queue    []*Waiter        // waiting, in arrival order
+	ready    []*Waiter        // may run now, in arrival order; the core runs them (TakeReady)
+	claimed  map[uint64]int32 // ids of queue and ready, counted
+	claimAll int              // queue and ready entries that want the whole shard
+	blocked  map[uint64]bool  // scratch for schedule
+	free     []*Waiter
+}
+
+// Waiter is a command that could not run when it arrived: its own copy of
+// the arguments, and where its reply goes.
+type Waiter struct {
+	Cmd    *Command
+	DB     int
+	Proto  int
+	Origin Origin
+	From   int   // core to send the reply to
+	Dest   *Slot // the reply's slot on core From; opaque here
+	args   []byte
+	argEnd []int
+	argv   [][]byte
+	ids    []uint64
+	all    bool
+	kind   waitKind
+}
+
+type waitKind uint8
+
+const (
+	waitCommand waitKind = iota // a client's command, or a transaction's part
+	waitLock                    // corekv.lock: becomes a holder when its turn comes
+	waitUnlock                  // corekv.unlock: waits for the holder's parts queued before it
+)
+
+// Argv is the waiter's argument vector.
+func (w *Waiter) Argv() [][]byte {
+	w.argv = w.argv[:0]
+	start := 0
+	for _, end := range w.argEnd {
+		w.argv = append(w.argv, w.args[start:end])
+		start = end
+	}
+	return w.argv
+}
+
+var lockSeed = maphash.MakeSeed()
+
+// lockID names key of database db in a shard's Locks.
+func lockID(db int, key []byte) uint64 {
+	return maphash.Bytes(lockSeed, key) ^ uint64(db+1)*0x9e3779b97f4a7c15
+}
+
+// Active reports whether anything is held or waiting on the shard; when it
+// is not, every command may run at once.
+func (l *Locks) Active() bool {
+	return len(l.holders) > 0 || len(l.queue) > 0 || len(l.ready) > 0
+}
+
+// Held reports how many transactions hold keys here, and Waiting how many
+// commands wait (for INFO and tests).
+func (l *Locks) Held() int    { return len(l.holders) }
+func (l *Locks) Waiting() int { return len(l.queue) + len(l.ready) }
+
+// Admit decides whether a command that arrived for this shard may run now.
+// When it may not, Admit keeps a copy of it to run later (TakeReady) and
+// reports false; the caller then owes no reply for it now. A lock request
+// that may run is granted here; an unlock that may run releases here.
+func (l *Locks) Admit(cmd *Command, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) bool {
+	kind := kindOf(cmd)
+	if kind == waitCommand && !l.Active() {
+		return true
+	}
+	w := l.newWaiter()
+	w.Cmd, w.DB, w.Proto, w.Origin, w.From, w.Dest = cmd, db, proto, o, from, dest
+	w.kind = kind
+	w.fill(cmd, db, argv)
+	if l.mayRun(w, o) {
+		switch kind {
+		case waitLock:
+			l.grant(w)
+			return true
+		case waitUnlock:
+			l.release(o.Client)
+		}
+		l.recycle(w)
+		return true
+	}
+	w.args = w.args[:0]
+	w.argEnd = w.argEnd[:0]
+	for _, a := range argv {
+		w.args = append(w.args, a...)
+		w.argEnd = append(w.argEnd, len(w.args))
+	}
+	l.claim(w, 1)
+	l.queue = append(l.queue, w)
+	return false
+}
+
+func kindOf(cmd *Command) waitKind {
+	switch cmd {
+	case cmdLock:
+		return waitLock
+	case cmdUnlock:
+		return waitUnlock
+	}
+	return waitCommand
+}
+
+// fill sets the ids w needs from its command's keys: corekv.lock names
+// (db, key) pairs itself, and a command that is not confined to its keys
+// (no keys, or every shard) needs the whole shard.
+func (w *Waiter) fill(cmd *Command, db int, argv [][]byte) {
+	w.ids = w.ids[:0]
+	w.all = false
+	switch {
+	case cmd == cmdLock:
+		for i := 2; i+1 < len(argv); i += 2 {
+			d, _ := resp.ParseInt(argv[i])
+			w.ids = append(w.ids, lockID(int(d), argv[i+1]))
+		}
+		w.all = len(argv) <= 2
+	case cmd == cmdUnlock:
+	case cmd.Route != RouteKey || !cmd.HasKeys(len(argv)):
+		w.all = true
+	default:
+		last := cmd.LastKeyIndex(len(argv))
+		for i := cmd.FirstKey; i <= last; i += cmd.Step {
+			w.ids = append(w.ids, lockID(db, argv[i]))
+		}
+	}
+}
+
+// mayRun reports whether w, arriving now, may run before anything waiting.
+func (l *Locks) mayRun(w *Waiter, o Origin) bool {
+	switch w.kind {
+	case waitUnlock:
+		return !l.partsWaiting(o.Client)
+	case waitCommand:
+		if o.Held {
+			// A part of a transaction runs under its holder's locks.
+			return l.holds(o.Client)
+		}
+	}
+	return !l.heldAny(w) && !l.claimedAny(w)
+}
+
+// holds reports whether client's transaction holds keys here.
+func (l *Locks) holds(client int64) bool {
+	for _, h := range l.holders {
+		if h.Origin.Client == client {
+			return true
+		}
+	}
+	return false
+}
+
+// partsWaiting reports whether a part of client's transaction waits here:
+// its unlock must come after them.
+func (l *Locks) partsWaiting(client int64) bool {
+	for _, q := range [2][]*Waiter{l.ready, l.queue} {
+		for _, w := range q {
+			if w.Origin.Client == client && (w.Origin.Held || w.kind == waitLock) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// heldAny reports whether a holder holds something w needs. A plain
+// command of the holder's own client waits too: it came after the
+// transaction began and must see its result.
+func (l *Locks) heldAny(w *Waiter) bool {
+	if len(l.holders) == 0 {
+		return false
+	}
+	if w.all || l.heldAll > 0 {
+		return true
+	}
+	for _, id := range w.ids {
+		if l.held[id] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// claimedAny reports whether an entry waiting (or ready) wants something w
+// needs: w then waits behind it.
+func (l *Locks) claimedAny(w *Waiter) bool {
+	if len(l.queue)+len(l.ready) == 0 {
+		return false
+	}
+	if w.all || l.claimAll > 0 {
+		return true
+	}
+	for _, id := range w.ids {
+		if l.claimed[id] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Locks) claim(w *Waiter, d int32) {
+	if w.all {
+		l.claimAll += int(d)
+		return
+	}
+	if l.claimed == nil {
+		l.claimed = make(map[uint64]int32)
+	}
+	for _, id := range w.ids {
+		if n := l.claimed[id] + d; n != 0 {
+			l.claimed[id] = n
+		} else {
+			delete(l.claimed, id)
+		}
+	}
+}
+
+// grant makes w a holder.
+func (l *Locks) grant(w *Waiter) {
+	l.holders = append(l.holders, w)
+	if w.all {
+		l.heldAll++
+		return
+	}
+	if l.held == nil {
+		l.held = make(map[uint64]int32)
+	}
+	for _, id := range w.ids {
+		l.held[id]++
+	}
+}
+
+// release drops what client's transaction holds here and lets the waiters
+// that may now run go ready.
+func (l *Locks) release(client int64) {
+	for i, h := range l.holders {
+		if h.Origin.Client != client {
+			continue
+		}
+		if h.all {
+			l.heldAll--
+		}
+		for _, id := range h.ids {
+			if n := l.held[id] - 1; n > 0 {
+				l.held[id] = n
+			} else {
+				delete(l.held, id)
+			}
+		}
+		l.holders = append(l.holders[:i], l.holders[i+1:]...)
+		l.recycle(h)
+		break
+	}
+	l.schedule()
+}
+
+// schedule moves to ready, in order, every queued entry that nothing
+// before it blocks: not a holder other than its own transaction, and no
+// earlier entry still waiting for something it needs. Lock requests among
+// them become holders at once, so what comes after them waits for them.
+func (l *Locks) schedule() {
+	if len(l.queue) == 0 {
+		return
+	}
+	if l.blocked == nil {
+		l.blocked = make(map[uint64]bool)
+	}
+	clear(l.blocked)
+	blockAll := false
+	for _, w := range l.ready {
+		blockAll = blockAll || w.all
+		for _, id := range w.ids {
+			l.blocked[id] = true
+		}
+	}
+	keep := l.queue[:0]
+	for _, w := range l.queue {
+		run := false
+		switch {
+		case w.kind == waitUnlock:
+			run = !l.partWaitsBefore(keep, w.Origin.Client)
+		case w.kind == waitCommand && w.Origin.Held:
+			run = l.holds(w.Origin.Client)
+		default:
+			run = !blockAll && !l.heldAny(w) && !l.blockedBy(w)
+		}
+		if !run {
+			blockAll = blockAll || w.all
+			for _, id := range w.ids {
+				l.blocked[id] = true
+			}
+			keep = append(keep, w)
+			continue
+		}
+		if w.kind == waitLock {
+			// Granted now; its reply goes out when the core runs it.
+			l.claim(w, -1)
+			l.grant(w)
+		}
+		l.ready = append(l.ready, w)
+	}
+	clear(l.queue[len(keep):])
+	l.queue = keep
+}
+
+func (l *Locks) blockedBy(w *Waiter) bool {
+	if w.all {
+		return len(l.blocked) > 0
+	}
+	for _, id := range w.ids {
+		if l.blocked[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// partWaitsBefore reports whether a part of client's transaction is among
+// the entries before an unlock: in ready, or kept waiting in the queue.
+func (l *Locks) partWaitsBefore(kept []*Waiter, client int64) bool {
+	for _, q := range [2][]*Waiter{l.ready, kept} {
+		for _, w := range q {
+			if w.Origin.Client == client && (w.Origin.Held || w.kind == waitLock) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TakeReady returns the first waiter that may run now, or nil. The caller
+// runs it (its locks are already accounted), then calls Done.
+func (l *Locks) TakeReady() *Waiter {
+	if len(l.ready) == 0 {
+		return nil
+	}
+	w := l.ready[0]
+	copy(l.ready, l.ready[1:])
+	l.ready[len(l.ready)-1] = nil
+	l.ready = l.ready[:len(l.ready)-1]
+	return w
+}
+
+// Done ends a waiter taken with TakeReady: an unlock releases its
+// transaction's keys, and anything it was in the way of may go ready. A
+// lock request stays, as the holder, until its unlock.
+func (l *Locks) Done(w *Waiter) {
+	if w.kind == waitLock {
+		l.schedule()
+		return
+	}
+	l.claim(w, -1)
+	if w.kind == waitUnlock {
+		l.release(w.Origin.Client)
+	} else {
+		l.schedule()
+	}
+	l.recycle(w)
+}
+
+func (l *Locks) newWaiter() *Waiter {
+	if n := len(l.free); n > 0 {
+		w := l.free[n-1]
+		l.free = l.free[:n-1]
+		return w
+	}
+	return new(Waiter)
+}
+
+// recycle keeps w for reuse unless it grew for a large command.
+func (l *Locks) recycle(w *Waiter) {
+	if cap(w.args) > batchKeep || cap(w.argEnd) > argsKeep || cap(w.ids) > argsKeep || len(l.free) >= freeWaiters {
+		return
+	}
+	w.Dest = nil
+	w.Cmd = nil
+	l.free = append(l.free, w)
+}
+
+// freeWaiters is how many recycled waiters a shard keeps.
+const freeWaiters = 256

@@ -1,0 +1,238 @@
+package router
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Txn is a command in flight that must be atomic over several shards: a
+// multi-key command whose keys span shards, SWAPDB, or a MULTI/EXEC block.
+// It runs on the client's home core and goes through three phases:
+//
+//  1. Lock: it takes its keys (or whole shards) shard by shard, in
+//     ascending shard order, with corekv.lock. Every transaction takes its
+//     shards in the same order and holds what it has while it waits for
+//     the next, so no two transactions ever wait for each other in a
+//     cycle. A lock reply also says whether a key the client WATCHes on
+//     that shard was touched.
+//  2. Run: its body runs its commands as parts that pass the shards' locks
+//     (Origin.Held), one or more hops; other commands on its keys wait in
+//     the shards' queues (Locks), so no one sees part of it and it sees no
+//     one else in between.
+//  3. Unlock: corekv.unlock on every shard it locked, sent behind its parts
+//     on the same rings, then the client's slot is filled.
+type Txn struct {
+	client int64
+	proto  int
+	slot   *Slot // the client's slot, filled by Finish
+
+	// The keys to lock, in the order added, and the shards to lock whole.
+	keyBuf   []byte
+	keyEnd   []int
+	keyDB    []int
+	keyShard []int
+	whole    []bool // per shard
+	shards   []int  // shards to lock, ascending
+
+	next     int   // index in shards of the next to lock
+	locking  *Slot // the lock request in flight
+	stepping bool  // inside lockNext: a lock granted at once must not recurse
+	touched  bool  // a WATCHed key was touched
+	// eager runs the body as soon as the last lock request is sent: its
+	// parts queue behind it on that shard. A transaction that must know
+	// whether a watched key was touched waits for the last grant.
+	eager    bool
+	running  bool
+	finished []byte // the reply, when the body ended before the last grant came
+	done     bool
+	body     TxnBody
+	argv     [][]byte // scratch for lock requests
+	num      []byte
+}
+
+// TxnBody is what a transaction does once it holds its keys.
+type TxnBody interface {
+	// Run starts the body; touched says a WATCHed key changed. The body
+	// runs its parts with Txn.Submit and ends with Txn.Finish.
+	Run(ex Exec, t *Txn, touched bool)
+	// PartDone is called when the reply of a part the body submitted is
+	// in its slot.
+	PartDone(ex Exec, t *Txn, s *Slot)
+}
+
+// Begin readies t for a transaction of client whose reply fills slot.
+func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
+	t.client, t.proto, t.slot = client, proto, slot
+	t.keyBuf, t.keyEnd, t.keyDB, t.keyShard = t.keyBuf[:0], t.keyEnd[:0], t.keyDB[:0], t.keyShard[:0]
+	if cap(t.whole) < shards {
+		t.whole = make([]bool, shards)
+	}
+	t.whole = t.whole[:shards]
+	clear(t.whole)
+	t.shards = t.shards[:0]
+	t.next, t.locking, t.stepping, t.touched, t.body = 0, nil, false, false, nil
+	t.eager, t.running, t.done = false, false, false
+	t.finished = t.finished[:0]
+}
+
+// RunEarly lets the body start once the last lock request is sent, rather
+// than granted: its parts on that shard wait behind the request there, and
+// the hop saved is a whole round trip. Only a body that ignores the watch
+// check may.
+func (t *Txn) RunEarly() { t.eager = true }
+
+// Client is the ID of the connection the transaction runs for.
+func (t *Txn) Client() int64 { return t.client }
+
+// LockKey adds key of database db, which lives on shard, to what t locks.
+func (t *Txn) LockKey(shard, db int, key []byte) {
+	t.keyBuf = append(t.keyBuf, key...)
+	t.keyEnd = append(t.keyEnd, len(t.keyBuf))
+	t.keyDB = append(t.keyDB, db)
+	t.keyShard = append(t.keyShard, shard)
+	t.addShard(shard)
+}
+
+// LockShard makes t lock the whole of shard.
+func (t *Txn) LockShard(shard int) {
+	t.whole[shard] = true
+	t.addShard(shard)
+}
+
+func (t *Txn) addShard(shard int) {
+	if !slices.Contains(t.shards, shard) {
+		t.shards = append(t.shards, shard)
+	}
+}
+
+// Start takes the locks, then runs body.
+func (t *Txn) Start(ex Exec, body TxnBody) {
+	t.body = body
+	slices.Sort(t.shards)
+	t.lockNext(ex)
+}
+
+// lockNext requests the locks of the next shards, one at a time; a lock
+// granted at once (a local shard with nothing in the way) goes on to the
+// next without waiting. Once every lock is held the body runs.
+func (t *Txn) lockNext(ex Exec) {
+	t.stepping = true
+	for t.locking == nil && t.next < len(t.shards) {
+		sh := t.shards[t.next]
+		t.next++
+		s := ex.NewSlot()
+		s.owner = t
+		s.Client = t.client
+		t.locking = s
+		ex.Submit(sh, cmdLock, 0, t.proto, t.lockArgv(sh), s)
+	}
+	t.stepping = false
+	if t.running || (t.locking != nil && !(t.eager && t.next == len(t.shards))) {
+		return
+	}
+	t.running = true
+	if t.eager && t.slot != nil {
+		t.slot.Locked = true
+	}
+	t.body.Run(ex, t, t.touched)
+}
+
+// lockArgv builds corekv.lock's arguments for shard: the client, then the
+// database and name of each key there; none for a whole shard.
+func (t *Txn) lockArgv(shard int) [][]byte {
+	t.num = strconv.AppendInt(t.num[:0], t.client, 10)
+	t.argv = append(t.argv[:0], cmdLock.NameBytes(), t.num)
+	if t.whole[shard] {
+		return t.argv
+	}
+	start := 0
+	for i, end := range t.keyEnd {
+		if t.keyShard[i] == shard {
+			t.argv = append(t.argv, dbWords[t.keyDB[i]&255], t.keyBuf[start:end])
+		}
+		start = end
+	}
+	return t.argv
+}
+
+// dbWords are database numbers as arguments, so lock requests build no
+// strings. Databases past 255 share a word with a lower one: their keys
+// only wait for each other needlessly when their names are equal.
+var dbWords = func() [][]byte {
+	w := make([][]byte, 256)
+	for i := range w {
+		w[i] = []byte(strconv.Itoa(i))
+	}
+	return w
+}()
+
+// Submit runs cmd on shard as a part of the transaction; its reply fills the
+// returned slot, and the body's PartDone is called then.
+func (t *Txn) Submit(ex Exec, shard int, cmd *Command, db int, argv [][]byte) *Slot {
+	s := t.NewPart(ex)
+	ex.Submit(shard, cmd, db, t.proto, argv, s)
+	return s
+}
+
+// NewPart returns a slot for a part of the transaction: what runs for it
+// passes the transaction's locks, and its completion calls PartDone. A
+// multi-shard plan started on it runs its parts the same way.
+func (t *Txn) NewPart(ex Exec) *Slot {
+	s := ex.NewSlot()
+	s.owner = t
+	s.held = true
+	s.Client = t.client
+	return s
+}
+
+// partDone routes a filled slot of t: a lock reply moves the lock phase
+// on, any other is the body's.
+func (t *Txn) partDone(ex Exec, s *Slot) {
+	if s != t.locking {
+		t.body.PartDone(ex, t, s)
+		return
+	}
+	if string(s.Reply) == ":1\r\n" {
+		t.touched = true
+	}
+	ex.FreeSlot(s)
+	t.locking = nil
+	switch {
+	case t.done:
+		// The body ended first (RunEarly): now the unlocks may go.
+		t.unlock(ex)
+	case !t.stepping:
+		t.lockNext(ex)
+	}
+}
+
+// Finish unlocks every shard t locked and answers reply on the client's
+// slot. The unlocks travel behind the parts, so each shard releases after
+// running them.
+func (t *Txn) Finish(ex Exec, reply []byte) {
+	t.finished = append(t.finished[:0], reply...)
+	t.done = true
+	if t.locking == nil {
+		t.unlock(ex)
+	}
+}
+
+// unlock sends the unlocks and answers the reply Finish kept.
+func (t *Txn) unlock(ex Exec) {
+	t.num = strconv.AppendInt(t.num[:0], t.client, 10)
+	t.argv = append(t.argv[:0], cmdUnlock.NameBytes(), t.num)
+	for _, sh := range t.shards[:t.next] {
+		s := ex.NewSlot()
+		s.Orphan = true // nobody reads the reply
+		s.Client = t.client
+		ex.Submit(sh, cmdUnlock, 0, t.proto, t.argv, s)
+	}
+	s := t.slot
+	t.slot, t.body = nil, nil
+	s.Reply = append(s.Reply[:0], t.finished...)
+	s.txn = nil
+	if cap(t.finished) > batchKeep {
+		t.finished = nil
+	}
+	done(ex, s)
+}

@@ -1,0 +1,48 @@
+package shardowner
+
+import "github.com/corekv/corekv/resp"
+
+// The handlers in this file are the shard-side replies of a transaction's
+// lock requests (router.Txn) and SWAPDB. Taking and releasing the keys is
+// the router's (router.Locks); what the shard adds is whether a key the
+// client WATCHes here was touched since, read at the moment the keys are
+// held, so that nothing can touch them between the check and the
+// transaction's commands.
+//
+//	corekv.lock client [db key ...]   :1 when a key client watches here was touched, else :0
+//	corekv.unlock client              +OK
+
+// InternalLock: corekv.lock client [db key ...].
+func InternalLock(c *Ctx, argv [][]byte) {
+	client, _ := resp.ParseInt(argv[1])
+	if c.Shard.WatchTouched(client) {
+		c.W.Int(1)
+		return
+	}
+	c.W.Int(0)
+}
+
+// InternalUnlock: corekv.unlock client.
+func InternalUnlock(c *Ctx, argv [][]byte) { c.W.OK() }
+
+// SwapDB: SWAPDB index1 index2. Every shard swaps its two tables; the
+// router runs it on all shards at one instant.
+func SwapDB(c *Ctx, argv [][]byte) {
+	a, ok := resp.ParseInt(argv[1])
+	if !ok {
+		c.W.Err("ERR invalid first DB index")
+		return
+	}
+	b, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err("ERR invalid second DB index")
+		return
+	}
+	n := int64(len(c.Shard.DBs))
+	if a < 0 || a >= n || b < 0 || b >= n {
+		c.W.Err("ERR DB index is out of range")
+		return
+	}
+	c.Shard.SwapDB(int(a), int(b))
+	c.W.OK()
+}
