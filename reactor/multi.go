@@ -38,6 +38,15 @@ type multiState struct {
 	argv   [][]byte
 }
 
+// multiKeep is the most argument bytes, or commands, a connection's MULTI
+// state keeps for its next block.
+const multiKeep = 64 << 10
+
+func (m *multiState) reset() {
+	m.dirty = false
+	m.cmds, m.nargs, m.args, m.argEnd, m.argv = m.cmds[:0], m.nargs[:0], m.args[:0], m.argEnd[:0], m.argv[:0]
+}
+
 // queue adds a command to the block.
 func (m *multiState) queue(cmd *router.Command, argv [][]byte) {
 	m.cmds = append(m.cmds, cmd)
@@ -142,7 +151,13 @@ func (c *Core) multi(cn *Conn, argv [][]byte) {
 		cn.errorReply(errNestedMulti)
 		return
 	}
-	cn.multi = &multiState{}
+	m := cn.multiMem
+	if m == nil || cap(m.args) > multiKeep || cap(m.cmds) > multiKeep {
+		m = &multiState{}
+		cn.multiMem = m
+	}
+	m.reset()
+	cn.multi = m
 	cn.okReply()
 }
 
@@ -246,7 +261,17 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 		return
 	}
 	n := c.srv.cfg.Shards
-	e := &execTxn{c: c, cn: cn, m: m, parts: make([]*router.Slot, len(m.cmds))}
+	e := cn.execMem
+	if e == nil {
+		e = &execTxn{}
+		cn.execMem = e
+	}
+	// The previous EXEC has answered: the barrier saw to it.
+	parts := e.parts[:0]
+	for range m.cmds {
+		parts = append(parts, nil)
+	}
+	*e = execTxn{Txn: e.Txn, c: c, cn: cn, m: m, parts: parts}
 	slot := cn.reserve()
 	e.Begin(cn.id, cn.proto, n, slot)
 	db := cn.db
@@ -281,7 +306,13 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 	if k := cn.watched; k != nil {
 		k.each(func(db int, key []byte) { e.LockKey(router.ShardOf(key, n), db, key) })
 	}
-	e.Start(c, e)
+	if e.Local(c.id) && !c.locks.Active() {
+		// Nothing else runs on this core's shard until the block has
+		// run: it needs no locks.
+		e.RunUnlocked(c, e, cn.watched != nil && c.shard.WatchTouched(cn.id))
+	} else {
+		e.Start(c, e)
+	}
 	if !slot.Filled {
 		cn.barrier = slot
 	}

@@ -105,6 +105,23 @@ func (t *Txn) addShard(shard int) {
 	}
 }
 
+// Local reports whether everything t would lock lives on shard (or it
+// locks nothing).
+func (t *Txn) Local(shard int) bool {
+	return len(t.shards) == 0 || (len(t.shards) == 1 && t.shards[0] == shard)
+}
+
+// RunUnlocked runs body without taking locks, for a transaction whose keys
+// all live on the caller's own shard while nothing there is locked: its
+// parts run at once, one after the other, with nothing in between.
+// touched is the watch check's answer, read by the caller.
+func (t *Txn) RunUnlocked(ex Exec, body TxnBody, touched bool) {
+	t.body = body
+	t.shards = t.shards[:0]
+	t.running = true
+	body.Run(ex, t, touched)
+}
+
 // Start takes the locks, then runs body.
 func (t *Txn) Start(ex Exec, body TxnBody) {
 	t.body = body

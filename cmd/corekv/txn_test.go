@@ -199,3 +199,50 @@ func testTransfers(t *testing.T, srv *server) {
 	}
 	t.Logf("watched transactions: %d committed, %d aborted", committed.Load(), aborted.Load())
 }
+
+// TestTransactionsAbandoned: clients that send a MULTI block, or a
+// cross-shard MSET, and hang up without reading leave nothing held: their
+// transactions finish and release, and the keys serve everyone else.
+func TestTransactionsAbandoned(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "3")
+	defer srv.stop(t)
+	keys := []string{"ab:0", "ab:1", "ab:2", "ab:3", "ab:4", "ab:5"}
+	var block []byte
+	block = append(block, "*1\r\n$5\r\nMULTI\r\n"...)
+	for _, k := range keys {
+		block = fmt.Appendf(block, "*2\r\n$4\r\nINCR\r\n$%d\r\n%s\r\n", len(k), k)
+	}
+	block = append(block, "*1\r\n$4\r\nEXEC\r\n"...)
+	mset := fmt.Appendf(nil, "*%d\r\n$4\r\nMSET\r\n", 1+2*len(keys))
+	for _, k := range keys {
+		mset = fmt.Appendf(mset, "$%d\r\n%s\r\n$1\r\n7\r\n", len(k), k)
+	}
+	for i := 0; i < 50; i++ {
+		c := srv.raw(t)
+		if i%2 == 0 {
+			c.Write(block)
+		} else {
+			c.Write(mset)
+		}
+		c.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := srv.client(t, 2)
+	defer c.Close()
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range keys {
+			p.Set(ctx, k, "done", 0)
+		}
+		p.MGet(ctx, keys...)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("a transaction after abandoned ones: %v", err)
+	}
+	for i, v := range cmds[len(keys)].(*redis.SliceCmd).Val() {
+		if v != "done" {
+			t.Errorf("%s = %v after the transaction set it", keys[i], v)
+		}
+	}
+}
