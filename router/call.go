@@ -50,8 +50,12 @@ func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int6
 func Account(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start int64, failed bool) int64 {
 	end := Now()
 	d := end - start
-	sh.Record(cmd.ID, uint64(d), !o.Part, failed && !o.Part)
-	if cfg := sh.Slowlog; cfg != nil && (!o.Part || o.Lead) && cmd.Flags&FlagSkipSlowlog == 0 {
+	// Shard-to-shard commands (a transaction's locks, a move's halves) are
+	// parts of what a client asked for: neither calls nor slow log entries
+	// of their own.
+	part := o.Part || cmd.Internal
+	sh.Record(cmd.ID, uint64(d), !part, failed && !part)
+	if cfg := sh.Slowlog; cfg != nil && (!part || o.Lead) && cmd.Flags&FlagSkipSlowlog == 0 {
 		if t := cfg.SlowerThan.Load(); t >= 0 && d/1000 >= t {
 			sh.LogSlow(argv, d/1000, o.Client)
 		}

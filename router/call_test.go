@@ -45,6 +45,24 @@ func TestCallCounts(t *testing.T) {
 	}
 }
 
+// TestCallInternal: a transaction's lock requests are not client commands:
+// no calls, and no slow log entry however slow.
+func TestCallInternal(t *testing.T) {
+	e := newTestExec(1, false)
+	sh := e.shards[0]
+	e.slowlog.SlowerThan.Store(0)
+	e.call(0, Origin{Client: 7}, "corekv.lock 7 0 k")
+	e.call(0, Origin{Client: 7}, "corekv.unlock 7")
+	for _, name := range []string{"corekv.lock", "corekv.unlock"} {
+		if st := sh.CmdStat(LookupString(name).ID); st.Calls != 0 || st.Failed != 0 {
+			t.Errorf("%s: %d calls, %d failed; want none", name, st.Calls, st.Failed)
+		}
+	}
+	if n := sh.Slow.Len(); n != 0 {
+		t.Errorf("%d slow log entries for lock requests, want none", n)
+	}
+}
+
 func TestBatchExecuteCounts(t *testing.T) {
 	e := newTestExec(1, false)
 	var b Batch
