@@ -113,7 +113,7 @@ type Command struct {
 	Run      shardowner.Handler // nil for RouteHome commands
 	Home     HomeID             // the reactor's handler of a RouteHome command
 	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
-	Group    string             // COMMAND DOCS group: string, generic, connection, server
+	Group    string             // COMMAND DOCS group: generic, string, hash, connection, server
 	Summary  string             // COMMAND DOCS summary
 	ID       int                // index in the table, set at init
 }

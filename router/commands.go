@@ -63,6 +63,24 @@ var commands = []Command{
 	{Name: "type", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Type, Group: "generic", Summary: "Determines the type of value stored at a key."},
 	{Name: "unlink", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Del, Group: "generic", Summary: "Asynchronously deletes one or more keys."},
 
+	// hash
+	{Name: "hdel", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HDel, Group: "hash", Summary: "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain."},
+	{Name: "hexists", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HExists, Group: "hash", Summary: "Determines whether a field exists in a hash."},
+	{Name: "hget", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HGet, Group: "hash", Summary: "Returns the value of a field in a hash."},
+	{Name: "hgetall", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HGetAll, Group: "hash", Summary: "Returns all fields and values in a hash."},
+	{Name: "hincrby", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HIncrBy, Group: "hash", Summary: "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist."},
+	{Name: "hincrbyfloat", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HIncrByFloat, Group: "hash", Summary: "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist."},
+	{Name: "hkeys", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HKeys, Group: "hash", Summary: "Returns all fields in a hash."},
+	{Name: "hlen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HLen, Group: "hash", Summary: "Returns the number of fields in a hash."},
+	{Name: "hmget", Arity: -3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HMGet, Group: "hash", Summary: "Returns the values of all fields in a hash."},
+	{Name: "hmset", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HMSet, Group: "hash", Summary: "Sets the values of multiple fields."},
+	{Name: "hrandfield", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HRandField, Group: "hash", Summary: "Returns one or more random fields from a hash."},
+	{Name: "hscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HScan, Group: "hash", Summary: "Iterates over fields and values of a hash."},
+	{Name: "hset", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HSet, Group: "hash", Summary: "Creates or modifies the value of a field in a hash."},
+	{Name: "hsetnx", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HSetNX, Group: "hash", Summary: "Sets the value of a field in a hash only when the field doesn't exist."},
+	{Name: "hstrlen", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HStrLen, Group: "hash", Summary: "Returns the length of the value of a field."},
+	{Name: "hvals", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HVals, Group: "hash", Summary: "Returns all values in a hash."},
+
 	// string
 	{Name: "append", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Append, Group: "string", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist."},
 	{Name: "decr", Arity: 2, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Decr, Group: "string", Summary: "Decrements the integer value of a key by one."},

@@ -42,7 +42,7 @@ func TestLookupMisses(t *testing.T) {
 		"get ",
 		" get",
 		"getx",
-		"hgetall",               // not implemented yet
+		"lpush",                 // not implemented yet
 		"g\x00t",                // not a letter
 		"GET\xff",               // high byte
 		strings.Repeat("a", 24), // fits the buffer, no such command
@@ -305,6 +305,8 @@ func TestRedisArity(t *testing.T) {
 		"append": 3, "decr": 2, "decrby": 3, "get": 2, "getdel": 2, "getex": -2, "getrange": 4, "getset": 3,
 		"incr": 2, "incrby": 3, "incrbyfloat": 3, "mget": -2, "mset": -3, "msetnx": -3, "psetex": 4, "set": -3,
 		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
+		"hdel": -3, "hexists": 3, "hget": 3, "hgetall": 2, "hincrby": 4, "hincrbyfloat": 4, "hkeys": 2, "hlen": 2,
+		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

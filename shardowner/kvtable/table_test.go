@@ -249,6 +249,13 @@ func TestRandomKeyUniform(t *testing.T) {
 	}
 }
 
+// bigOf returns a big aggregate with one element.
+func bigOf(clock *Clock) *Table {
+	b := NewTable(clock)
+	b.SetString([]byte("f"), []byte("v"), 0)
+	return b
+}
+
 func TestObjects(t *testing.T) {
 	clock := &Clock{}
 	tb := NewTable(clock)
@@ -392,7 +399,7 @@ func TestAddInt(t *testing.T) {
 	tb.SetInt([]byte("min"), math.MinInt64, 0)
 	tb.SetString([]byte("s"), []byte("012"), 0)
 	tb.SetVerbatim([]byte("v"), []byte("12"), 0, false)
-	tb.SetBig([]byte("o"), KindHash, NewTable(clock), 0)
+	tb.SetBig([]byte("o"), KindHash, bigOf(clock), 0)
 	tb.SetInt([]byte("gone"), 1, 1500)
 	for _, tc := range []struct {
 		key string
@@ -436,7 +443,7 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("after Append: %+v; want grown abcd with its TTL", v)
 	}
 	tb.SetInt([]byte("n"), 12, 0)
-	tb.SetBig([]byte("o"), KindHash, NewTable(clock), 0)
+	tb.SetBig([]byte("o"), KindHash, bigOf(clock), 0)
 	tb.SetString([]byte("gone"), []byte("x"), 1500)
 	for _, tc := range []struct {
 		key    string
