@@ -25,6 +25,9 @@ var handlers = map[string]Handler{
 	"dbsize": DBSize, "flushdb": FlushDB, "flushall": FlushAll, "keys": Keys,
 	"randomkey": RandomKey, "scan": Scan, "memory": Memory,
 	"corekv.dump": InternalDump, "corekv.take": InternalTake, "corekv.restore": InternalRestore,
+	"hset": HSet, "hsetnx": HSetNX, "hmset": HMSet, "hget": HGet, "hmget": HMGet, "hdel": HDel, "hlen": HLen,
+	"hstrlen": HStrLen, "hexists": HExists, "hkeys": HKeys, "hvals": HVals, "hgetall": HGetAll,
+	"hincrby": HIncrBy, "hincrbyfloat": HIncrByFloat, "hrandfield": HRandField, "hscan": HScan,
 }
 
 func newTestCtx() *Ctx {

@@ -138,7 +138,7 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 		if kind == KindString {
 			continue
 		}
-		v := entryValue(it)
+		v := t.value(it)
 		switch it[0] & hdrEncMask {
 		case encObj:
 			i := le.Uint32(it[valueOff(it):])

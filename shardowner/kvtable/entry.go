@@ -168,9 +168,8 @@ func writeEntry(it []byte, hdr byte, expireAt int64, expIdx int, key, raw []byte
 	writeValue(it, off, hdr&hdrEncMask, raw, n)
 }
 
-// entryValue decodes entry it, all but the object of a big aggregate
-// (Table.value). Str aliases it.
-func entryValue(it []byte) Value {
+// value decodes entry it. Str aliases it.
+func (t *Table) value(it []byte) Value {
 	hdr := it[0]
 	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
 	off := valueOff(it)
@@ -189,6 +188,8 @@ func entryValue(it []byte) Value {
 		vl, n := getUvarint(it[off:])
 		off += n
 		v.Str = it[off : off+vl : off+vl]
+	case encObj:
+		v.Big = t.objs[le.Uint32(it[off:])]
 	}
 	return v
 }

@@ -303,15 +303,6 @@ func (t *Table) Get(key []byte) (Value, bool) {
 	return t.value(it), true
 }
 
-// value decodes entry it, with the object of a big aggregate.
-func (t *Table) value(it []byte) Value {
-	v := entryValue(it)
-	if it[0]&hdrEncMask == encObj {
-		v.Big = t.objs[le.Uint32(it[valueOff(it):])]
-	}
-	return v
-}
-
 // Exists reports whether key holds a live value.
 func (t *Table) Exists(key []byte) bool {
 	_, ok := t.Get(key)
