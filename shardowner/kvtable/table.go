@@ -633,10 +633,19 @@ func (t *Table) dropObj(it []byte) {
 	}
 	i := le.Uint32(it[valueOff(it):])
 	if o := t.objs[i]; o != nil {
-		o.Clear()
+		o.drop()
 	}
 	t.objs[i] = nil
 	t.objFree = append(t.objFree, i)
+}
+
+// drop clears a big aggregate that is being deleted. As Redis frees a big
+// value in a background thread, the kernel's freeing of its pages runs on
+// another goroutine: deleting a 10M-element hash costs the shard no more
+// than a small one.
+func (t *Table) drop() {
+	t.pool.releaseAsync(true)
+	t.reset()
 }
 
 // SetPacked stores blob, the packed elements of an aggregate of the given
