@@ -307,6 +307,8 @@ func TestRedisArity(t *testing.T) {
 		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
 		"hdel": -3, "hexists": 3, "hget": 3, "hgetall": 2, "hincrby": 4, "hincrbyfloat": 4, "hkeys": 2, "hlen": 2,
 		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
+		"sadd": -3, "srem": -3, "scard": 2, "sismember": 3, "smismember": -3, "smembers": 2, "srandmember": -2, "spop": -2,
+		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

@@ -84,6 +84,9 @@ func fuzzShard() *shardowner.Shard {
 	c := &shardowner.Ctx{Shard: s, W: &resp.Writer{}}
 	shardowner.HSet(c, [][]byte{[]byte("hset"), []byte("h"), []byte("f"), []byte("1"), []byte("g"), []byte("v")})
 	shardowner.HSet(c, [][]byte{[]byte("hset"), []byte("hb"), []byte("f"), []byte("a long value")})
+	s.Enc.SetMaxIntset.Store(4)
+	shardowner.SAdd(c, [][]byte{[]byte("sadd"), []byte("si"), []byte("1"), []byte("-70000")})
+	shardowner.SAdd(c, [][]byte{[]byte("sadd"), []byte("ss"), []byte("a"), []byte("b")})
 	return s
 }
 
@@ -168,6 +171,13 @@ func FuzzCommand(f *testing.F) {
 		case "hscan":
 			f.Add(uint8(i), false, fuzzJoin("hb", "0", "COUNT", "9223372036854775807", "MATCH", "*"))
 			f.Add(uint8(i), false, fuzzJoin("h", "0", "MATCH", "f*"))
+		case "sadd", "srem", "smismember", "sismember", "spop", "srandmember", "smove":
+			f.Add(uint8(i), false, fuzzJoin("si", "5", "x", "9223372036854775807"))
+			f.Add(uint8(i), true, fuzzJoin("ss", "-2", "a"))
+			f.Add(uint8(i), false, fuzzJoin("si", "ss", "1"))
+		case "sinter", "sunion", "sdiff", "sinterstore", "sunionstore", "sdiffstore":
+			f.Add(uint8(i), false, fuzzJoin("si", "ss", "k", "missing"))
+			f.Add(uint8(i), true, fuzzJoin("si", "si", "ss"))
 		case "hset", "hmset", "hsetnx", "hincrby", "hincrbyfloat", "hdel":
 			f.Add(uint8(i), false, fuzzJoin("h", "f", "123456789"))
 			f.Add(uint8(i), false, fuzzJoin("h", "x", "1", "y", "2", "z", "3"))
@@ -211,6 +221,9 @@ func FuzzCommandSequence(f *testing.F) {
 	f.Add(seq(line("hset", "h", "a", "1", "b", "2"), line("hincrby", "h", "a", "5"), line("hset", "h", "c", "3", "d", "4", "e", "5"),
 		line("object", "ENCODING", "h"), line("hdel", "h", "a", "b", "c", "d"), line("hgetall", "h"), line("rename", "h", "k"),
 		line("copy", "k", "k2"), line("move", "k2", "1"), line("expire", "k", "1"), line("hrandfield", "k", "-5", "WITHVALUES")))
+	f.Add(seq(line("sadd", "s", "1", "2", "3"), line("sadd", "s", "4", "5"), line("object", "ENCODING", "s"), line("sadd", "t", "x", "1"),
+		line("sinterstore", "u", "s", "t"), line("sdiffstore", "s", "s", "t"), line("spop", "s", "2"), line("smove", "t", "s", "x"),
+		line("srandmember", "s", "-3"), line("sscan", "s", "0", "MATCH", "*"), line("rename", "s", "k"), line("srem", "k", "2", "3", "4", "5", "x")))
 	f.Add(seq(line("hset", "x", "f", "a long value!"), line("hincrbyfloat", "x", "g", "1.5"), line("hscan", "x", "0", "COUNT", "1"),
 		line("hdel", "x", "f", "g"), line("type", "x"), line("hsetnx", "h", "f", "2"), line("hstrlen", "h", "f"), line("hmget", "h", "f", "g", "z")))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -319,10 +319,12 @@ func Object(c *Ctx, argv [][]byte) {
 	switch name {
 	case "object|encoding":
 		switch {
-		case v.Big != nil:
-			c.W.BulkString("hashtable")
 		case v.IntSet:
 			c.W.BulkString("intset")
+		case v.Big != nil || v.Kind == KindSet:
+			// A packed set of strings is what Redis 7.0 keeps in a
+			// hashtable (its listpack sets came with 7.2).
+			c.W.BulkString("hashtable")
 		case v.Kind != KindString:
 			c.W.BulkString("listpack")
 		case v.IsInt:

@@ -681,9 +681,9 @@ func diffSortedPairs(r *compatReply) string {
 	return fmt.Sprintf("%c%d %s", r.kind, len(pairs), strings.Join(pairs, ""))
 }
 
-// diffHScanAll iterates HSCAN from cursor 0 until the server returns cursor
-// 0 and describes the pairs seen (a pair may come twice). An error reply is
-// compared as is.
+// diffHScanAll iterates HSCAN (or SSCAN) from cursor 0 until the server
+// returns cursor 0 and describes the pairs (members) seen, each once. An
+// error reply is compared as is.
 func diffHScanAll(c *compatConn, cmd compatCmd) compatOutcome {
 	args := append([]string(nil), cmd.args...)
 	seen := map[string]bool{}
@@ -695,12 +695,18 @@ func diffHScanAll(c *compatConn, cmd compatCmd) compatOutcome {
 		if err != nil || rep.kind == '-' {
 			return compatFromReply(cmd, rep, err)
 		}
-		if rep.kind != '*' || len(rep.elems) != 2 || rep.elems[1].kind != '*' || len(rep.elems[1].elems)%2 != 0 {
+		if rep.kind != '*' || len(rep.elems) != 2 || rep.elems[1].kind != '*' {
 			return compatOutcome{key: "<bad hscan reply>", show: "<bad hscan reply " + strconv.Quote(string(rep.raw)) + ">"}
 		}
 		el := rep.elems[1].elems
-		for i := 0; i < len(el); i += 2 {
-			seen[strconv.Quote(string(compatBulk(el[i])))+"="+strconv.Quote(string(compatBulk(el[i+1])))] = true
+		if strings.EqualFold(args[0], "sscan") {
+			for _, e := range el {
+				seen[strconv.Quote(string(compatBulk(e)))] = true
+			}
+		} else {
+			for i := 0; i < len(el); i += 2 {
+				seen[strconv.Quote(string(compatBulk(el[i])))+"="+strconv.Quote(string(compatBulk(el[i+1])))] = true
+			}
 		}
 		cursor := string(compatBulk(rep.elems[0]))
 		if cursor == "0" {
@@ -1072,7 +1078,49 @@ func diffCommandTable() []diffCommand {
 				return diffS(diffJ([]string{"HSCAN", g.key(), cursor}, g.hscanOpts())...)
 			}
 			return diffM(diffHScanPage, diffJ([]string{"HSCAN", g.key(), "0"}, g.hscanOpts())...)
+		}, true},
+
+		// sets: commands over several sets take keys of one hash tag, which
+		// corekv keeps on one shard (others answer CROSSSLOT), and are not
+		// mutated
+		{35, func(g *diffGen) *diffStep { return diffS(diffJ([]string{"SADD", g.setKey()}, g.members(1, 5))...) }, false},
+		{15, func(g *diffGen) *diffStep { return diffS(diffJ([]string{"SREM", g.setKey()}, g.members(1, 3))...) }, false},
+		{10, func(g *diffGen) *diffStep { return diffS("SCARD", g.setKey()) }, false},
+		{15, func(g *diffGen) *diffStep { return diffS("SISMEMBER", g.setKey(), g.member()) }, false},
+		{8, func(g *diffGen) *diffStep {
+			return diffS(diffJ([]string{"SMISMEMBER", g.setKey()}, g.members(1, 4))...)
 		}, false},
+		{10, func(g *diffGen) *diffStep { return diffM(compatUnordered, "SMEMBERS", g.setKey()) }, false},
+		{8, func(g *diffGen) *diffStep {
+			// Fixed, as HRANDFIELD: no huge negative count.
+			args := []string{"SRANDMEMBER", g.setKey()}
+			if !g.chance(4) {
+				args = append(args, g.pick("0", "1", "2", "10", "-1", "-3", "abc", "", "9223372036854775807", "-9223372036854775808"))
+				args = append(args, g.opts([]string{"x"})...)
+			}
+			return diffM(diffShape, args...)
+		}, true},
+		{8, func(g *diffGen) *diffStep {
+			// Only the SPOPs whose outcome is not random: all of the set, or
+			// none, or an error (fixed: a mutation could drop the count).
+			return diffM(compatUnordered, diffJ([]string{"SPOP", g.setKey(), g.pick("0", "1000", "-1", "abc", "")}, g.opts([]string{"x"}))...)
+		}, true},
+		{10, func(g *diffGen) *diffStep { return diffS("SMOVE", g.tagKey(), g.tagKey(), g.member()) }, true},
+		{15, func(g *diffGen) *diffStep {
+			keys := make([]string, 1+g.r.Intn(3))
+			for i := range keys {
+				keys[i] = g.tagKey()
+			}
+			name := g.pick("SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE")
+			if strings.HasSuffix(name, "STORE") {
+				return diffS(diffJ([]string{name, g.tagKey()}, keys)...)
+			}
+			return diffM(compatUnordered, diffJ([]string{name}, keys)...)
+		}, true},
+		{4, func(g *diffGen) *diffStep {
+			cursor := g.pick("abc", "1.5", "18446744073709551616", " 1")
+			return diffS(diffJ([]string{"SSCAN", g.setKey(), cursor}, g.hscanOpts())...)
+		}, true},
 
 		// keys
 		{25, func(g *diffGen) *diffStep { return diffS(diffJ([]string{g.pick("DEL", "UNLINK")}, g.keys(1, 5))...) }, false},
@@ -1235,9 +1283,44 @@ func (g *diffGen) hscanOpts() []string {
 		[]string{g.pick("TYPE", "FOO", "match")})
 }
 
-// hscanAll is an HSCAN from cursor 0, iterated to the end.
+// hscanAll is an HSCAN or SSCAN from cursor 0, iterated to the end.
 func (g *diffGen) hscanAll() *diffStep {
+	if g.chance(2) {
+		return &diffStep{cmd: compatCmd{args: diffJ([]string{"SSCAN", g.setKey(), "0"}, g.hscanOpts())}, hscan: true}
+	}
 	return &diffStep{cmd: compatCmd{args: diffJ([]string{"HSCAN", g.key(), "0"}, g.hscanOpts())}, hscan: true}
+}
+
+// setKey is a key for a set command: often one of a hash tag's keys, so
+// that the set commands over several keys find sets there.
+func (g *diffGen) setKey() string {
+	if g.chance(2) {
+		return g.tagKey()
+	}
+	return g.key()
+}
+
+// tagKey is a key of the {t} hash tag, which lives on one shard.
+func (g *diffGen) tagKey() string { return g.pick("{t}1", "{t}2", "{t}3", "{t}4") }
+
+// member is a set member: integers often (intsets), a few strings, and
+// sometimes any value (long ones convert the set).
+func (g *diffGen) member() string {
+	switch g.r.Intn(8) {
+	case 0:
+		return g.val()
+	case 1, 2, 3:
+		return g.pick("1", "2", "3", "-5", "100", "70000", "5000000000", "9223372036854775807", "-9223372036854775808", "007")
+	}
+	return g.pick("a", "b", "c", "", "\x00", "1.5")
+}
+
+func (g *diffGen) members(min, max int) []string {
+	out := make([]string, min+g.r.Intn(max-min+1))
+	for i := range out {
+		out[i] = g.member()
+	}
+	return out
 }
 
 func (g *diffGen) scanOpts() []string {
