@@ -173,3 +173,51 @@ func benchHSet(b *testing.B, n int) {
 		i++
 	}
 }
+
+func BenchmarkSAddIntSet(b *testing.B) { benchSAdd(b, "1", "2") }
+func BenchmarkSAddPacked(b *testing.B) { benchSAdd(b, "member-a", "member-b") }
+
+// benchSAdd adds and removes one member of a set of 10, so that each SADD
+// writes.
+func benchSAdd(b *testing.B, m1, m2 string) {
+	c := benchCtx()
+	argv := args("sadd", "s", m1)
+	for i := range 10 {
+		argv = append(argv, []byte(m1+strconv.Itoa(i)))
+	}
+	SAdd(c, argv)
+	add, rem := args("sadd", "s", m2), args("srem", "s", m2)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SAdd(c, add)
+		SRem(c, rem)
+	}
+}
+
+func BenchmarkSAddBig(b *testing.B) {
+	c := benchCtx()
+	argv := args("sadd", "s")
+	for i := range 1000 {
+		argv = append(argv, []byte("member:"+strconv.Itoa(i)))
+	}
+	SAdd(c, argv)
+	add, rem := args("sadd", "s", "new member"), args("srem", "s", "new member")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SAdd(c, add)
+		SRem(c, rem)
+	}
+}
+
+func BenchmarkSIsMember(b *testing.B) {
+	c := benchCtx()
+	SAdd(c, args("sadd", "s", "a", "b", "c", "d", "e"))
+	argv := args("sismember", "s", "d")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SIsMember(c, argv)
+	}
+}

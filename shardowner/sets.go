@@ -92,10 +92,11 @@ type setBuilder struct {
 	failed bool // a write found no room
 }
 
-// newSetBuilder starts from set s, or, when s is the zero Value, from an
-// empty set whose form the first member decides (an integer: an intset).
-func newSetBuilder(c *Ctx, s Value, first []byte) *setBuilder {
-	b := &setBuilder{c: c, buf: bytebufferpool.Get(), tmp: bytebufferpool.Get()}
+// init starts b from set s, or, when s is the zero Value, from an empty
+// set whose form the first member decides (an integer: an intset). A
+// builder lives on its command's stack: SADD and SREM allocate nothing.
+func (b *setBuilder) init(c *Ctx, s Value, first []byte) {
+	*b = setBuilder{c: c, buf: bytebufferpool.Get(), tmp: bytebufferpool.Get()}
 	switch {
 	case s.Big != nil:
 		b.big = s.Big
@@ -114,7 +115,6 @@ func newSetBuilder(c *Ctx, s Value, first []byte) *setBuilder {
 			b.buf.B = append(b.buf.B, room[:]...)
 		}
 	}
-	return b
 }
 
 func (b *setBuilder) release() {
@@ -266,7 +266,8 @@ func SAdd(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
-	b := newSetBuilder(c, s, argv[2])
+	var b setBuilder
+	b.init(c, s, argv[2])
 	defer b.release()
 	added := 0
 	for _, m := range argv[2:] {
@@ -289,7 +290,8 @@ func SRem(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	b := newSetBuilder(c, s, nil)
+	var b setBuilder
+	b.init(c, s, nil)
 	defer b.release()
 	removed := 0
 	for _, m := range argv[2:] {
@@ -510,7 +512,8 @@ func SPop(c *Ctx, argv [][]byte) {
 		picked.B = picked.B[:0]
 		setRandDistinct(c, s, size, n, func(m []byte) { picked.B = kvtable.AppendElem(picked.B, m) })
 	}
-	b := newSetBuilder(c, s, nil)
+	var b setBuilder
+	b.init(c, s, nil)
 	defer b.release()
 	for off := 0; off < len(picked.B); {
 		var m []byte
@@ -561,7 +564,8 @@ func SMove(c *Ctx, argv [][]byte) {
 	mb := bytebufferpool.Get()
 	defer bytebufferpool.Put(mb)
 	mb.B = append(mb.B[:0], m...)
-	rb := newSetBuilder(c, s, nil)
+	var rb setBuilder
+	rb.init(c, s, nil)
 	defer rb.release()
 	rb.remove(mb.B)
 	if !rb.store(src, s.ExpireAt) {
@@ -569,7 +573,8 @@ func SMove(c *Ctx, argv [][]byte) {
 	}
 	// The destination is read again: the source's write may have moved it.
 	d, _ = c.Table().Get(dst)
-	ab := newSetBuilder(c, d, mb.B)
+	var ab setBuilder
+	ab.init(c, d, mb.B)
 	defer ab.release()
 	ab.add(mb.B)
 	if ab.store(dst, d.ExpireAt) {
@@ -632,7 +637,8 @@ func setAlgebra(c *Ctx, op int, dst []byte, keys [][]byte) {
 			bytebufferpool.Put(b)
 		}
 	}()
-	r := newSetBuilder(c, Value{}, []byte("0"))
+	var r setBuilder
+	r.init(c, Value{}, []byte("0"))
 	defer r.release()
 	var first Value
 	if len(sets) > 0 {
