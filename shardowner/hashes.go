@@ -107,42 +107,59 @@ func hashSet(c *Ctx, key []byte, h Value, pairs [][]byte) (added int, ok bool) {
 	var room [kvtable.PackedHeadRoom]byte
 	b := append(append(buf.B[:0], room[:]...), kvtable.PackedBody(h.Str)...)
 	n := kvtable.PackedCount(h.Str) / 2
+	maxEntries := c.Shard.Enc.HashMaxEntries.Load()
 	var tmp [10]byte
 	for i := 0; i+1 < len(pairs); i += 2 {
 		body := b[kvtable.PackedHeadRoom:]
 		off, found := packedField(body, pairs[i])
-		switch {
-		case found:
+		if found {
 			// Replace the old value, length and bytes, with the new one.
 			_, end := kvtable.ElemAt(body, off)
 			at := kvtable.PackedHeadRoom + off
 			lenBytes := kvtable.AppendLen(tmp[:0], len(pairs[i+1]))
 			b = slices.Replace(b, at, kvtable.PackedHeadRoom+end, lenBytes...)
 			b = slices.Insert(b, at+len(lenBytes), pairs[i+1]...)
-		default:
-			b = kvtable.AppendElem(b, pairs[i])
-			b = kvtable.AppendElem(b, pairs[i+1])
-			n++
-			added++
+			continue
+		}
+		b = kvtable.AppendElem(b, pairs[i])
+		b = kvtable.AppendElem(b, pairs[i+1])
+		n++
+		added++
+		if int64(n) > maxEntries {
+			// Past the threshold the rest goes to the big hash at once, as
+			// in Redis: searching a packed list that keeps growing would
+			// make one HSET of many fields quadratic.
+			buf.B = b
+			more, ok := hashToBig(c, key, h.ExpireAt, b, n, pairs[i+2:])
+			return added + more, ok
 		}
 	}
 	buf.B = b
-	if int64(n) > c.Shard.Enc.HashMaxEntries.Load() {
-		big := c.bigFromPacked(kvtable.FinishPacked(b, 2*n), true)
-		if big == nil {
-			c.W.Err(errFull)
-			return 0, false
-		}
-		if !stored(c, t.SetBig(key, KindHash, big, h.ExpireAt)) {
-			big.Clear()
-			return 0, false
-		}
-		return added, true
+	if int64(n) > maxEntries {
+		// A threshold lowered by CONFIG SET: any write converts, as in
+		// Redis.
+		return hashToBig(c, key, h.ExpireAt, b, n, nil)
 	}
 	if !stored(c, t.SetPacked(key, KindHash, false, kvtable.FinishPacked(b, 2*n), h.ExpireAt)) {
 		return 0, false
 	}
 	return added, true
+}
+
+// hashToBig stores the packed hash of n fields in b (after PackedHeadRoom)
+// under key as a big hash, then sets pairs in it; it returns how many of
+// those it added.
+func hashToBig(c *Ctx, key []byte, expireAt int64, b []byte, n int, pairs [][]byte) (int, bool) {
+	big := c.bigFromPacked(kvtable.FinishPacked(b, 2*n), true)
+	if big == nil {
+		c.W.Err(errFull)
+		return 0, false
+	}
+	if !stored(c, c.Table().SetBig(key, KindHash, big, expireAt)) {
+		big.Clear()
+		return 0, false
+	}
+	return bigHashSet(c, big, pairs)
 }
 
 // bigHashSet is hashSet on a big hash.

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corekv/corekv/resp"
 )
@@ -78,7 +79,7 @@ func TestHashConversion(t *testing.T) {
 	c := newTestCtx()
 	c.Shard.Enc.HashMaxEntries.Store(3)
 	c.Shard.Enc.HashMaxValue.Store(5)
-	runScript(t, c, []step{
+	steps := []step{
 		{"hset h a 1 b 2 c 3", num(3)},
 		{"pexpire h 5000", num(1)},
 		{"object encoding h", bulk("listpack")},
@@ -112,7 +113,21 @@ func TestHashConversion(t *testing.T) {
 		{"hincrby n d 1", num(1234568)},
 		{"hincrbyfloat n d 0.5", bulk("1234568.5")},
 		{"hstrlen n d", num(9)},
-	})
+		// A threshold lowered below a hash's size converts it at its next
+		// write, even one that adds nothing.
+		{"hset m a 1 b 2 c 3", num(3)},
+		{"object encoding m", bulk("listpack")},
+		{"@entries 2", ""},
+		{"hset m a 2", num(0)},
+		{"object encoding m", bulk("hashtable")},
+	}
+	for i, st := range steps {
+		if st.cmd == "@entries 2" {
+			runScript(t, c, steps[:i])
+			c.Shard.Enc.HashMaxEntries.Store(2)
+			runScript(t, c, steps[i+1:])
+		}
+	}
 	if err := c.Table().Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -316,4 +331,26 @@ func TestHScan(t *testing.T) {
 		{"set s v", ok},
 		{"hscan s 0", errr(resp.ErrWrongType)},
 	})
+}
+
+// One HSET of many new fields converts the hash as soon as it passes
+// hash-max-listpack-entries, as Redis does, instead of searching an
+// ever longer packed list for each field: 100k fields take milliseconds,
+// not the minutes a quadratic search would.
+func TestHSetManyFieldsConverts(t *testing.T) {
+	c := newTestCtx()
+	argv := []string{"hset", "h"}
+	for i := range 100_000 {
+		argv = append(argv, "field:"+strconv.Itoa(i), "v")
+	}
+	start := time.Now()
+	if got := do(c, argv...); got != num(100_000) {
+		t.Fatalf("hset: %q", got)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("HSET of 100k fields took %v", d)
+	}
+	if got := do(c, "object", "encoding", "h"); got != bulk("hashtable") {
+		t.Fatalf("encoding %q", got)
+	}
 }
