@@ -266,6 +266,14 @@ func SAdd(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
+	if s.Big != nil {
+		// A big set changes in place: no builder, no buffers.
+		added, ok := bigSetAdd(c, s.Big, argv[2:])
+		if ok {
+			c.W.Int(int64(added))
+		}
+		return
+	}
 	var b setBuilder
 	b.init(c, s, argv[2])
 	defer b.release()
@@ -280,6 +288,19 @@ func SAdd(c *Ctx, argv [][]byte) {
 	}
 }
 
+// bigSetAdd adds members to the big set big and returns how many were new.
+func bigSetAdd(c *Ctx, big *Table, members [][]byte) (int, bool) {
+	added := 0
+	for _, m := range members {
+		before := big.Len()
+		if !stored(c, big.SetString(m, nil, 0)) {
+			return added, false
+		}
+		added += big.Len() - before
+	}
+	return added, true
+}
+
 // SRem: SREM key member [member ...]. The key goes with its last member.
 func SRem(c *Ctx, argv [][]byte) {
 	s, found, ok := getKind(c, argv[1], KindSet)
@@ -288,6 +309,19 @@ func SRem(c *Ctx, argv [][]byte) {
 	}
 	if !found {
 		c.W.Int(0)
+		return
+	}
+	if s.Big != nil {
+		removed := 0
+		for _, m := range argv[2:] {
+			if s.Big.Delete(m) {
+				removed++
+			}
+		}
+		if s.Big.Len() == 0 {
+			c.Table().Delete(argv[1])
+		}
+		c.W.Int(int64(removed))
 		return
 	}
 	var b setBuilder
