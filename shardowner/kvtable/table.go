@@ -700,11 +700,12 @@ func (t *Table) Len() int { return t.ix[0].count + t.ix[1].count }
 // ExpiresLen is the number of keys with a TTL.
 func (t *Table) ExpiresLen() int { return t.exp.n }
 
-// Clear removes every key.
+// Clear removes every key. The pages of its big aggregates go back to the
+// kernel from another goroutine (see drop).
 func (t *Table) Clear() {
 	for _, o := range t.objs {
 		if o != nil {
-			o.Clear()
+			o.drop()
 		}
 	}
 	t.pool.release()
