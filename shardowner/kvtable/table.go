@@ -76,6 +76,7 @@ type Table struct {
 	// objFree lists its unused positions.
 	objs    []*Table
 	objFree []uint32
+	objTick int // the last of objs that Tick looked after
 
 	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
@@ -278,11 +279,22 @@ func (t *Table) rehashStep(n int) {
 // Tick is the table's periodic upkeep, for the shard's timer: it advances a
 // resize in progress by a bounded number of buckets, so that an idle table
 // finishes it, and gives part of the memory freed since the last Tick back to
-// the kernel.
+// the kernel. It does the same for a few of its big aggregates in turn.
 func (t *Table) Tick() {
 	t.rehashStep(rehashPerTick)
 	t.pool.decay()
+	for range min(objsPerTick, len(t.objs)) {
+		t.objTick = (t.objTick + 1) % len(t.objs)
+		if o := t.objs[t.objTick]; o != nil {
+			o.Tick()
+		}
+	}
 }
+
+// objsPerTick is how many big aggregates each Tick looks after: a shard with
+// many of them visits each every few seconds, and no Tick grows with their
+// number.
+const objsPerTick = 8
 
 func (t *Table) isExpired(it []byte) bool {
 	return it[0]&hdrTTL != 0 && entryExpire(it) <= t.clock.Ms

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func k(i int) []byte { return []byte("key:" + strconv.Itoa(i)) }
@@ -467,4 +468,32 @@ func TestAppend(t *testing.T) {
 		}
 	}
 	tb.check(t)
+}
+
+// Tick looks after the big aggregates too: blocks a big hash freed go back
+// to the kernel while its key stays.
+func TestTickBigAggregates(t *testing.T) {
+	clock := &Clock{}
+	tb := NewTable(clock)
+	big := NewTable(clock)
+	for i := range 200_000 {
+		big.SetString(k(i), []byte("value of some length"), 0)
+	}
+	if err := tb.SetBig([]byte("h"), KindHash, big, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 199_000 {
+		big.Delete(k(i))
+	}
+	before := tb.OffHeapBytes()
+	for range 400 {
+		tb.Tick()
+		time.Sleep(time.Millisecond)
+	}
+	if after := tb.OffHeapBytes(); after >= before/2 {
+		t.Fatalf("off-heap bytes %d -> %d after ticks: the big hash's freed blocks stayed", before, after)
+	}
+	if err := tb.Check(); err != nil {
+		t.Fatal(err)
+	}
 }
