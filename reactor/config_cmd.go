@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
@@ -81,6 +82,47 @@ var configParams = []configParam{
 			n, refused := configInt(v, 0, math.MaxInt64)
 			return func() { s.slowlog.MaxLen.Store(n) }, refused
 		}},
+	encodingParam("hash-max-listpack-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxEntries }),
+	encodingParam("hash-max-ziplist-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxEntries }),
+	encodingParam("hash-max-listpack-value", true, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxValue }),
+	encodingParam("hash-max-ziplist-value", true, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxValue }),
+	encodingParam("set-max-intset-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.SetMaxIntset }),
+}
+
+// encodingParam is a threshold of an aggregate's packed encoding (the
+// ziplist names are Redis's old aliases of the listpack ones); a size in
+// bytes takes memory units, as in Redis.
+func encodingParam(name string, bytes bool, field func(s *Server) *atomic.Int64) configParam {
+	return configParam{name: name, get: func(s *Server) string { return strconv.FormatInt(field(s).Load(), 10) },
+		set: func(s *Server, v string) (func(), string) {
+			var n int64
+			var refused string
+			if bytes {
+				n, refused = configMemory(v, 0, math.MaxInt64)
+			} else {
+				n, refused = configInt(v, 0, math.MaxInt64)
+			}
+			return func() { field(s).Store(n) }, refused
+		}}
+}
+
+// configMemory reads a size parameter as Redis does: digits with an
+// optional unit (ParseMemory), "" meaning 0, a size past int64 out of range.
+func configMemory(v string, lo, hi int64) (int64, string) {
+	if v == "" {
+		v = "0"
+	}
+	n, err := ParseMemory(v)
+	if err != nil {
+		return 0, "argument must be a memory value"
+	}
+	if _, err := strconv.ParseInt(v, 10, 64); n == math.MaxInt64 && err != nil {
+		n = -1 // saturated: past the range
+	}
+	if n < lo || n > hi {
+		return 0, "argument must be between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10) + " inclusive"
+	}
+	return n, ""
 }
 
 // configInt reads an integer parameter from lo to hi, with Redis's reasons

@@ -128,6 +128,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		outReplies: make([]*router.Batch, srv.cfg.Shards),
 	}
 	c.shard.Slowlog = srv.slowlog
+	c.shard.Enc = srv.enc
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.meanExpire = make([]atomic.Int64, srv.cfg.Databases)

@@ -68,7 +68,8 @@ type Server struct {
 	// normal class's hard limit applies, and outHard holds that one.
 	outLimits [3][3]int64
 
-	slowlog *shardowner.SlowlogConfig // shared by every core's shard
+	slowlog *shardowner.SlowlogConfig  // shared by every core's shard
+	enc     *shardowner.EncodingConfig // shared by every core's shard
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -101,6 +102,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.setHz(cfg.Hz)
 	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))
 	s.slowlog = shardowner.NewSlowlogConfig()
+	s.enc = shardowner.NewEncodingConfig()
 	s.slowlog.SlowerThan.Store(cfg.SlowlogSlowerThan)
 	s.slowlog.MaxLen.Store(cfg.SlowlogMaxLen)
 	s.slowlog.Client = s.clientOf

@@ -53,12 +53,13 @@ type Split uint8
 
 // Split rules.
 const (
-	SplitNone    Split = iota // single key, or cross-shard not allowed
-	SplitSumInt               // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
-	SplitPairsOK              // MSET: key/value pairs per shard, +OK
-	SplitPerKey               // MGET: one GET per key, replies concatenated under one array header
-	SplitMSETNX               // MSETNX: EXISTS on every part, then MSET if none existed
-	SplitMoveKey              // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
+	SplitNone      Split = iota // single key, or cross-shard not allowed
+	SplitSumInt                 // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
+	SplitPairsOK                // MSET: key/value pairs per shard, +OK
+	SplitPerKey                 // MGET: one GET per key, replies concatenated under one array header
+	SplitMSETNX                 // MSETNX: EXISTS on every part, then MSET if none existed
+	SplitMoveKey                // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
+	SplitCrossSlot              // not split: keys on several shards are refused with Redis Cluster's CROSSSLOT error
 )
 
 // Combine says how replies of a RouteAll command become one reply.
@@ -119,7 +120,7 @@ type Command struct {
 	Run      shardowner.Handler // nil for RouteHome commands
 	Home     HomeID             // the reactor's handler of a RouteHome command
 	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
-	Group    string             // COMMAND DOCS group: string, generic, connection, server
+	Group    string             // COMMAND DOCS group: generic, string, hash, set, connection, server
 	Summary  string             // COMMAND DOCS summary
 	ID       int                // index in the table, set at init
 }

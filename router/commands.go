@@ -71,6 +71,43 @@ var commands = []Command{
 	{Name: "type", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Type, Group: "generic", Summary: "Determines the type of value stored at a key."},
 	{Name: "unlink", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Del, Group: "generic", Summary: "Asynchronously deletes one or more keys."},
 
+	// hash
+	{Name: "hdel", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HDel, Group: "hash", Summary: "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain."},
+	{Name: "hexists", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HExists, Group: "hash", Summary: "Determines whether a field exists in a hash."},
+	{Name: "hget", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HGet, Group: "hash", Summary: "Returns the value of a field in a hash."},
+	{Name: "hgetall", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HGetAll, Group: "hash", Summary: "Returns all fields and values in a hash."},
+	{Name: "hincrby", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HIncrBy, Group: "hash", Summary: "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist."},
+	{Name: "hincrbyfloat", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HIncrByFloat, Group: "hash", Summary: "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist."},
+	{Name: "hkeys", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HKeys, Group: "hash", Summary: "Returns all fields in a hash."},
+	{Name: "hlen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HLen, Group: "hash", Summary: "Returns the number of fields in a hash."},
+	{Name: "hmget", Arity: -3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HMGet, Group: "hash", Summary: "Returns the values of all fields in a hash."},
+	{Name: "hmset", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HMSet, Group: "hash", Summary: "Sets the values of multiple fields."},
+	{Name: "hrandfield", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HRandField, Group: "hash", Summary: "Returns one or more random fields from a hash."},
+	{Name: "hscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HScan, Group: "hash", Summary: "Iterates over fields and values of a hash."},
+	{Name: "hset", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HSet, Group: "hash", Summary: "Creates or modifies the value of a field in a hash."},
+	{Name: "hsetnx", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HSetNX, Group: "hash", Summary: "Sets the value of a field in a hash only when the field doesn't exist."},
+	{Name: "hstrlen", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HStrLen, Group: "hash", Summary: "Returns the length of the value of a field."},
+	{Name: "hvals", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HVals, Group: "hash", Summary: "Returns all values in a hash."},
+
+	// set: a command over several sets runs where they all are (CROSSSLOT
+	// when they are on different shards)
+	{Name: "sadd", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SAdd, Group: "set", Summary: "Adds one or more members to a set. Creates the key if it doesn't exist."},
+	{Name: "scard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SCard, Group: "set", Summary: "Returns the number of members in a set."},
+	{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SDiff, Group: "set", Summary: "Returns the difference of multiple sets."},
+	{Name: "sdiffstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SDiffStore, Group: "set", Summary: "Stores the difference of multiple sets in a key."},
+	{Name: "sinter", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SInter, Group: "set", Summary: "Returns the intersect of multiple sets."},
+	{Name: "sinterstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SInterStore, Group: "set", Summary: "Stores the intersect of multiple sets in a key."},
+	{Name: "sismember", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SIsMember, Group: "set", Summary: "Determines whether a member belongs to a set."},
+	{Name: "smembers", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SMembers, Group: "set", Summary: "Returns all members of a set."},
+	{Name: "smismember", Arity: -3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SMIsMember, Group: "set", Summary: "Determines whether multiple members belong to a set."},
+	{Name: "smove", Arity: 4, Flags: w | f, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SMove, Group: "set", Summary: "Moves a member from one set to another."},
+	{Name: "spop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SPop, Group: "set", Summary: "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped."},
+	{Name: "srandmember", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SRandMember, Group: "set", Summary: "Get one or multiple random members from a set"},
+	{Name: "srem", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SRem, Group: "set", Summary: "Removes one or more members from a set. Deletes the set if the last member was removed."},
+	{Name: "sscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SScan, Group: "set", Summary: "Iterates over members of a set."},
+	{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SUnion, Group: "set", Summary: "Returns the union of multiple sets."},
+	{Name: "sunionstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SUnionStore, Group: "set", Summary: "Stores the union of multiple sets in a key."},
+
 	// string
 	{Name: "append", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Append, Group: "string", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist."},
 	{Name: "decr", Arity: 2, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Decr, Group: "string", Summary: "Decrements the integer value of a key by one."},

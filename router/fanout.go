@@ -178,6 +178,8 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	}
 
 	switch {
+	case cmd.Split == SplitCrossSlot:
+		p.done(ex, s, errReply(errCrossSlot))
 	case cmd.Route == RouteAll:
 		part := cmd
 		if cmd.Combine == CombineRandomKey {
@@ -644,6 +646,10 @@ func (p *plan) sumInts() int64 {
 	}
 	return sum
 }
+
+// errCrossSlot answers a command that works on one shard only whose keys
+// are on several, in Redis Cluster's words for keys of several slots.
+const errCrossSlot resp.Error = "CROSSSLOT Keys in request don't hash to the same slot"
 
 func errReply(e resp.Error) []byte {
 	w := resp.Writer{}

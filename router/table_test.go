@@ -42,7 +42,7 @@ func TestLookupMisses(t *testing.T) {
 		"get ",
 		" get",
 		"getx",
-		"hgetall",               // not implemented yet
+		"lpush",                 // not implemented yet
 		"g\x00t",                // not a letter
 		"GET\xff",               // high byte
 		strings.Repeat("a", 24), // fits the buffer, no such command
@@ -307,6 +307,10 @@ func TestRedisArity(t *testing.T) {
 		"incr": 2, "incrby": 3, "incrbyfloat": 3, "mget": -2, "mset": -3, "msetnx": -3, "psetex": 4, "set": -3,
 		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
 		"multi": 1, "exec": 1, "discard": 1, "watch": -2, "unwatch": 1, "swapdb": 3,
+		"hdel": -3, "hexists": 3, "hget": 3, "hgetall": 2, "hincrby": 4, "hincrbyfloat": 4, "hkeys": 2, "hlen": 2,
+		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
+		"sadd": -3, "srem": -3, "scard": 2, "sismember": 3, "smismember": -3, "smembers": 2, "srandmember": -2, "spop": -2,
+		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

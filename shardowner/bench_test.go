@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/corekv/corekv/resp"
@@ -128,5 +129,95 @@ func benchAppend(b *testing.B, size, limit int) {
 			Del(c, del)
 			n = 0
 		}
+	}
+}
+
+// benchHash returns a context with a hash of n fields f0…f(n-1), packed or
+// big as the default thresholds make it.
+func benchHash(n int) *Ctx {
+	c := benchCtx()
+	argv := args("hset", "h")
+	for i := range n {
+		argv = append(argv, []byte("f"+strconv.Itoa(i)), []byte("value-of-14-by"))
+	}
+	HSet(c, argv)
+	return c
+}
+
+func BenchmarkHGetPacked(b *testing.B) { benchHGet(b, 10) }
+func BenchmarkHGetBig(b *testing.B)    { benchHGet(b, 1000) }
+
+func benchHGet(b *testing.B, n int) {
+	c := benchHash(n)
+	argv := args("hget", "h", "f5")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		HGet(c, argv)
+	}
+}
+
+func BenchmarkHSetPacked(b *testing.B) { benchHSet(b, 10) }
+func BenchmarkHSetBig(b *testing.B)    { benchHSet(b, 1000) }
+
+// benchHSet overwrites one field, alternating two values so that each call
+// writes.
+func benchHSet(b *testing.B, n int) {
+	c := benchHash(n)
+	argv := [2][][]byte{args("hset", "h", "f5", "value-of-14-bx"), args("hset", "h", "f5", "value-of-14-by")}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		HSet(c, argv[i&1])
+		i++
+	}
+}
+
+func BenchmarkSAddIntSet(b *testing.B) { benchSAdd(b, "1", "2") }
+func BenchmarkSAddPacked(b *testing.B) { benchSAdd(b, "member-a", "member-b") }
+
+// benchSAdd adds and removes one member of a set of 10, so that each SADD
+// writes.
+func benchSAdd(b *testing.B, m1, m2 string) {
+	c := benchCtx()
+	argv := args("sadd", "s", m1)
+	for i := range 10 {
+		argv = append(argv, []byte(m1+strconv.Itoa(i)))
+	}
+	SAdd(c, argv)
+	add, rem := args("sadd", "s", m2), args("srem", "s", m2)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SAdd(c, add)
+		SRem(c, rem)
+	}
+}
+
+func BenchmarkSAddBig(b *testing.B) {
+	c := benchCtx()
+	argv := args("sadd", "s")
+	for i := range 1000 {
+		argv = append(argv, []byte("member:"+strconv.Itoa(i)))
+	}
+	SAdd(c, argv)
+	add, rem := args("sadd", "s", "new member"), args("srem", "s", "new member")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SAdd(c, add)
+		SRem(c, rem)
+	}
+}
+
+func BenchmarkSIsMember(b *testing.B) {
+	c := benchCtx()
+	SAdd(c, args("sadd", "s", "a", "b", "c", "d", "e"))
+	argv := args("sismember", "s", "d")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SIsMember(c, argv)
 	}
 }

@@ -26,6 +26,13 @@ var handlers = map[string]Handler{
 	"randomkey": RandomKey, "scan": Scan, "memory": Memory,
 	"corekv.dump": InternalDump, "corekv.take": InternalTake, "corekv.restore": InternalRestore,
 	"corekv.watch": InternalWatch, "corekv.unwatch": InternalUnwatch, "corekv.watched": InternalWatched,
+	"hset": HSet, "hsetnx": HSetNX, "hmset": HMSet, "hget": HGet, "hmget": HMGet, "hdel": HDel, "hlen": HLen,
+	"hstrlen": HStrLen, "hexists": HExists, "hkeys": HKeys, "hvals": HVals, "hgetall": HGetAll,
+	"hincrby": HIncrBy, "hincrbyfloat": HIncrByFloat, "hrandfield": HRandField, "hscan": HScan,
+	"sadd": SAdd, "srem": SRem, "scard": SCard, "sismember": SIsMember, "smismember": SMIsMember,
+	"smembers": SMembers, "srandmember": SRandMember, "spop": SPop, "smove": SMove, "sinter": SInter,
+	"sunion": SUnion, "sdiff": SDiff, "sinterstore": SInterStore, "sunionstore": SUnionStore,
+	"sdiffstore": SDiffStore, "sscan": SScan,
 }
 
 func newTestCtx() *Ctx {

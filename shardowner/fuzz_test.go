@@ -78,6 +78,15 @@ func fuzzShard() *shardowner.Shard {
 	db.SetString([]byte("big"), bytes.Repeat([]byte("x"), 100), 0)
 	db.SetString([]byte("e"), nil, 0)
 	s.DBs[1].SetString([]byte("k"), []byte("one"), 0)
+	// Small thresholds, so that a few writes convert a hash.
+	s.Enc.HashMaxEntries.Store(4)
+	s.Enc.HashMaxValue.Store(8)
+	c := &shardowner.Ctx{Shard: s, W: &resp.Writer{}}
+	shardowner.HSet(c, [][]byte{[]byte("hset"), []byte("h"), []byte("f"), []byte("1"), []byte("g"), []byte("v")})
+	shardowner.HSet(c, [][]byte{[]byte("hset"), []byte("hb"), []byte("f"), []byte("a long value")})
+	s.Enc.SetMaxIntset.Store(4)
+	shardowner.SAdd(c, [][]byte{[]byte("sadd"), []byte("si"), []byte("1"), []byte("-70000")})
+	shardowner.SAdd(c, [][]byte{[]byte("sadd"), []byte("ss"), []byte("a"), []byte("b")})
 	return s
 }
 
@@ -152,6 +161,28 @@ func FuzzCommand(f *testing.F) {
 		case "copy":
 			f.Add(uint8(i), false, fuzzJoin("k", "k2", "DB", "1", "REPLACE"))
 			f.Add(uint8(i), false, fuzzJoin("k", "k", "DB", "1"))
+			f.Add(uint8(i), false, fuzzJoin("hb", "h", "REPLACE"))
+		case "hrandfield":
+			for _, v := range []string{"-9223372036854775807", "-4611686018427387903", "-1048577", "-3", "3", "100"} {
+				f.Add(uint8(i), false, fuzzJoin("h", v, "WITHVALUES"))
+				f.Add(uint8(i), true, fuzzJoin("hb", v, "WITHVALUES"))
+				f.Add(uint8(i), false, fuzzJoin("hb", v))
+			}
+		case "hscan":
+			f.Add(uint8(i), false, fuzzJoin("hb", "0", "COUNT", "9223372036854775807", "MATCH", "*"))
+			f.Add(uint8(i), false, fuzzJoin("h", "0", "MATCH", "f*"))
+		case "sadd", "srem", "smismember", "sismember", "spop", "srandmember", "smove":
+			f.Add(uint8(i), false, fuzzJoin("si", "5", "x", "9223372036854775807"))
+			f.Add(uint8(i), true, fuzzJoin("ss", "-2", "a"))
+			f.Add(uint8(i), false, fuzzJoin("si", "ss", "1"))
+		case "sinter", "sunion", "sdiff", "sinterstore", "sunionstore", "sdiffstore":
+			f.Add(uint8(i), false, fuzzJoin("si", "ss", "k", "missing"))
+			f.Add(uint8(i), true, fuzzJoin("si", "si", "ss"))
+		case "hset", "hmset", "hsetnx", "hincrby", "hincrbyfloat", "hdel":
+			f.Add(uint8(i), false, fuzzJoin("h", "f", "123456789"))
+			f.Add(uint8(i), false, fuzzJoin("h", "x", "1", "y", "2", "z", "3"))
+			f.Add(uint8(i), false, fuzzJoin("hb", "f", "1.5"))
+			f.Add(uint8(i), false, fuzzJoin("h", "f", "g"))
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, resp3 bool, raw []byte) {
@@ -164,14 +195,15 @@ func FuzzCommand(f *testing.F) {
 }
 
 // FuzzCommandSequence runs a series of commands on one shard: a line per
-// command, its first byte choosing the command and the rest its
-// NUL-separated arguments. The clock moves on between commands, so that
+// command, its first byte choosing the command, its second the protocol
+// (bit 7) and the database (bit 6), and the rest its NUL-separated
+// arguments. The clock moves on between commands, so that
 // keys expire on the way.
 func FuzzCommandSequence(f *testing.F) {
 	line := func(name string, args ...string) []byte {
 		for i, c := range fuzzCommands {
 			if c.Name == name {
-				return append([]byte{byte(i)}, fuzzJoin(args...)...)
+				return append([]byte{byte(i), 0}, fuzzJoin(args...)...)
 			}
 		}
 		panic("no command " + name)
@@ -186,6 +218,14 @@ func FuzzCommandSequence(f *testing.F) {
 	f.Add(seq(line("append", "big", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), line("setrange", "big", "9223372036854775806", "ab"), line("getdel", "big")))
 	f.Add(seq(line("set", "k", string(bytes.Repeat([]byte("v"), 200))), line("slowlog", "GET", "2"), line("slowlog", "LEN"), line("slowlog", "RESET"), line("slowlog", "GET", "-1")))
 	f.Add(seq(line("set", "k", "v", "EXAT", "1"), line("randomkey"), line("flushdb"), line("randomkey"), line("memory", "USAGE", "k")))
+	f.Add(seq(line("hset", "h", "a", "1", "b", "2"), line("hincrby", "h", "a", "5"), line("hset", "h", "c", "3", "d", "4", "e", "5"),
+		line("object", "ENCODING", "h"), line("hdel", "h", "a", "b", "c", "d"), line("hgetall", "h"), line("rename", "h", "k"),
+		line("copy", "k", "k2"), line("move", "k2", "1"), line("expire", "k", "1"), line("hrandfield", "k", "-5", "WITHVALUES")))
+	f.Add(seq(line("sadd", "s", "1", "2", "3"), line("sadd", "s", "4", "5"), line("object", "ENCODING", "s"), line("sadd", "t", "x", "1"),
+		line("sinterstore", "u", "s", "t"), line("sdiffstore", "s", "s", "t"), line("spop", "s", "2"), line("smove", "t", "s", "x"),
+		line("srandmember", "s", "-3"), line("sscan", "s", "0", "MATCH", "*"), line("rename", "s", "k"), line("srem", "k", "2", "3", "4", "5", "x")))
+	f.Add(seq(line("hset", "x", "f", "a long value!"), line("hincrbyfloat", "x", "g", "1.5"), line("hscan", "x", "0", "COUNT", "1"),
+		line("hdel", "x", "f", "g"), line("type", "x"), line("hsetnx", "h", "f", "2"), line("hstrlen", "h", "f"), line("hmget", "h", "f", "g", "z")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}
 		lines := bytes.Split(data, []byte("\n"))
@@ -193,13 +233,12 @@ func FuzzCommandSequence(f *testing.F) {
 			lines = lines[:32]
 		}
 		for _, l := range lines {
-			if len(l) == 0 {
+			if len(l) < 2 {
 				continue
 			}
-			// The choice byte also picks the protocol and the database.
-			c.W.Proto = 2 + int(l[0]>>7)
-			c.DB = int(l[0]>>6) & 1
-			fuzzRun(t, c, fuzzCommands[int(l[0]&0x3f)%len(fuzzCommands)], l[1:])
+			c.W.Proto = 2 + int(l[1]>>7)
+			c.DB = int(l[1]>>6) & 1
+			fuzzRun(t, c, fuzzCommands[int(l[0])%len(fuzzCommands)], l[2:])
 			c.Shard.Clock.Ms += 3
 			for _, db := range c.Shard.DBs {
 				db.Tick()

@@ -2,10 +2,12 @@ package shardowner
 
 import (
 	"encoding/binary"
+	"strconv"
 
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
 // The handlers in this file are the shard-side halves of commands whose keys
@@ -32,15 +34,20 @@ const (
 //
 //	byte 0      Kind
 //	byte 1      flags: bit 0 integer-encoded, bit 1 verbatim, bit 2 grown,
-//	            bit 3 unshared integer
+//	            bit 3 unshared integer; for an aggregate bit 4 intset,
+//	            bit 5 big
 //	bytes 2-9   ExpireAt, little endian (0: no TTL)
-//	bytes 10-   the int64 (little endian) or the string bytes
+//	bytes 10-   the int64 (little endian) or the string bytes; for an
+//	            aggregate its packed elements (kvtable.PackedBody's format,
+//	            or an intset), which a big one keeps big when restored
 const (
 	blobHeader   = 10
 	blobIsInt    = 1
 	blobVerbatim = 2
 	blobGrown    = 4
 	blobUnshared = 8
+	blobIntSet   = 16
+	blobBig      = 32
 )
 
 // EncodeValue appends the blob of v to dst.
@@ -58,36 +65,93 @@ func EncodeValue(dst []byte, v Value) []byte {
 	if v.Unshared {
 		flags |= blobUnshared
 	}
+	if v.IntSet {
+		flags |= blobIntSet
+	}
+	if v.Big != nil {
+		flags |= blobBig
+	}
 	dst = append(dst, byte(v.Kind), flags)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.ExpireAt))
-	if v.IsInt {
+	switch {
+	case v.IsInt:
 		return binary.LittleEndian.AppendUint64(dst, uint64(v.Int))
+	case v.Big != nil:
+		return appendBigPacked(dst, v)
 	}
 	return append(dst, v.Str...)
 }
 
-// DecodeValue reads a blob made by EncodeValue. The Str of the result aliases
-// b.
-func DecodeValue(b []byte) (Value, bool) {
-	if len(b) < blobHeader || Kind(b[0]) != KindString || b[1]&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
-		return Value{}, false
+// appendBigPacked appends the elements of big aggregate v as a packed list.
+func appendBigPacked(dst []byte, v Value) []byte {
+	n := v.Big.Len()
+	if v.Kind == KindHash {
+		n *= 2
 	}
-	v := Value{Kind: Kind(b[0]), ExpireAt: int64(binary.LittleEndian.Uint64(b[2:])),
-		Verbatim: b[1]&blobVerbatim != 0, Grown: b[1]&blobGrown != 0}
+	var tmp [20]byte
+	dst = kvtable.AppendLen(dst, n)
+	eachBig(v.Big, func(e []byte, val Value) bool {
+		dst = kvtable.AppendElem(dst, e)
+		switch {
+		case v.Kind != KindHash:
+		case val.IsInt:
+			dst = kvtable.AppendElem(dst, strconv.AppendInt(tmp[:0], val.Int, 10))
+		default:
+			dst = kvtable.AppendElem(dst, val.Str)
+		}
+		return true
+	})
+	return dst
+}
+
+// DecodeValue reads a blob made by EncodeValue. The Str of the result
+// aliases b; for an aggregate that was big, Str holds its packed elements
+// and big is true.
+func DecodeValue(b []byte) (v Value, big, ok bool) {
+	if len(b) < blobHeader {
+		return Value{}, false, false
+	}
+	v = Value{Kind: Kind(b[0]), ExpireAt: int64(binary.LittleEndian.Uint64(b[2:]))}
 	if v.ExpireAt < 0 {
-		return Value{}, false
+		return Value{}, false, false
 	}
-	if b[1]&blobIsInt != 0 {
+	flags := b[1]
+	switch v.Kind {
+	case KindString:
+		if flags&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
+			return Value{}, false, false
+		}
+	case KindHash, KindSet:
+		v.Str = b[blobHeader:]
+		v.IntSet = flags&blobIntSet != 0
+		big = flags&blobBig != 0
+		switch {
+		case flags&^(blobIntSet|blobBig) != 0 || (v.IntSet && (big || v.Kind != KindSet)):
+			return Value{}, false, false
+		case v.IntSet:
+			ok = kvtable.ValidIntSet(v.Str)
+		case v.Kind == KindHash:
+			ok = kvtable.ValidPacked(v.Str, 2)
+		default:
+			ok = kvtable.ValidPacked(v.Str, 1)
+		}
+		return v, big, ok
+	default:
+		return Value{}, false, false
+	}
+	v.Verbatim = flags&blobVerbatim != 0
+	v.Grown = flags&blobGrown != 0
+	if flags&blobIsInt != 0 {
 		if len(b) != blobHeader+8 {
-			return Value{}, false
+			return Value{}, false, false
 		}
 		v.IsInt = true
 		v.Int = int64(binary.LittleEndian.Uint64(b[blobHeader:]))
-		v.Unshared = b[1]&blobUnshared != 0
-		return v, true
+		v.Unshared = flags&blobUnshared != 0
+		return v, false, true
 	}
 	v.Str = b[blobHeader:]
-	return v, true
+	return v, false, true
 }
 
 // InternalDump: corekv.dump key. The blob is a copy's (COPY across shards):
@@ -145,7 +209,7 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrSyntax)
 		return
 	}
-	v, ok := DecodeValue(argv[2])
+	v, big, ok := DecodeValue(argv[2])
 	if !ok {
 		c.W.Err(errBadBlob)
 		return
@@ -158,8 +222,18 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
 		t.Modified(key)
-	} else if !stored(c, putValue(t, key, v)) {
+		c.W.Int(1)
 		return
 	}
-	c.W.Int(1)
+	if big {
+		if v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash); v.Big == nil {
+			c.W.Err(errFull)
+			return
+		}
+	}
+	if stored(c, putValue(t, key, v)) {
+		c.W.Int(1)
+	} else if v.Big != nil {
+		v.Big.Clear()
+	}
 }

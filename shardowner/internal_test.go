@@ -15,7 +15,7 @@ func TestEncodeDecodeValue(t *testing.T) {
 		{Kind: KindString, IsInt: true, Int: 42, ExpireAt: 1},
 	} {
 		b := EncodeValue([]byte("prefix"), v)
-		got, ok := DecodeValue(b[len("prefix"):])
+		got, _, ok := DecodeValue(b[len("prefix"):])
 		if !ok {
 			t.Fatalf("decode of %+v failed", v)
 		}
@@ -33,7 +33,7 @@ func TestEncodeDecodeValue(t *testing.T) {
 		append([]byte{byte(KindString), 0x80}, good[2:]...),
 		EncodeValue(nil, Value{Kind: KindString, Str: []byte("x"), ExpireAt: -1}),
 	} {
-		if v, ok := DecodeValue(b); ok {
+		if v, _, ok := DecodeValue(b); ok {
 			t.Errorf("DecodeValue(%q) accepted: %+v", b, v)
 		}
 	}

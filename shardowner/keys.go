@@ -30,6 +30,10 @@ func kindName(k Kind) string {
 	switch k {
 	case KindString:
 		return "string"
+	case KindHash:
+		return "hash"
+	case KindSet:
+		return "set"
 	}
 	return "none"
 }
@@ -54,9 +58,15 @@ func release(b *bytebufferpool.ByteBuffer) {
 	}
 }
 
-// putValue stores v, with its expiry and encoding, under key in t.
+// putValue stores v, with its expiry and encoding, under key in t. A big
+// aggregate's table goes to t as it is: the caller hands it over (after
+// Detach) or passes a copy.
 func putValue(t *Table, key []byte, v Value) error {
 	switch {
+	case v.Big != nil:
+		return t.SetBig(key, v.Kind, v.Big, v.ExpireAt)
+	case v.Kind != KindString:
+		return t.SetPacked(key, v.Kind, v.IntSet, v.Str, v.ExpireAt)
 	case v.IsInt && v.Unshared:
 		return t.SetUnsharedInt(key, v.Int, v.ExpireAt)
 	case v.IsInt:
@@ -135,11 +145,12 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 		c.W.Int(0)
 		return
 	}
-	// The source goes only once the destination is written.
+	// The source goes only once the destination is written; a big
+	// aggregate's table moves to the destination.
 	if !stored(c, putValue(t, dst, v)) {
 		return
 	}
-	t.Delete(src)
+	t.Detach(src)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -214,8 +225,16 @@ func Copy(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
+	if v.Big != nil {
+		if v.Big = c.copyBig(v.Big); v.Big == nil {
+			c.W.Err(errFull)
+			return
+		}
+	}
 	if stored(c, putValue(to, dst, v)) {
 		c.W.Int(1)
+	} else if v.Big != nil {
+		v.Big.Clear()
 	}
 }
 
@@ -245,7 +264,7 @@ func Move(c *Ctx, argv [][]byte) {
 	if !stored(c, putValue(to, argv[1], v)) {
 		return
 	}
-	t.Delete(argv[1])
+	t.Detach(argv[1])
 	c.W.Int(1)
 }
 
@@ -300,6 +319,14 @@ func Object(c *Ctx, argv [][]byte) {
 	switch name {
 	case "object|encoding":
 		switch {
+		case v.IntSet:
+			c.W.BulkString("intset")
+		case v.Big != nil || v.Kind == KindSet:
+			// A packed set of strings is what Redis 7.0 keeps in a
+			// hashtable (its listpack sets came with 7.2).
+			c.W.BulkString("hashtable")
+		case v.Kind != KindString:
+			c.W.BulkString("listpack")
 		case v.IsInt:
 			c.W.BulkString("int")
 		case !v.Grown && len(v.Str) <= embstrLimit:

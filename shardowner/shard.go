@@ -1,6 +1,9 @@
 package shardowner
 
 import (
+	"math/bits"
+	"time"
+
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/kvtable"
 )
@@ -19,11 +22,21 @@ type Shard struct {
 	Clock Clock
 	Stats Stats
 
-	Cmds    []CmdStats     // per command ID (router.Call)
-	Slow    SlowLog        // this shard's part of SLOWLOG
-	Slowlog *SlowlogConfig // shared by the server's shards; nil: no slow log
+	Cmds    []CmdStats      // per command ID (router.Call)
+	Slow    SlowLog         // this shard's part of SLOWLOG
+	Slowlog *SlowlogConfig  // shared by the server's shards; nil: no slow log
+	Enc     *EncodingConfig // shared by the server's shards
 
 	watch watches // WATCH registrations (watch.go)
+
+	rng uint64 // random draws of the hash and set commands (wyrand)
+}
+
+// rand returns a pseudo-random number.
+func (s *Shard) rand() uint64 {
+	s.rng += 0xa0761d6478bd642f
+	hi, lo := bits.Mul64(s.rng, s.rng^0xe7037ed1a0b428db)
+	return hi ^ lo
 }
 
 // Stats are the shard's keyspace counters, as INFO reports them.
@@ -61,7 +74,8 @@ func (s *Shard) OffHeapBytes() int {
 
 // NewShard returns shard id of count, with the given number of databases.
 func NewShard(id, count, databases int) *Shard {
-	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases)}
+	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases), Enc: NewEncodingConfig(),
+		rng: uint64(id)*0x9e3779b97f4a7c15 + uint64(time.Now().UnixNano())}
 	for i := range s.DBs {
 		s.DBs[i] = NewTable(&s.Clock)
 	}

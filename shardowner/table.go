@@ -19,6 +19,8 @@ type Kind = kvtable.Kind
 const (
 	KindNone   = kvtable.KindNone
 	KindString = kvtable.KindString
+	KindHash   = kvtable.KindHash
+	KindSet    = kvtable.KindSet
 )
 
 // NewTable returns an empty table whose expiry reads clock.

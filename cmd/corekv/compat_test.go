@@ -164,7 +164,7 @@ func compatScripts() []compatScript {
 		msetOdd     = "MSET/MSETNX with an odd number of arguments over several shards panics the server (router/fanout.go perShard)"
 		crossMove   = "cross-shard RENAME/COPY replies before the destination key is written: later pipelined commands miss it"
 	)
-	return []compatScript{
+	return append([]compatScript{
 		{name: "set-options", cmds: []compatCmd{
 			s("SET k v"), s("GET k"), s("SET k v2 XX"), s("GET k"), s("SET k v3 NX"), s("GET k"),
 			s("SET n v NX"), s("GET n"), s("SET k v4 XX GET"), s("SET missing v XX GET"), s("GET missing"),
@@ -580,7 +580,7 @@ func compatScripts() []compatScript {
 			in("ECHO \"tab\\there\\n\"\r\n"), in("ECHO ''\r\n"), in("GET\r\n"),
 			in("GET \"unbalanced\r\n"), s("PING"),
 		}},
-	}
+	}, compatHashScripts()...)
 }
 
 func TestCompatWithRedis(t *testing.T) {

@@ -42,6 +42,8 @@ const (
 	diffRandomKey                         // RANDOMKEY: nil or not alike; the key corekv names must exist
 	diffScanPage                          // one SCAN call: both an array of two, or the same error
 	diffStatus                            // a status or an error, either one (see diffGen.client)
+	diffPairs                             // field/value pairs in any order (HGETALL of a big hash): sorted by pair
+	diffHScanPage                         // one HSCAN call: both an array of two, or the same error
 )
 
 // diffReplayMax bounds the replay printed with a mismatch.
@@ -52,6 +54,7 @@ type diffStep struct {
 	cmd     compatCmd
 	tol     int64 // diffTol: the largest difference accepted
 	scanAll bool  // iterate SCAN to cursor 0 and compare the key sets; sent on its own
+	hscan   bool  // iterate HSCAN to cursor 0 and compare the pairs found; sent on its own
 	quit    bool  // QUIT: the server closes the connection after it
 	reply   bool  // Redis answers it (CLIENT REPLY OFF and SKIP silence replies)
 	seq     int   // number in the run
@@ -167,6 +170,9 @@ func (r *diffRunner) run() {
 		var steps []*diffStep
 		if g.r.Intn(50) == 0 && !p.off && !p.skip {
 			st := g.scanAll()
+			if g.chance(2) {
+				st = g.hscanAll()
+			}
 			st.seq, st.reply = seq, p.expects(st.cmd.args)
 			seq++
 			steps = append(steps, st)
@@ -269,6 +275,7 @@ func (r *diffRunner) resync() {
 		{"CONFIG", "SET", "maxclients", "10000"},
 		{"CONFIG", "SET", "loglevel", "notice"},
 		{"CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"},
+		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512"},
 	} {
 		for i, c := range r.pairs[0].c {
 			rep, err := c.do(compatA(setup...))
@@ -353,11 +360,16 @@ func (r *diffRunner) exec(p *diffPair, steps []*diffStep) bool {
 
 	outs := [2][]compatOutcome{make([]compatOutcome, len(steps)), make([]compatOutcome, len(steps))}
 	reps := [2][]*compatReply{make([]*compatReply, len(steps)), make([]*compatReply, len(steps))}
-	if len(steps) == 1 && steps[0].scanAll {
+	switch {
+	case len(steps) == 1 && steps[0].scanAll:
 		for i, c := range p.c {
 			outs[i][0] = compatScanAll(c, steps[0].cmd)
 		}
-	} else {
+	case len(steps) == 1 && steps[0].hscan:
+		for i, c := range p.c {
+			outs[i][0] = diffHScanAll(c, steps[0].cmd)
+		}
+	default:
 		var buf []byte
 		for _, st := range steps {
 			buf = compatEncode(buf, st.cmd)
@@ -645,8 +657,70 @@ func diffOutcome(st *diffStep, rep *compatReply, err error) compatOutcome {
 		if rep.kind == '*' && len(rep.elems) == 2 && rep.elems[1].kind == '*' {
 			return compatOutcome{key: "a SCAN page", show: "a SCAN page: " + show}
 		}
+	case diffPairs:
+		return compatOutcome{key: diffSortedPairs(rep), show: show}
+	case diffHScanPage:
+		if rep.kind == '*' && len(rep.elems) == 2 && rep.elems[1].kind == '*' {
+			return compatOutcome{key: "an HSCAN page", show: "an HSCAN page: " + show}
+		}
 	}
 	return compatOutcome{key: string(rep.raw), show: show}
+}
+
+// diffSortedPairs describes an aggregate of field/value pairs (a RESP2 flat
+// array, a RESP3 map) whatever the order of the pairs.
+func diffSortedPairs(r *compatReply) string {
+	if (r.kind != '*' && r.kind != '%') || len(r.elems)%2 != 0 {
+		return string(r.raw)
+	}
+	pairs := make([]string, 0, len(r.elems)/2)
+	for i := 0; i+1 < len(r.elems); i += 2 {
+		pairs = append(pairs, string(r.elems[i].raw)+string(r.elems[i+1].raw))
+	}
+	sort.Strings(pairs)
+	return fmt.Sprintf("%c%d %s", r.kind, len(pairs), strings.Join(pairs, ""))
+}
+
+// diffHScanAll iterates HSCAN (or SSCAN) from cursor 0 until the server
+// returns cursor 0 and describes the pairs (members) seen, each once. An
+// error reply is compared as is.
+func diffHScanAll(c *compatConn, cmd compatCmd) compatOutcome {
+	args := append([]string(nil), cmd.args...)
+	seen := map[string]bool{}
+	for round := 0; ; round++ {
+		if round > 10000 {
+			return compatOutcome{key: "<hscan did not end>", show: "<hscan did not reach cursor 0 in 10000 calls>"}
+		}
+		rep, err := c.do(compatCmd{args: args})
+		if err != nil || rep.kind == '-' {
+			return compatFromReply(cmd, rep, err)
+		}
+		if rep.kind != '*' || len(rep.elems) != 2 || rep.elems[1].kind != '*' {
+			return compatOutcome{key: "<bad hscan reply>", show: "<bad hscan reply " + strconv.Quote(string(rep.raw)) + ">"}
+		}
+		el := rep.elems[1].elems
+		if strings.EqualFold(args[0], "sscan") {
+			for _, e := range el {
+				seen[strconv.Quote(string(compatBulk(e)))] = true
+			}
+		} else {
+			for i := 0; i < len(el); i += 2 {
+				seen[strconv.Quote(string(compatBulk(el[i])))+"="+strconv.Quote(string(compatBulk(el[i+1])))] = true
+			}
+		}
+		cursor := string(compatBulk(rep.elems[0]))
+		if cursor == "0" {
+			break
+		}
+		args[2] = cursor
+	}
+	pairs := make([]string, 0, len(seen))
+	for p := range seen {
+		pairs = append(pairs, p)
+	}
+	sort.Strings(pairs)
+	show := fmt.Sprintf("%d pairs %s", len(pairs), strings.Join(pairs, " "))
+	return compatOutcome{key: show, show: show}
 }
 
 // diffWithin reports whether two integer replies of a diffTol step are
@@ -948,6 +1022,106 @@ func diffCommandTable() []diffCommand {
 			return diffS("SETRANGE", g.key(), off, v)
 		}, false},
 
+		// hashes
+		{40, func(g *diffGen) *diffStep {
+			args := []string{g.pick("HSET", "HSET", "HMSET"), g.key()}
+			for n := 1 + g.r.Intn(4); n > 0; n-- {
+				args = append(args, g.field(), g.val())
+			}
+			if g.chance(10) {
+				args = args[:len(args)-1] // an odd argument count
+			}
+			return diffS(args...)
+		}, false},
+		{10, func(g *diffGen) *diffStep { return diffS("HSETNX", g.key(), g.field(), g.val()) }, false},
+		{25, func(g *diffGen) *diffStep { return diffS("HGET", g.key(), g.field()) }, false},
+		{10, func(g *diffGen) *diffStep {
+			return diffS(diffJ([]string{"HMGET", g.key()}, g.fields(1, 4))...)
+		}, false},
+		{10, func(g *diffGen) *diffStep { return diffS(g.pick("HEXISTS", "HSTRLEN"), g.key(), g.field()) }, false},
+		{10, func(g *diffGen) *diffStep { return diffS("HLEN", g.key()) }, false},
+		{15, func(g *diffGen) *diffStep {
+			return diffS(diffJ([]string{"HDEL", g.key()}, g.fields(1, 3))...)
+		}, false},
+		{15, func(g *diffGen) *diffStep {
+			// The order of a big hash's fields is its own; a packed hash's is
+			// the order the fields came, as in Redis.
+			if g.chance(2) {
+				return diffM(diffPairs, "HGETALL", g.key())
+			}
+			return diffM(compatUnordered, g.pick("HKEYS", "HVALS"), g.key())
+		}, false},
+		{15, func(g *diffGen) *diffStep { return diffS("HINCRBY", g.key(), g.field(), g.num()) }, false},
+		{10, func(g *diffGen) *diffStep { return diffS("HINCRBYFLOAT", g.key(), g.field(), g.float()) }, false},
+		{10, func(g *diffGen) *diffStep {
+			// Fixed: a huge negative count without WITHVALUES makes Redis
+			// build a reply it can never finish (corekv refuses counts below
+			// -2^20, README).
+			args := []string{"HRANDFIELD", g.key()}
+			if g.chance(4) {
+				return diffM(diffShape, args...)
+			}
+			count := g.pick("0", "1", "2", "3", "10", "-1", "-3", "-10", "abc", "", "4611686018427387904", "9223372036854775807")
+			if g.chance(6) {
+				return diffS(append(args, g.pick("-9223372036854775808", "-9223372036854775807", "-4611686018427387904"), "WITHVALUES")...)
+			}
+			args = append(args, count)
+			args = append(args, g.opts([]string{g.pick("WITHVALUES", "withvalues", "FOO")}, []string{"x"})...)
+			return diffM(diffShape, args...)
+		}, true},
+		{5, func(g *diffGen) *diffStep {
+			// Whole iterations are sent on their own (hscanAll); here the
+			// cursors that are errors, and single pages where both servers
+			// answer the whole hash or an error.
+			if g.chance(2) {
+				cursor := g.pick("abc", "1.5", "18446744073709551616", " 1")
+				return diffS(diffJ([]string{"HSCAN", g.key(), cursor}, g.hscanOpts())...)
+			}
+			return diffM(diffHScanPage, diffJ([]string{"HSCAN", g.key(), "0"}, g.hscanOpts())...)
+		}, true},
+
+		// sets: commands over several sets take keys of one hash tag, which
+		// corekv keeps on one shard (others answer CROSSSLOT), and are not
+		// mutated
+		{35, func(g *diffGen) *diffStep { return diffS(diffJ([]string{"SADD", g.setKey()}, g.members(1, 5))...) }, false},
+		{15, func(g *diffGen) *diffStep { return diffS(diffJ([]string{"SREM", g.setKey()}, g.members(1, 3))...) }, false},
+		{10, func(g *diffGen) *diffStep { return diffS("SCARD", g.setKey()) }, false},
+		{15, func(g *diffGen) *diffStep { return diffS("SISMEMBER", g.setKey(), g.member()) }, false},
+		{8, func(g *diffGen) *diffStep {
+			return diffS(diffJ([]string{"SMISMEMBER", g.setKey()}, g.members(1, 4))...)
+		}, false},
+		{10, func(g *diffGen) *diffStep { return diffM(compatUnordered, "SMEMBERS", g.setKey()) }, false},
+		{8, func(g *diffGen) *diffStep {
+			// Fixed, as HRANDFIELD: no huge negative count.
+			args := []string{"SRANDMEMBER", g.setKey()}
+			if !g.chance(4) {
+				args = append(args, g.pick("0", "1", "2", "10", "-1", "-3", "abc", "", "9223372036854775807", "-9223372036854775808"))
+				args = append(args, g.opts([]string{"x"})...)
+			}
+			return diffM(diffShape, args...)
+		}, true},
+		{8, func(g *diffGen) *diffStep {
+			// Only the SPOPs whose outcome is not random: all of the set, or
+			// none, or an error (fixed: a mutation could drop the count).
+			return diffM(compatUnordered, diffJ([]string{"SPOP", g.setKey(), g.pick("0", "1000", "-1", "abc", "")}, g.opts([]string{"x"}))...)
+		}, true},
+		{10, func(g *diffGen) *diffStep { return diffS("SMOVE", g.tagKey(), g.tagKey(), g.member()) }, true},
+		{15, func(g *diffGen) *diffStep {
+			keys := make([]string, 1+g.r.Intn(3))
+			for i := range keys {
+				keys[i] = g.tagKey()
+			}
+			name := g.pick("SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE")
+			if strings.HasSuffix(name, "STORE") {
+				return diffS(diffJ([]string{name, g.tagKey()}, keys)...)
+			}
+			return diffM(compatUnordered, diffJ([]string{name}, keys)...)
+		}, true},
+		{4, func(g *diffGen) *diffStep {
+			cursor := g.pick("abc", "1.5", "18446744073709551616", " 1")
+			return diffS(diffJ([]string{"SSCAN", g.setKey(), cursor}, g.hscanOpts())...)
+		}, true},
+
 		// keys
 		{25, func(g *diffGen) *diffStep { return diffS(diffJ([]string{g.pick("DEL", "UNLINK")}, g.keys(1, 5))...) }, false},
 		{25, func(g *diffGen) *diffStep { return diffS(diffJ([]string{g.pick("EXISTS", "TOUCH")}, g.keys(1, 6))...) }, false},
@@ -1038,7 +1212,7 @@ func diffCommandTable() []diffCommand {
 			}
 			// GETKEYS of a generated command.
 			inner := g.command()
-			for inner.quit || inner.scanAll {
+			for inner.quit || inner.scanAll || inner.hscan {
 				inner = g.command()
 			}
 			st := diffS(diffJ([]string{"COMMAND", "GETKEYS"}, inner.cmd.args)...)
@@ -1085,6 +1259,68 @@ func diffCommandTable() []diffCommand {
 			return diffS(args...)
 		}, true},
 	}
+}
+
+// field is a hash field: a few names often, so that commands meet the same
+// fields, sometimes any value (long ones convert the hash).
+func (g *diffGen) field() string {
+	if g.chance(8) {
+		return g.val()
+	}
+	return g.pick("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "", "\x00", "a\r\nb", "7")
+}
+
+func (g *diffGen) fields(min, max int) []string {
+	out := make([]string, min+g.r.Intn(max-min+1))
+	for i := range out {
+		out[i] = g.field()
+	}
+	return out
+}
+
+func (g *diffGen) hscanOpts() []string {
+	return g.opts([]string{"MATCH", g.pick("f*", "*", "f[1-3]", "x", "")}, []string{"COUNT", g.pick("1", "2", "10", "0", "-1", "abc")},
+		[]string{g.pick("TYPE", "FOO", "match")})
+}
+
+// hscanAll is an HSCAN or SSCAN from cursor 0, iterated to the end.
+func (g *diffGen) hscanAll() *diffStep {
+	if g.chance(2) {
+		return &diffStep{cmd: compatCmd{args: diffJ([]string{"SSCAN", g.setKey(), "0"}, g.hscanOpts())}, hscan: true}
+	}
+	return &diffStep{cmd: compatCmd{args: diffJ([]string{"HSCAN", g.key(), "0"}, g.hscanOpts())}, hscan: true}
+}
+
+// setKey is a key for a set command: often one of a hash tag's keys, so
+// that the set commands over several keys find sets there.
+func (g *diffGen) setKey() string {
+	if g.chance(2) {
+		return g.tagKey()
+	}
+	return g.key()
+}
+
+// tagKey is a key of the {t} hash tag, which lives on one shard.
+func (g *diffGen) tagKey() string { return g.pick("{t}1", "{t}2", "{t}3", "{t}4") }
+
+// member is a set member: integers often (intsets), a few strings, and
+// sometimes any value (long ones convert the set).
+func (g *diffGen) member() string {
+	switch g.r.Intn(8) {
+	case 0:
+		return g.val()
+	case 1, 2, 3:
+		return g.pick("1", "2", "3", "-5", "100", "70000", "5000000000", "9223372036854775807", "-9223372036854775808", "007")
+	}
+	return g.pick("a", "b", "c", "", "\x00", "1.5")
+}
+
+func (g *diffGen) members(min, max int) []string {
+	out := make([]string, min+g.r.Intn(max-min+1))
+	for i := range out {
+		out[i] = g.member()
+	}
+	return out
 }
 
 func (g *diffGen) scanOpts() []string {
@@ -1179,13 +1415,16 @@ func (g *diffGen) config() *diffStep {
 		for n := 1 + g.r.Intn(3); n > 0; n-- {
 			args = append(args, g.pick("maxclients", "loglevel", "databases", "timeout", "appendonly", "maxmemory",
 				"maxmemory-policy", "proto-max-bulk-len", "client-query-buffer-limit", "hz", "save", "client-output-buffer-limit",
-				"MAXCLIENTS", "nosuchparam"))
+				"MAXCLIENTS", "nosuchparam", "hash-max-listpack-entries", "hash-max-ziplist-value", "set-max-intset-entries"))
 		}
 		return diffM(compatUnordered, args...)
 	case 2, 3:
 		args := []string{"CONFIG", "SET"}
 		for n := 1 + g.r.Intn(3); n > 0; n-- {
-			switch g.r.Intn(4) {
+			switch g.r.Intn(5) {
+			case 4:
+				args = append(args, g.pick("hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value",
+					"hash-max-ziplist-value", "set-max-intset-entries"), g.pick("0", "1", "2", "4", "16", "64", "512", "-1", "abc", ""))
 			case 0:
 				args = append(args, "maxclients", g.pick("1000", "5000", "10000", "abc", "0", "-1", "", "1e3"))
 			case 1:

@@ -124,6 +124,56 @@ func (t *Table) Check() error {
 	if blocks := t.blocksHeld(); blocks != t.pool.inUse {
 		return fmt.Errorf("table holds %d off-heap blocks, pool has %d in use", blocks, t.pool.inUse)
 	}
+	return t.checkAggregates(seen)
+}
+
+// checkAggregates verifies that every packed aggregate is well formed and
+// not empty, that every big one has a table of its own, not empty, and that
+// the objects slice holds those tables and nothing else.
+func (t *Table) checkAggregates(seen map[uint32]bool) error {
+	owner := map[uint32]bool{}
+	for ref := range seen {
+		it := t.ar.item(ref)
+		kind := Kind(it[0] & hdrKindMask)
+		if kind == KindString {
+			continue
+		}
+		v := t.value(it)
+		switch it[0] & hdrEncMask {
+		case encObj:
+			i := le.Uint32(it[valueOff(it):])
+			if int(i) >= len(t.objs) || t.objs[i] == nil || owner[i] {
+				return fmt.Errorf("key %q: object %d missing or shared", entryKey(it), i)
+			}
+			owner[i] = true
+			if t.objs[i].Len() == 0 {
+				return fmt.Errorf("key %q: empty big aggregate", entryKey(it))
+			}
+			if err := t.objs[i].Check(); err != nil {
+				return fmt.Errorf("key %q: %v", entryKey(it), err)
+			}
+		case encRaw:
+			ok := false
+			switch {
+			case v.IntSet:
+				ok = kind == KindSet && ValidIntSet(v.Str)
+			case kind == KindHash:
+				ok = ValidPacked(v.Str, 2)
+			case kind == KindSet:
+				ok = ValidPacked(v.Str, 1)
+			}
+			if !ok {
+				return fmt.Errorf("key %q: malformed packed aggregate", entryKey(it))
+			}
+		default:
+			return fmt.Errorf("key %q: aggregate with integer encoding", entryKey(it))
+		}
+	}
+	for i, o := range t.objs {
+		if o != nil && !owner[uint32(i)] {
+			return fmt.Errorf("object %d held by no key", i)
+		}
+	}
 	return nil
 }
 

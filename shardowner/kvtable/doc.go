@@ -13,8 +13,9 @@
 // Arena: size-classed pages of bytes; a ref is a page number and an item
 // number. An item holds the entry: a header byte, the
 // expiry (only for keys with a TTL), the key and the value, which is raw
-// bytes, an 8-byte integer, or the position of an out-of-arena object in a
-// per-table []any (the hook for aggregate types). See arena.go and entry.go.
+// bytes (a string, or the packed elements of a small hash or set), an 8-byte
+// integer, or the position in a per-table slice of a big hash or set, itself
+// a Table from element to value. See arena.go, entry.go and packed.go.
 //
 // TTL wheel: the refs of keys with a TTL in buckets by expiry time slice,
 // on levels of longer and longer slices; each such entry records its own

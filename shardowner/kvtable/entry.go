@@ -2,14 +2,16 @@ package kvtable
 
 // An entry is one item of the arena:
 //
-//	header   1 byte: kind (bits 0-2), string stored as given (bit 3),
-//	         encoding (bits 4-5), has-TTL (bit 6), bit 7: raw string grown in
-//	         place (hdrGrown), or integer that is its own object (hdrUnshared)
+//	header   1 byte: kind (bits 0-2), string stored as given or packed
+//	         set of integers (bit 3), encoding (bits 4-5), has-TTL (bit 6),
+//	         bit 7: raw string grown in place (hdrGrown), or integer that is
+//	         its own object (hdrUnshared)
 //	[expire  8 bytes, absolute Unix ms]       only with a TTL
 //	[expidx  4 bytes, position in the TTL wheel] only with a TTL
 //	keylen   uvarint
 //	key      keylen bytes
-//	value    raw: uvarint length + bytes; int: 8 bytes; obj: 4-byte index
+//	value    raw: uvarint length + bytes (a string, or the packed elements
+//	         of a small aggregate); int: 8 bytes; obj: 4-byte index
 //
 // All integers are little-endian. A 16-byte key with a 16-byte string costs
 // 35 bytes (class 40); with an integer value 26 bytes (class 32). Keys
@@ -31,10 +33,13 @@ const (
 	// own object (a COPY's copy), never one of Redis's shared small ones.
 	// It reuses hdrGrown's bit, which only raw strings use.
 	hdrUnshared = hdrGrown
+	// hdrIntSet marks a packed set whose elements are integers. It reuses
+	// hdrVerbatim's bit, which only strings use.
+	hdrIntSet = hdrVerbatim
 
 	encRaw = 0x00 // value bytes follow
 	encInt = 0x10 // 64-bit integer
-	encObj = 0x20 // index into Table.objs, for aggregate types
+	encObj = 0x20 // index into Table.objs, for big aggregates
 
 	ttlBytes = 12
 )
@@ -163,8 +168,8 @@ func writeEntry(it []byte, hdr byte, expireAt int64, expIdx int, key, raw []byte
 	writeValue(it, off, hdr&hdrEncMask, raw, n)
 }
 
-// entryValue decodes entry it. Str aliases it.
-func entryValue(it []byte) Value {
+// value decodes entry it. Str aliases it.
+func (t *Table) value(it []byte) Value {
 	hdr := it[0]
 	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
 	off := valueOff(it)
@@ -174,11 +179,17 @@ func entryValue(it []byte) Value {
 		v.Int = int64(le.Uint64(it[off:]))
 		v.Unshared = hdr&hdrUnshared != 0
 	case encRaw:
-		v.Verbatim = hdr&(hdrVerbatim|hdrGrown) != 0
-		v.Grown = hdr&hdrGrown != 0
+		if v.Kind == KindString {
+			v.Verbatim = hdr&(hdrVerbatim|hdrGrown) != 0
+			v.Grown = hdr&hdrGrown != 0
+		} else {
+			v.IntSet = hdr&hdrIntSet != 0
+		}
 		vl, n := getUvarint(it[off:])
 		off += n
 		v.Str = it[off : off+vl : off+vl]
+	case encObj:
+		v.Big = t.objs[le.Uint32(it[off:])]
 	}
 	return v
 }

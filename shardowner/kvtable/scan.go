@@ -65,7 +65,7 @@ func (t *Table) scanBucket(ix *index, b uint32, fn func([]byte, Value)) int {
 		for i := 0; i < slotsPerGroup && g[i] != 0; i++ {
 			it := t.ar.item(uint32(g[i]))
 			if !t.isExpired(it) {
-				fn(entryKey(it), entryValue(it))
+				fn(entryKey(it), t.value(it))
 				n++
 			}
 		}

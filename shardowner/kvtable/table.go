@@ -22,6 +22,8 @@ type Kind uint8
 const (
 	KindNone Kind = iota
 	KindString
+	KindHash
+	KindSet
 )
 
 // Value is an entry as handlers see it.
@@ -39,6 +41,11 @@ type Value struct {
 	Verbatim bool   // string stored as given, never integer-encoded (SetVerbatim)
 	Grown    bool   // string built by APPEND or SETRANGE (SetVerbatim with grown set)
 	Unshared bool   // integer that is its own object, never a shared one (SetUnsharedInt)
+
+	// An aggregate (hash, set) is either packed, its elements one byte
+	// string in Str (SetPacked), or big, a table of its own in Big (SetBig).
+	Big    *Table
+	IntSet bool // a packed set of integers (Redis's "intset")
 }
 
 const (
@@ -65,10 +72,11 @@ type Table struct {
 	exp       wheel
 	expired   uint64 // keys deleted because they expired
 
-	// objs holds the values of entries with the obj encoding (aggregate
-	// types); objFree lists its unused positions.
-	objs    []any
+	// objs holds the big aggregates of entries with the obj encoding;
+	// objFree lists its unused positions.
+	objs    []*Table
 	objFree []uint32
+	objTick int // the last of objs that Tick looked after
 
 	watcher Watcher // nil unless a key of the table is watched
 
@@ -274,11 +282,22 @@ func (t *Table) rehashStep(n int) {
 // Tick is the table's periodic upkeep, for the shard's timer: it advances a
 // resize in progress by a bounded number of buckets, so that an idle table
 // finishes it, and gives part of the memory freed since the last Tick back to
-// the kernel.
+// the kernel. It does the same for a few of its big aggregates in turn.
 func (t *Table) Tick() {
 	t.rehashStep(rehashPerTick)
 	t.pool.decay()
+	for range min(objsPerTick, len(t.objs)) {
+		t.objTick = (t.objTick + 1) % len(t.objs)
+		if o := t.objs[t.objTick]; o != nil {
+			o.Tick()
+		}
+	}
 }
+
+// objsPerTick is how many big aggregates each Tick looks after: a shard with
+// many of them visits each every few seconds, and no Tick grows with their
+// number.
+const objsPerTick = 8
 
 func (t *Table) isExpired(it []byte) bool {
 	return it[0]&hdrTTL != 0 && entryExpire(it) <= t.clock.Ms
@@ -296,7 +315,7 @@ func (t *Table) Get(key []byte) (Value, bool) {
 		t.expireSlot(w, false)
 		return Value{}, false
 	}
-	return entryValue(it), true
+	return t.value(it), true
 }
 
 // Exists reports whether key holds a live value.
@@ -629,28 +648,52 @@ func (t *Table) freeItem(ref uint32, compact bool) {
 	}
 }
 
-// dropObj releases the object an obj-encoded entry refers to.
+// dropObj releases the object an obj-encoded entry refers to, and the
+// memory it holds unless Detach took it.
 func (t *Table) dropObj(it []byte) {
 	if it[0]&hdrEncMask != encObj {
 		return
 	}
 	i := le.Uint32(it[valueOff(it):])
+	if o := t.objs[i]; o != nil {
+		o.drop()
+	}
 	t.objs[i] = nil
 	t.objFree = append(t.objFree, i)
 }
 
-// putObject stores obj under key as an entry of the given kind; the entry
-// holds only the object's position in t.objs. It is the hook aggregate types
-// will use.
-func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) error {
+// drop clears a big aggregate that is being deleted. As Redis frees a big
+// value in a background thread, the kernel's freeing of its pages runs on
+// another goroutine: deleting a 10M-element hash costs the shard no more
+// than a small one.
+func (t *Table) drop() {
+	t.pool.releaseAsync(true)
+	t.reset()
+}
+
+// SetPacked stores blob, the packed elements of an aggregate of the given
+// kind, under key with the given expiry, replacing any value; intset marks
+// a set of integers. blob may alias a Value.Str of this table.
+func (t *Table) SetPacked(key []byte, kind Kind, intset bool, blob []byte, expireAt int64) error {
+	hdr := byte(kind) | encRaw
+	if intset {
+		hdr |= hdrIntSet
+	}
+	return t.put(key, hdr, blob, 0, expireAt)
+}
+
+// SetBig stores big, an aggregate of the given kind in a table of its own,
+// under key with the given expiry, replacing any value. t owns big from
+// then on: deleting or overwriting the key clears it.
+func (t *Table) SetBig(key []byte, kind Kind, big *Table, expireAt int64) error {
 	var i uint32
 	if k := len(t.objFree); k > 0 {
 		i = t.objFree[k-1]
 		t.objFree = t.objFree[:k-1]
-		t.objs[i] = obj
+		t.objs[i] = big
 	} else {
 		i = uint32(len(t.objs))
-		t.objs = append(t.objs, obj)
+		t.objs = append(t.objs, big)
 	}
 	if err := t.put(key, byte(kind)|encObj, nil, int64(i), expireAt); err != nil {
 		t.objs[i] = nil
@@ -660,13 +703,14 @@ func (t *Table) putObject(key []byte, kind Kind, obj any, expireAt int64) error 
 	return nil
 }
 
-// object returns the object of key, if key holds one.
-func (t *Table) object(key []byte) (any, bool) {
-	_, it := t.live(key, hdrEncMask, encObj)
-	if it == nil {
-		return nil, false
+// Detach deletes key as Delete does, but hands the table of a big
+// aggregate to the caller instead of clearing it, so that RENAME and MOVE
+// can store it under another key with SetBig.
+func (t *Table) Detach(key []byte) bool {
+	if _, it := t.live(key, hdrEncMask, encObj); it != nil {
+		t.objs[le.Uint32(it[valueOff(it):])] = nil
 	}
-	return t.objs[le.Uint32(it[valueOff(it):])], true
+	return t.Delete(key)
 }
 
 // LimitPages caps the pages the table's arena may hold at n, below the 2^20
@@ -679,10 +723,16 @@ func (t *Table) Len() int { return t.ix[0].count + t.ix[1].count }
 // ExpiresLen is the number of keys with a TTL.
 func (t *Table) ExpiresLen() int { return t.exp.n }
 
-// Clear removes every key.
+// Clear removes every key. The pages of its big aggregates go back to the
+// kernel from another goroutine (see drop).
 func (t *Table) Clear() {
 	if t.watcher != nil {
 		t.watcher.Clearing()
+	}
+	for _, o := range t.objs {
+		if o != nil {
+			o.drop()
+		}
 	}
 	t.pool.release()
 	t.reset()
@@ -699,19 +749,37 @@ func (t *Table) MemoryUsage(key []byte) (int, bool) {
 	if it[0]&hdrTTL != 0 {
 		n += 4
 	}
+	if it[0]&hdrEncMask == encObj {
+		n += t.objs[le.Uint32(it[valueOff(it):])].ArenaBytes() + int(unsafe.Sizeof(Table{}))
+	}
 	return n, true
 }
 
 // ArenaBytes returns the bytes the table holds: arena pages, index arrays,
-// the TTL wheel and page descriptors.
+// the TTL wheel and page descriptors, and those of its big aggregates.
 func (t *Table) ArenaBytes() int {
-	return t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
-		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 16*cap(t.objs)
+	n := t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
+		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs)
+	for _, o := range t.objs {
+		if o != nil {
+			n += o.ArenaBytes() + int(unsafe.Sizeof(Table{}))
+		}
+	}
+	return n
 }
 
-// OffHeapBytes returns the memory the table has mapped outside the Go heap
-// and not given back: blocks in use and warm ones.
-func (t *Table) OffHeapBytes() int { return (t.pool.inUse + t.pool.warm) * blockBytes }
+// OffHeapBytes returns the memory the table, and its big aggregates, have
+// mapped outside the Go heap and not given back: blocks in use and warm
+// ones.
+func (t *Table) OffHeapBytes() int {
+	n := (t.pool.inUse + t.pool.warm) * blockBytes
+	for _, o := range t.objs {
+		if o != nil {
+			n += o.OffHeapBytes()
+		}
+	}
+	return n
+}
 
 // RandomKey returns a random live key, each about as likely as any other.
 // The key aliases table memory, as Value.Str does. Expired keys it meets are

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func k(i int) []byte { return []byte("key:" + strconv.Itoa(i)) }
@@ -249,23 +250,50 @@ func TestRandomKeyUniform(t *testing.T) {
 	}
 }
 
+// bigOf returns a big aggregate with one element.
+func bigOf(clock *Clock) *Table {
+	b := NewTable(clock)
+	b.SetString([]byte("f"), []byte("v"), 0)
+	return b
+}
+
 func TestObjects(t *testing.T) {
-	tb := NewTable(&Clock{})
-	tb.putObject([]byte("h"), Kind(7), []int{1, 2}, 0)
-	if o, ok := tb.object([]byte("h")); !ok || len(o.([]int)) != 2 {
-		t.Fatal("object lost")
+	clock := &Clock{}
+	tb := NewTable(clock)
+	big := NewTable(clock)
+	big.SetString([]byte("f"), []byte("v"), 0)
+	if err := tb.SetBig([]byte("h"), KindHash, big, 0); err != nil {
+		t.Fatal(err)
 	}
-	if v, _ := tb.Get([]byte("h")); v.Kind != 7 || v.Str != nil {
+	if v, _ := tb.Get([]byte("h")); v.Kind != KindHash || v.Str != nil || v.Big != big {
 		t.Fatalf("Get = %+v", v)
 	}
 	tb.SetString([]byte("h"), []byte("x"), 0) // releases the object
-	if tb.objs[0] != nil || len(tb.objFree) != 1 {
-		t.Fatal("object not released")
+	if tb.objs[0] != nil || len(tb.objFree) != 1 || big.Len() != 0 {
+		t.Fatal("object not released and cleared")
 	}
-	tb.putObject([]byte("g"), Kind(7), "o", 0)
+	g := NewTable(clock)
+	g.SetString([]byte("f"), []byte("v"), 0)
+	tb.SetBig([]byte("g"), KindSet, g, 0)
 	tb.Delete([]byte("g"))
-	if tb.objs[0] != nil {
+	if tb.objs[0] != nil || g.Len() != 0 {
 		t.Fatal("object not released by Delete")
+	}
+	// Detach leaves the object to the caller.
+	d := NewTable(clock)
+	d.SetString([]byte("f"), []byte("v"), 0)
+	tb.SetBig([]byte("d"), KindHash, d, 0)
+	if !tb.Detach([]byte("d")) || tb.Exists([]byte("d")) || d.Len() != 1 {
+		t.Fatal("Detach cleared the object or kept the key")
+	}
+	if tb.objs[0] != nil || len(tb.objFree) != 1 {
+		t.Fatal("Detach kept the slot")
+	}
+	if err := tb.SetBig([]byte("e"), KindHash, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := tb.Get([]byte("e")); v.Big != d {
+		t.Fatal("detached object not stored again")
 	}
 }
 
@@ -372,7 +400,7 @@ func TestAddInt(t *testing.T) {
 	tb.SetInt([]byte("min"), math.MinInt64, 0)
 	tb.SetString([]byte("s"), []byte("012"), 0)
 	tb.SetVerbatim([]byte("v"), []byte("12"), 0, false)
-	tb.putObject([]byte("o"), Kind(7), "o", 0)
+	tb.SetBig([]byte("o"), KindHash, bigOf(clock), 0)
 	tb.SetInt([]byte("gone"), 1, 1500)
 	for _, tc := range []struct {
 		key string
@@ -416,7 +444,7 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("after Append: %+v; want grown abcd with its TTL", v)
 	}
 	tb.SetInt([]byte("n"), 12, 0)
-	tb.putObject([]byte("o"), Kind(7), "o", 0)
+	tb.SetBig([]byte("o"), KindHash, bigOf(clock), 0)
 	tb.SetString([]byte("gone"), []byte("x"), 1500)
 	for _, tc := range []struct {
 		key    string
@@ -440,4 +468,32 @@ func TestAppend(t *testing.T) {
 		}
 	}
 	tb.check(t)
+}
+
+// Tick looks after the big aggregates too: blocks a big hash freed go back
+// to the kernel while its key stays.
+func TestTickBigAggregates(t *testing.T) {
+	clock := &Clock{}
+	tb := NewTable(clock)
+	big := NewTable(clock)
+	for i := range 200_000 {
+		big.SetString(k(i), []byte("value of some length"), 0)
+	}
+	if err := tb.SetBig([]byte("h"), KindHash, big, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 199_000 {
+		big.Delete(k(i))
+	}
+	before := tb.OffHeapBytes()
+	for range 400 {
+		tb.Tick()
+		time.Sleep(time.Millisecond)
+	}
+	if after := tb.OffHeapBytes(); after >= before/2 {
+		t.Fatalf("off-heap bytes %d -> %d after ticks: the big hash's freed blocks stayed", before, after)
+	}
+	if err := tb.Check(); err != nil {
+		t.Fatal(err)
+	}
 }

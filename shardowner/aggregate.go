@@ -1,0 +1,112 @@
+package shardowner
+
+import (
+	"sync/atomic"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/kvtable"
+)
+
+// Aggregates (hashes, sets) come in two encodings, as in Redis: packed, all
+// elements in one byte string of the shard's table (Value.Str), while they
+// are small; big, a kvtable.Table of their own (Value.Big), once they pass
+// the thresholds below. They never go back, as in Redis.
+
+// EncodingConfig holds the thresholds past which an aggregate leaves its
+// packed encoding, under Redis's configuration names. A server's shards
+// share one; CONFIG SET changes it while they run.
+type EncodingConfig struct {
+	HashMaxEntries atomic.Int64 // hash-max-listpack-entries: fields
+	HashMaxValue   atomic.Int64 // hash-max-listpack-value: bytes of a field or value
+	SetMaxIntset   atomic.Int64 // set-max-intset-entries: members
+}
+
+// NewEncodingConfig returns Redis 7.0's built-in defaults (its sample
+// redis.conf sets 128 hash entries; the server without a file uses 512).
+func NewEncodingConfig() *EncodingConfig {
+	e := new(EncodingConfig)
+	e.HashMaxEntries.Store(512)
+	e.HashMaxValue.Store(64)
+	e.SetMaxIntset.Store(512)
+	return e
+}
+
+// getKind looks key up for a command on values of kind k. It writes
+// WRONGTYPE and reports ok=false when the key holds another kind; found is
+// false when the key is missing.
+func getKind(c *Ctx, key []byte, k Kind) (v Value, found, ok bool) {
+	v, found = c.Table().Get(key)
+	if found && v.Kind != k {
+		c.W.Err(resp.ErrWrongType)
+		return v, found, false
+	}
+	return v, found, true
+}
+
+// newBig returns an empty table for a big aggregate of the shard.
+func (c *Ctx) newBig() *Table { return NewTable(&c.Shard.Clock) }
+
+// bigFromPacked returns a big aggregate with the elements of packed list b:
+// for a hash (pairs) each field maps to its value, for a set each member to
+// the empty string. It returns nil, clearing what it built, when the table
+// has no room.
+func (c *Ctx) bigFromPacked(b []byte, pairs bool) *Table {
+	big := c.newBig()
+	body := kvtable.PackedBody(b)
+	for off := 0; off < len(body); {
+		var e, val []byte
+		e, off = kvtable.ElemAt(body, off)
+		if pairs {
+			val, off = kvtable.ElemAt(body, off)
+		}
+		if big.SetString(e, val, 0) != nil {
+			big.Clear()
+			return nil
+		}
+	}
+	return big
+}
+
+// copyBig returns a copy of the big aggregate src (COPY), or nil, clearing
+// what it built, when the copy has no room.
+func (c *Ctx) copyBig(src *Table) *Table {
+	dst := c.newBig()
+	ok := true
+	eachBig(src, func(e []byte, v Value) bool {
+		ok = putValue(dst, e, v) == nil
+		return ok
+	})
+	if !ok {
+		dst.Clear()
+		return nil
+	}
+	return dst
+}
+
+// eachBig calls fn on every element of a big aggregate, with its value,
+// until fn returns false. fn must not write to big.
+func eachBig(big *Table, fn func(e []byte, v Value) bool) {
+	more := true
+	visit := func(e []byte, v Value) {
+		if more {
+			more = fn(e, v)
+		}
+	}
+	for cur := big.Scan(0, 1024, visit); cur != 0 && more; {
+		cur = big.Scan(cur, 1024, visit)
+	}
+}
+
+// aggLen is the number of elements of an aggregate: fields of a hash,
+// members of a set.
+func aggLen(v Value) int {
+	switch {
+	case v.Big != nil:
+		return v.Big.Len()
+	case v.IntSet:
+		return kvtable.IntSetLen(v.Str)
+	case v.Kind == KindHash:
+		return kvtable.PackedCount(v.Str) / 2
+	}
+	return kvtable.PackedCount(v.Str)
+}
