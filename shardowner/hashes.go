@@ -100,7 +100,11 @@ func hashSet(c *Ctx, key []byte, h Value, pairs [][]byte) (added int, ok bool) {
 		}
 	}
 	if h.Big != nil {
-		return bigHashSet(c, h.Big, pairs)
+		// A big hash changes in place, under its key's entry: the table
+		// cannot see it, WATCH must.
+		n, ok := bigHashSet(c, h.Big, pairs)
+		t.Modified(key)
+		return n, ok
 	}
 	buf := bytebufferpool.Get()
 	defer bytebufferpool.Put(buf)
@@ -313,8 +317,11 @@ func HDel(c *Ctx, argv [][]byte) {
 				removed++
 			}
 		}
-		if h.Big.Len() == 0 {
+		switch {
+		case h.Big.Len() == 0:
 			t.Delete(argv[1])
+		case removed > 0:
+			t.Modified(argv[1])
 		}
 		c.W.Int(int64(removed))
 		return

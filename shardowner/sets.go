@@ -247,7 +247,8 @@ func (b *setBuilder) store(key []byte, expireAt int64) bool {
 		return true
 	case b.big != nil:
 		if !b.owned {
-			return true // changed in place
+			t.Modified(key) // changed in place, where the table cannot see
+			return true
 		}
 		if !stored(b.c, t.SetBig(key, KindSet, b.big, expireAt)) {
 			return false
@@ -269,6 +270,9 @@ func SAdd(c *Ctx, argv [][]byte) {
 	if s.Big != nil {
 		// A big set changes in place: no builder, no buffers.
 		added, ok := bigSetAdd(c, s.Big, argv[2:])
+		if added > 0 {
+			c.Table().Modified(argv[1])
+		}
 		if ok {
 			c.W.Int(int64(added))
 		}
@@ -282,6 +286,11 @@ func SAdd(c *Ctx, argv [][]byte) {
 		if b.add(m) {
 			added++
 		}
+	}
+	if added == 0 {
+		// Nothing new: the set is as it was, and WATCH must not hear of it.
+		c.W.Int(0)
+		return
 	}
 	if b.store(argv[1], s.ExpireAt) {
 		c.W.Int(int64(added))
@@ -318,8 +327,11 @@ func SRem(c *Ctx, argv [][]byte) {
 				removed++
 			}
 		}
-		if s.Big.Len() == 0 {
+		switch {
+		case s.Big.Len() == 0:
 			c.Table().Delete(argv[1])
+		case removed > 0:
+			c.Table().Modified(argv[1])
 		}
 		c.W.Int(int64(removed))
 		return

@@ -562,6 +562,27 @@ func compatScripts() []compatScript {
 			s("MULTI"), s("EXEC"), shape("HELLO 3"), s("WATCH z"), s("SET z 1"), s("MULTI"), s("PING"), s("EXEC"),
 			s("MULTI"), s("GET z"), s("EXEC"),
 		}},
+		{name: "watch-aggregates", cmds: []compatCmd{
+			// What touches a watched hash or set, small and big (thresholds
+			// lowered so that 7 elements make a hashtable), as Redis decides.
+			s("CONFIG SET hash-max-listpack-entries 4"), s("CONFIG SET set-max-intset-entries 4"),
+			s("HSET h a 1"), s("WATCH h"), s("HSET h a 1"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH h"), s("HDEL h nope"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH h"), s("HSETNX h a 2"), s("MULTI"), s("PING"), s("EXEC"),
+			s("HSET big a 1 b 2 c 3 d 4 e 5 f 6"), s("WATCH big"), s("HSET big g 7"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH big"), s("HDEL big nope"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH big"), s("HDEL big a"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH big"), s("HINCRBY big b 5"), s("MULTI"), s("PING"), s("EXEC"),
+			s("SADD s 1 2"), s("WATCH s"), s("SADD s 1"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH s"), s("SADD s 3"), s("MULTI"), s("PING"), s("EXEC"),
+			s("SADD bs 1 2 3 4 5 6 7"), s("WATCH bs"), s("SADD bs 1"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH bs"), s("SADD bs 8"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH bs"), s("SREM bs nope"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH bs"), s("SREM bs 8"), s("MULTI"), s("PING"), s("EXEC"),
+			s("SADD {s}2 x y z w v u t"), s("WATCH {s}2"), s("SMOVE {s}2 {s}other x"), s("MULTI"), s("PING"), s("EXEC"),
+			s("WATCH {s}other"), s("SMOVE {s}2 {s}other y"), s("MULTI"), s("PING"), s("EXEC"),
+			s("CONFIG SET hash-max-listpack-entries 512"), s("CONFIG SET set-max-intset-entries 512"),
+		}},
 		{name: "multi-pipeline", pipeline: true, cmds: []compatCmd{
 			s("MULTI"), s("SET a 1"), s("SET b 2"), s("EXEC"), s("MGET a b"), s("MSET a 3 b 4 c 5"), s("MGET a b c"),
 			s("RENAME a z"), s("GET z"), s("MULTI"), s("RENAME z a"), s("GET a"), s("GET z"), s("EXEC"), s("GET a"),
