@@ -39,6 +39,7 @@ type Core struct {
 	locks        router.Locks
 	runningReady bool
 	scratch      []byte // reply buffer for waiters of other cores
+	scratchShard *shardowner.Shard
 	free         []*router.Batch
 	slots        []*router.Slot
 	ctx          shardowner.Ctx

@@ -224,6 +224,17 @@ func (c *Core) Failed(cmd *router.Command) { c.shard.CmdStat(cmd.ID).Failed++ }
 // Slowlog is the server's slow log settings (router.Exec).
 func (c *Core) Slowlog() *shardowner.SlowlogConfig { return c.shard.Slowlog }
 
+// Scratch is the core's scratch keyspace, for commands run whole here over
+// values gathered from several shards (router.Exec).
+func (c *Core) Scratch() *shardowner.Shard {
+	if c.scratchShard == nil {
+		c.scratchShard = shardowner.NewShard(c.id, c.srv.cfg.Shards, c.srv.cfg.Databases)
+		c.scratchShard.Enc = c.shard.Enc
+	}
+	c.scratchShard.Clock.Ms = c.shard.Clock.Ms
+	return c.scratchShard
+}
+
 // Shards is the number of shards (router.Exec).
 func (c *Core) Shards() int { return c.srv.cfg.Shards }
 

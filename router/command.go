@@ -53,13 +53,13 @@ type Split uint8
 
 // Split rules.
 const (
-	SplitNone      Split = iota // single key, or cross-shard not allowed
-	SplitSumInt                 // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
-	SplitPairsOK                // MSET: key/value pairs per shard, +OK
-	SplitPerKey                 // MGET: one GET per key, replies concatenated under one array header
-	SplitMSETNX                 // MSETNX: EXISTS on every part, then MSET if none existed
-	SplitMoveKey                // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
-	SplitCrossSlot              // not split: keys on several shards are refused with Redis Cluster's CROSSSLOT error
+	SplitNone    Split = iota // single key, or cross-shard not allowed
+	SplitSumInt               // DEL/EXISTS/UNLINK/TOUCH: per-shard part with the same name, integer replies added
+	SplitPairsOK              // MSET: key/value pairs per shard, +OK
+	SplitPerKey               // MGET: one GET per key, replies concatenated under one array header
+	SplitMSETNX               // MSETNX: EXISTS on every part, then MSET if none existed
+	SplitMoveKey              // RENAME/RENAMENX/COPY: take or dump the source, restore at the destination
+	SplitGather               // run whole on the home core over the keys' values, gathered from their shards (gather.go)
 )
 
 // Combine says how replies of a RouteAll command become one reply.

@@ -93,20 +93,20 @@ var commands = []Command{
 	// when they are on different shards)
 	{Name: "sadd", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SAdd, Group: "set", Summary: "Adds one or more members to a set. Creates the key if it doesn't exist."},
 	{Name: "scard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SCard, Group: "set", Summary: "Returns the number of members in a set."},
-	{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SDiff, Group: "set", Summary: "Returns the difference of multiple sets."},
-	{Name: "sdiffstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SDiffStore, Group: "set", Summary: "Stores the difference of multiple sets in a key."},
-	{Name: "sinter", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SInter, Group: "set", Summary: "Returns the intersect of multiple sets."},
-	{Name: "sinterstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SInterStore, Group: "set", Summary: "Stores the intersect of multiple sets in a key."},
+	{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SDiff, Group: "set", Summary: "Returns the difference of multiple sets."},
+	{Name: "sdiffstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SDiffStore, Group: "set", Summary: "Stores the difference of multiple sets in a key."},
+	{Name: "sinter", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SInter, Group: "set", Summary: "Returns the intersect of multiple sets."},
+	{Name: "sinterstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SInterStore, Group: "set", Summary: "Stores the intersect of multiple sets in a key."},
 	{Name: "sismember", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SIsMember, Group: "set", Summary: "Determines whether a member belongs to a set."},
 	{Name: "smembers", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SMembers, Group: "set", Summary: "Returns all members of a set."},
 	{Name: "smismember", Arity: -3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SMIsMember, Group: "set", Summary: "Determines whether multiple members belong to a set."},
-	{Name: "smove", Arity: 4, Flags: w | f, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SMove, Group: "set", Summary: "Moves a member from one set to another."},
+	{Name: "smove", Arity: 4, Flags: w | f, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SMove, Group: "set", Summary: "Moves a member from one set to another."},
 	{Name: "spop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SPop, Group: "set", Summary: "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped."},
 	{Name: "srandmember", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SRandMember, Group: "set", Summary: "Get one or multiple random members from a set"},
 	{Name: "srem", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SRem, Group: "set", Summary: "Removes one or more members from a set. Deletes the set if the last member was removed."},
 	{Name: "sscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SScan, Group: "set", Summary: "Iterates over members of a set."},
-	{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SUnion, Group: "set", Summary: "Returns the union of multiple sets."},
-	{Name: "sunionstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SUnionStore, Group: "set", Summary: "Stores the union of multiple sets in a key."},
+	{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SUnion, Group: "set", Summary: "Returns the union of multiple sets."},
+	{Name: "sunionstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SUnionStore, Group: "set", Summary: "Stores the union of multiple sets in a key."},
 
 	// string
 	{Name: "append", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Append, Group: "string", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist."},
@@ -133,6 +133,7 @@ var commands = []Command{
 
 	// shard to shard: the halves of a command whose keys live on two shards,
 	// and RANDOMKEY's part on each shard
+	{Name: "corekv.dumps", Arity: -2, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.InternalDumps, Internal: true},
 	{Name: "corekv.dump", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalDump, Internal: true},
 	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
 	{Name: "corekv.restore", Arity: 4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},

@@ -49,6 +49,12 @@ type plan struct {
 	failed   []byte // RENAME: the destination's error, answered once the source is back
 	sub      [][]byte
 	led      bool // a part that stands for the plan in the slow log was sent
+
+	// A gathering plan's keys and values (gather.go) and its reply.
+	gkeys  []gatherKey
+	gbuf   []byte
+	newBuf []byte
+	reply  []byte
 }
 
 // StartSplit runs cmd, whose keys live on more than one shard (or, for
@@ -178,8 +184,8 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	}
 
 	switch {
-	case cmd.Split == SplitCrossSlot:
-		p.done(ex, s, errReply(errCrossSlot))
+	case cmd.Split == SplitGather:
+		p.gather(ex, s)
 	case cmd.Route == RouteAll:
 		part := cmd
 		if cmd.Combine == CombineRandomKey {
@@ -258,6 +264,10 @@ func (p *plan) perShard(ex Exec, s *Slot, cmd *Command, pairs bool) {
 func (p *plan) partDone(ex Exec, s *Slot) {
 	p.pending--
 	if p.pending > 0 {
+		return
+	}
+	if p.cmd.Split == SplitGather {
+		p.gatherStep(ex, s)
 		return
 	}
 	if p.cmd.Split == SplitMoveKey {
@@ -646,10 +656,6 @@ func (p *plan) sumInts() int64 {
 	}
 	return sum
 }
-
-// errCrossSlot answers a command that works on one shard only whose keys
-// are on several, in Redis Cluster's words for keys of several slots.
-const errCrossSlot resp.Error = "CROSSSLOT Keys in request don't hash to the same slot"
 
 func errReply(e resp.Error) []byte {
 	w := resp.Writer{}

@@ -45,6 +45,7 @@ type testExec struct {
 	bad       []string // misuse seen by the Exec methods
 	failed    int      // plans that answered an error
 	slowlog   *shardowner.SlowlogConfig
+	scratch   *shardowner.Shard
 
 	w      resp.Writer
 	ctx    shardowner.Ctx
@@ -164,6 +165,15 @@ func (e *testExec) Orphaned(s *Slot) {
 func (e *testExec) Failed(cmd *Command) { e.failed++ }
 
 func (e *testExec) Slowlog() *shardowner.SlowlogConfig { return e.slowlog }
+
+func (e *testExec) Scratch() *shardowner.Shard {
+	if e.scratch == nil {
+		e.scratch = shardowner.NewShard(0, len(e.shards), testDatabases)
+		e.scratch.Enc = e.shards[0].Enc
+	}
+	e.scratch.Clock.Ms = testNow
+	return e.scratch
+}
 
 // split runs a multi-shard command given as space-separated words in db with
 // the given protocol and returns the reply. It checks that the reply comes
@@ -958,4 +968,33 @@ func TestBatchResetKeepsBuffers(t *testing.T) {
 	if b.Len() != 1 || b.Bytes() != 5 {
 		t.Errorf("reused batch: %d requests, %d bytes; want 1 and 5", b.Len(), b.Bytes())
 	}
+}
+
+// TestSplitGather: set commands over keys of several shards run whole on
+// the values gathered from the shards, and write back what they changed,
+// TTLs, types and errors included, as on one shard.
+func TestSplitGather(t *testing.T) {
+	k := newKeys4()
+	forModes(t, 4, func(t *testing.T, e *testExec) {
+		runSteps(t, e, k.steps([]step{
+			{cmd: "!sadd {a} 1 2 3", want: ":3\r\n"},
+			{cmd: "!sadd {b} 2 3 4", want: ":3\r\n"},
+			{cmd: "!set {d} str", want: "+OK\r\n"},
+			{cmd: "sinter {a} {b}", want: "*2\r\n$1\r\n2\r\n$1\r\n3\r\n"},
+			{proto: 3, cmd: "sinter {a} {b}", want: "~2\r\n$1\r\n2\r\n$1\r\n3\r\n"},
+			{cmd: "sinter {a} {d}", want: "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"},
+			{cmd: "sinterstore {c} {a} {b}", want: ":2\r\n"},
+			{cmd: "!smembers {c}", want: "*2\r\n$1\r\n2\r\n$1\r\n3\r\n"},
+			{cmd: "!pexpire {c} 100000", want: ":1\r\n"},
+			{cmd: "sdiffstore {c} {c} {a}", want: ":0\r\n"},
+			{cmd: "!exists {c}", want: ":0\r\n"},
+			{cmd: "smove {a} {b} 1", want: ":1\r\n"},
+			{cmd: "!sismember {a} 1", want: ":0\r\n"},
+			{cmd: "!sismember {b} 1", want: ":1\r\n"},
+			{cmd: "smove {a} {d} 2", want: "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"},
+			{cmd: "!sismember {a} 2", want: ":1\r\n"},
+			{cmd: "smove {c} {b} 9", want: ":0\r\n"},
+			{cmd: "sunion {c} {c}", want: "*0\r\n"},
+		}))
+	})
 }

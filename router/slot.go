@@ -87,6 +87,9 @@ type Exec interface {
 	// Slowlog is the server's slow log settings: SLOWLOG's combined reply
 	// holds at most slowlog-max-len entries over all shards.
 	Slowlog() *shardowner.SlowlogConfig
+	// Scratch is an empty keyspace of the core, on its clock, where a
+	// gathering plan runs its command; the plan empties it after.
+	Scratch() *shardowner.Shard
 }
 
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.

@@ -16,6 +16,7 @@ import (
 // between shards; clients never call them.
 //
 //	corekv.dump key                      bulk value blob, or nil when missing
+//	corekv.dumps key [key ...]           an array of the same, one per key
 //	corekv.take key                      the same, and deletes the key
 //	corekv.restore key blob replace|nx|any
 //	                                     :1 when written, :0 when not
@@ -157,6 +158,15 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 // InternalDump: corekv.dump key. The blob is a copy's (COPY across shards):
 // an integer in it is its own object, as a copy is in Redis.
 func InternalDump(c *Ctx, argv [][]byte) { dumpValue(c, argv[1], true) }
+
+// InternalDumps: corekv.dumps key [key ...]. The values a command run
+// whole on another core needs (router's gathering plans).
+func InternalDumps(c *Ctx, argv [][]byte) {
+	c.W.Array(len(argv) - 1)
+	for _, k := range argv[1:] {
+		dumpValue(c, k, true)
+	}
+}
 
 // dumpValue answers the blob of key's value, or nil when it is missing.
 func dumpValue(c *Ctx, key []byte, copied bool) {

@@ -9,7 +9,6 @@ func compatHashScripts() []compatScript {
 	s, a, u, shape := compatS, compatA, compatUnord, compatShp
 	long := strings.Repeat("L", 65)
 	defaults := s("CONFIG SET hash-max-listpack-entries 512 hash-max-listpack-value 64")
-	const crossSlot = "set commands over several keys answer CROSSSLOT when the keys are on different shards"
 	return []compatScript{
 		{name: "hash-commands", cmds: []compatCmd{
 			defaults,
@@ -94,8 +93,10 @@ func compatHashScripts() []compatScript {
 			s("SADD {t}x 1"), s("SMOVE {t}x {t}str 1"), s("SMOVE {t}str {t}x 1"), s("SMOVE {t}x {t}x 1"), s("SMOVE {t}x {t}x 2"),
 			s("SMOVE {t}x {t}y 1"), s("EXISTS {t}x"), s("OBJECT ENCODING {t}y"), s("SADD {t}y b"), s("SMOVE {t}y {t}z b"),
 			s("OBJECT ENCODING {t}z"), u("SUNION {t}y {t}z"),
-			// Keys on several shards: refused until cross-shard transactions.
-			s("SUNION n w").knownIn(4, crossSlot), s("SMOVE n w 1").knownIn(4, crossSlot),
+			// Keys on several shards: gathered, run whole, written back.
+			u("SUNION n w"), s("SMOVE n w 1"), u("SMEMBERS w"), s("SINTERSTORE n2 n w"), u("SMEMBERS n2"),
+			s("SDIFFSTORE w n w"), s("EXISTS w"), s("SMOVE n str 1"), s("SINTER n str"), s("SUNIONSTORE str n"),
+			s("TYPE str"),
 			s("HSET hs a 1"), s("SADD hs a"), s("SADD ss a"), s("HGET ss a"), s("GET ss"), s("TYPE ss"),
 			s("SSCAN n 0"), s("SSCAN n 0 MATCH 7*"), s("SSCAN n 0 COUNT 0"), s("SSCAN n x"), s("SSCAN nokey 0"),
 			s("SSCAN str 0"), s("SADD"), s("SADD k"), s("SREM k"), s("SCARD"), s("SISMEMBER k"), s("SMOVE a b"),

@@ -1081,8 +1081,8 @@ func diffCommandTable() []diffCommand {
 		}, true},
 
 		// sets: commands over several sets take keys of one hash tag, which
-		// corekv keeps on one shard (others answer CROSSSLOT), and are not
-		// mutated
+		// corekv keeps on one shard, or any keys, which it gathers from
+		// their shards
 		{35, func(g *diffGen) *diffStep { return diffS(diffJ([]string{"SADD", g.setKey()}, g.members(1, 5))...) }, false},
 		{15, func(g *diffGen) *diffStep { return diffS(diffJ([]string{"SREM", g.setKey()}, g.members(1, 3))...) }, false},
 		{10, func(g *diffGen) *diffStep { return diffS("SCARD", g.setKey()) }, false},
@@ -1106,14 +1106,19 @@ func diffCommandTable() []diffCommand {
 			return diffM(compatUnordered, diffJ([]string{"SPOP", g.setKey(), g.pick("0", "1000", "-1", "abc", "")}, g.opts([]string{"x"}))...)
 		}, true},
 		{10, func(g *diffGen) *diffStep { return diffS("SMOVE", g.tagKey(), g.tagKey(), g.member()) }, true},
+		{5, func(g *diffGen) *diffStep { return diffS("SMOVE", g.setKey(), g.setKey(), g.member()) }, true},
 		{15, func(g *diffGen) *diffStep {
 			keys := make([]string, 1+g.r.Intn(3))
+			key := g.tagKey
+			if g.chance(2) {
+				key = g.setKey
+			}
 			for i := range keys {
-				keys[i] = g.tagKey()
+				keys[i] = key()
 			}
 			name := g.pick("SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE")
 			if strings.HasSuffix(name, "STORE") {
-				return diffS(diffJ([]string{name, g.tagKey()}, keys)...)
+				return diffS(diffJ([]string{name, key()}, keys)...)
 			}
 			return diffM(compatUnordered, diffJ([]string{name}, keys)...)
 		}, true},

@@ -1,0 +1,182 @@
+package router
+
+import (
+	"bytes"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
+)
+
+// Gathering: a command whose keys span shards and that has no split of its
+// own (SplitGather: the set algebra, SMOVE, …) runs whole on the client's
+// home core. Inside its transaction, which holds every key it names, it
+//
+//  1. gathers the values of its keys from their shards (corekv.dumps, one
+//     part per shard);
+//  2. restores them into a scratch keyspace of the home core (Exec.Scratch)
+//     and runs the command's own handler there, so its reply and effects are
+//     exactly those of the single-shard command;
+//  3. writes back, one key at a time, every key whose value the command
+//     changed (corekv.restore, or DEL for a key it removed).
+//
+// Values travel whole, so the cost grows with their size: the price of
+// running such a command over several shards.
+
+var (
+	cmdDumps     = LookupString("corekv.dumps")
+	wordAny      = []byte("any")
+	wordReplaceW = []byte("replace")
+)
+
+// gatherKey is one distinct key of a gathering plan: its shard, its value
+// as gathered (nil: missing) and as the command left it.
+type gatherKey struct {
+	shard    int
+	key      []byte
+	old, new []byte
+	write    bool
+}
+
+// gather starts step 1.
+func (p *plan) gather(ex Exec, s *Slot) {
+	p.gkeys = p.gkeys[:0]
+	for i, k := range p.keyPos {
+		dup := false
+		for _, g := range p.gkeys {
+			if bytes.Equal(g.key, p.argv[k]) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			p.gkeys = append(p.gkeys, gatherKey{shard: p.keyShard[i], key: p.argv[k]})
+		}
+	}
+	p.begin()
+	for sh := range p.parts {
+		p.sub = append(p.sub[:0], cmdDumps.NameBytes())
+		for _, g := range p.gkeys {
+			if g.shard == sh {
+				p.sub = append(p.sub, g.key)
+			}
+		}
+		if len(p.sub) > 1 {
+			p.send(ex, s, sh, cmdDumps, p.db, p.sub)
+		}
+	}
+	p.partDone(ex, s)
+}
+
+// gatherStep moves a gathering plan on once every part of a round is back.
+func (p *plan) gatherStep(ex Exec, s *Slot) {
+	if p.phase == 0 {
+		p.phase = 1
+		if e := p.firstError(); e != nil {
+			p.done(ex, s, e)
+			return
+		}
+		p.gathered()
+		p.release(ex)
+		p.runScratch(ex)
+	} else if e := p.firstError(); e != nil {
+		// The shard had no room for the value: answer that, as the
+		// single-shard command would.
+		p.done(ex, s, e)
+		return
+	} else {
+		p.release(ex)
+	}
+	p.writeNext(ex, s)
+}
+
+// gathered copies the values the parts answered into the plan.
+func (p *plan) gathered() {
+	p.gbuf = p.gbuf[:0]
+	type span struct{ start, end int }
+	spans := make([]span, len(p.gkeys))
+	for sh, c := range p.parts {
+		if c == nil {
+			continue
+		}
+		n, h := arrayHeader(c.Reply)
+		r := c.Reply[h:]
+		for i := range p.gkeys {
+			if p.gkeys[i].shard != sh || n == 0 {
+				continue
+			}
+			n--
+			l := elemLen(r)
+			spans[i] = span{-1, -1}
+			if !isNull(r[:l]) {
+				body := bulkBody(r)
+				spans[i] = span{len(p.gbuf), len(p.gbuf) + len(body)}
+				p.gbuf = append(p.gbuf, body...)
+			}
+			r = r[l:]
+		}
+	}
+	for i := range p.gkeys {
+		p.gkeys[i].old = nil
+		if spans[i].start >= 0 {
+			p.gkeys[i].old = p.gbuf[spans[i].start:spans[i].end:spans[i].end]
+		}
+	}
+}
+
+// runScratch runs the command on the scratch keyspace with the gathered
+// values, keeps its reply in p.reply and marks the keys it changed.
+func (p *plan) runScratch(ex Exec) {
+	sc := ex.Scratch()
+	var w resp.Writer
+	ctx := shardowner.Ctx{Shard: sc, W: &w}
+	for _, g := range p.gkeys {
+		if g.old != nil {
+			shardowner.InternalRestore(&ctx, [][]byte{cmdRestore.NameBytes(), g.key, g.old, wordAny})
+			w.B = w.B[:0]
+		}
+	}
+	w.Proto = p.proto
+	p.cmd.Run(&ctx, p.argv)
+	p.reply = append(p.reply[:0], w.B...)
+	p.newBuf = p.newBuf[:0]
+	if p.cmd.Flags&FlagWrite != 0 {
+		for i := range p.gkeys {
+			g := &p.gkeys[i]
+			w.B, w.Proto = w.B[:0], 2
+			shardowner.InternalDump(&ctx, [][]byte{cmdDump.NameBytes(), g.key})
+			g.new = nil
+			if !isNull(w.B) {
+				body := bulkBody(w.B)
+				start := len(p.newBuf)
+				p.newBuf = append(p.newBuf, body...)
+				g.new = p.newBuf[start:len(p.newBuf):len(p.newBuf)]
+			}
+			g.write = !bytes.Equal(g.old, g.new) || (g.old == nil) != (g.new == nil)
+		}
+	}
+	for _, t := range sc.DBs {
+		t.Clear()
+	}
+}
+
+// writeNext writes back the next changed key, or answers once none is left.
+func (p *plan) writeNext(ex Exec, s *Slot) {
+	for i := range p.gkeys {
+		g := &p.gkeys[i]
+		if !g.write {
+			continue
+		}
+		g.write = false
+		p.begin()
+		if g.new == nil {
+			p.sub = append(p.sub[:0], cmdDel.NameBytes(), g.key)
+			p.send(ex, s, g.shard, cmdDel, p.db, p.sub)
+		} else {
+			p.sub = append(p.sub[:0], cmdRestore.NameBytes(), g.key, g.new, wordReplaceW)
+			p.send(ex, s, g.shard, cmdRestore, p.db, p.sub)
+		}
+		p.partDone(ex, s)
+		return
+	}
+	p.done(ex, s, p.reply)
+}
