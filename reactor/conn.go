@@ -70,9 +70,10 @@ type Conn struct {
 	// the shards make them wait for it; EXEC and DEBUG SLEEP until they
 	// have answered.
 	barrier *router.Slot
-	// txnWait: the next request starts a transaction and waits for the
-	// one in barrier to answer, as a connection has one at a time.
+	// txnWait: the next request starts a transaction and waits for one
+	// of the router.MaxTxns the connection has in flight to answer.
 	txnWait bool
+	txnSeq  uint8 // the Origin.Seq to try first for the next transaction
 
 	// multi is the MULTI block being queued, nil outside MULTI; watched
 	// the keys WATCHed, nil when none. capture sends the replies of home
@@ -339,5 +340,34 @@ func (c *Conn) flush() bool {
 // flight.
 func (c *Conn) backlogged() bool {
 	return c.owed()+c.inFlight*c.replySize > outSoftLimit ||
-		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled && (!c.barrier.Locked || c.txnWait))
+		len(c.slots) > slotLimit || (c.barrier != nil && !c.barrier.Filled && !c.barrier.Locked) ||
+		(c.txnWait && c.txnsInFlight() >= router.MaxTxns)
+}
+
+// txnsInFlight counts the connection's transactions still running.
+func (c *Conn) txnsInFlight() int {
+	n := 0
+	for _, s := range c.slots {
+		if _, ok := s.TxnSeq(); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// nextTxnSeq returns an Origin.Seq that none of the connection's
+// transactions in flight has, for the next one.
+func (c *Conn) nextTxnSeq() uint8 {
+	var used [2 * router.MaxTxns]bool
+	for _, s := range c.slots {
+		if seq, ok := s.TxnSeq(); ok {
+			used[seq] = true
+		}
+	}
+	for used[c.txnSeq] {
+		c.txnSeq = (c.txnSeq + 1) % (2 * router.MaxTxns)
+	}
+	seq := c.txnSeq
+	c.txnSeq = (c.txnSeq + 1) % (2 * router.MaxTxns)
+	return seq
 }

@@ -545,9 +545,9 @@ outer:
 		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
-			if cn.barrier != nil && !cn.barrier.Filled && c.startsTxn(cn, a.cmd, a.argv) {
-				// Left in the buffer until the transaction in flight
-				// has answered.
+			if c.startsTxn(cn, a.cmd, a.argv) && cn.txnsInFlight() >= router.MaxTxns {
+				// Left in the buffer until one of the transactions in
+				// flight has answered.
 				cn.req.Reset()
 				cn.txnWait = true
 				cn.stalled = true

@@ -99,9 +99,8 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 }
 
 // startsTxn reports whether running cmd would start a transaction
-// (router.Txn) for cn: a split over several shards, or EXEC. The shards
-// tell transactions apart by their connection, so a connection has one in
-// flight at a time.
+// (router.Txn) for cn: a split over several shards, or EXEC. A connection
+// has at most router.MaxTxns in flight.
 func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 	n := c.srv.cfg.Shards
 	switch {
@@ -132,6 +131,7 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 // not run on a key before the split has taken it.
 func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv [][]byte) {
 	c.shard.CmdStat(cmd.ID).Calls++
+	slot.SetSeq(cn.nextTxnSeq())
 	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
 	if !slot.Filled {
 		cn.barrier = slot

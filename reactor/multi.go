@@ -273,6 +273,7 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 	}
 	*e = execTxn{Txn: e.Txn, c: c, cn: cn, m: m, parts: parts}
 	slot := cn.reserve()
+	slot.SetSeq(cn.nextTxnSeq())
 	e.Begin(cn.id, cn.proto, n, slot)
 	db := cn.db
 	m.each(func(i int, cmd *router.Command, argv [][]byte) {

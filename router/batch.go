@@ -200,6 +200,7 @@ const (
 	originPart originBits = 1 << iota
 	originLead
 	originHeld
+	originSeqShift = 3 // Origin.Seq in the bits above the flags
 )
 
 func (o Origin) bits() originBits {
@@ -213,11 +214,12 @@ func (o Origin) bits() originBits {
 	if o.Held {
 		b |= originHeld
 	}
-	return b
+	return b | originBits(o.Seq)<<originSeqShift
 }
 
 func (b originBits) origin(client int64) Origin {
-	return Origin{Client: client, Part: b&originPart != 0, Lead: b&originLead != 0, Held: b&originHeld != 0}
+	return Origin{Client: client, Part: b&originPart != 0, Lead: b&originLead != 0, Held: b&originHeld != 0,
+		Seq: uint8(b >> originSeqShift)}
 }
 
 // Bytes is the size of the batch's arguments so far.

@@ -25,7 +25,15 @@ type Origin struct {
 	// Held marks a part of a transaction (Txn): it runs under the keys
 	// its transaction holds on the shard, where other commands wait.
 	Held bool
+	// Seq tells apart the transactions one connection has in flight
+	// (MaxTxns at most): a transaction is (Client, Seq) to the shards.
+	Seq uint8
 }
+
+// MaxTxns is how many transactions one connection may have in flight; Seq
+// counts modulo twice as many, so a new one never takes the number of one
+// still running.
+const MaxTxns = 16
 
 // Call runs cmd with argv on the shard and database of ctx, its reply going
 // to ctx.W. Every command that runs on a shard passes here, whether its

@@ -71,7 +71,6 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 		s.split = new(splitTxn)
 	}
 	b := s.split
-	s.txn = &b.Txn
 	n := ex.Shards()
 	b.Begin(s.Client, proto, n, s)
 	b.cmd, b.db = cmd, db
@@ -141,6 +140,10 @@ func (b *splitTxn) Run(ex Exec, t *Txn, touched bool) {
 	}
 	b.inner = t.NewPart(ex)
 	startPlan(ex, b.inner, b.cmd, b.db, t.proto, b.argv)
+	if !t.done && !MultiRound(b.cmd) && b.cmd.Split != SplitGather {
+		// One round: every part is sent.
+		t.ReleaseLast(ex)
+	}
 }
 
 func (b *splitTxn) PartDone(ex Exec, t *Txn, s *Slot) {
@@ -227,6 +230,7 @@ func (p *plan) send(ex Exec, s *Slot, shard int, cmd *Command, db int, argv [][]
 	child.parent = s
 	child.Client = s.Client
 	child.held = s.held
+	child.seq = s.seq
 	// The first part of a one-round plan, running the client's own command,
 	// is the one the slow log shows.
 	child.lead = !p.led && cmd == p.cmd && !MultiRound(p.cmd)

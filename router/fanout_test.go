@@ -106,15 +106,20 @@ func (e *testExec) run(shard int, cmd *Command, db, proto int, argv [][]byte, de
 	}
 }
 
-// drain runs queued commands, newest first, until none is left; a round's
-// replies may queue the next round.
+// drain runs queued commands until none is left; a round's replies may
+// queue the next round. Shards run their queues last shard first, so plans
+// must not depend on the order in which shards reply; each shard runs its
+// own in order, as a ring delivers them.
 func (e *testExec) drain() {
 	for len(e.queue) > 0 {
 		q := e.queue
 		e.queue = nil
-		for i := len(q) - 1; i >= 0; i-- {
-			c := q[i]
-			e.run(c.shard, c.cmd, c.db, c.proto, c.argv, c.dest)
+		for sh := len(e.shards) - 1; sh >= 0; sh-- {
+			for _, c := range q {
+				if c.shard == sh {
+					e.run(c.shard, c.cmd, c.db, c.proto, c.argv, c.dest)
+				}
+			}
 		}
 	}
 }

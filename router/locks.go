@@ -105,7 +105,7 @@ func (l *Locks) Admit(cmd *Command, db, proto int, argv [][]byte, o Origin, from
 			l.grant(w)
 			return true
 		case waitUnlock:
-			l.release(o.Client)
+			l.release(ownerOf(o))
 		}
 		l.recycle(w)
 		return true
@@ -159,32 +159,41 @@ func (w *Waiter) fill(cmd *Command, db int, argv [][]byte) {
 func (l *Locks) mayRun(w *Waiter, o Origin) bool {
 	switch w.kind {
 	case waitUnlock:
-		return !l.partsWaiting(o.Client)
+		return !l.partsWaiting(ownerOf(o))
 	case waitCommand:
 		if o.Held {
 			// A part of a transaction runs under its holder's locks.
-			return l.holds(o.Client)
+			return l.holds(ownerOf(o))
 		}
 	}
 	return !l.heldAny(w) && !l.claimedAny(w)
 }
 
-// holds reports whether client's transaction holds keys here.
-func (l *Locks) holds(client int64) bool {
+// owner names a transaction: its connection, and which of the
+// connection's transactions in flight it is.
+type owner struct {
+	client int64
+	seq    uint8
+}
+
+func ownerOf(o Origin) owner { return owner{o.Client, o.Seq} }
+
+// holds reports whether transaction t holds keys here.
+func (l *Locks) holds(t owner) bool {
 	for _, h := range l.holders {
-		if h.Origin.Client == client {
+		if ownerOf(h.Origin) == t {
 			return true
 		}
 	}
 	return false
 }
 
-// partsWaiting reports whether a part of client's transaction waits here:
+// partsWaiting reports whether a part of transaction t waits here:
 // its unlock must come after them.
-func (l *Locks) partsWaiting(client int64) bool {
+func (l *Locks) partsWaiting(t owner) bool {
 	for _, q := range [2][]*Waiter{l.ready, l.queue} {
 		for _, w := range q {
-			if w.Origin.Client == client && (w.Origin.Held || w.kind == waitLock) {
+			if ownerOf(w.Origin) == t && (w.Origin.Held || w.kind == waitLock) {
 				return true
 			}
 		}
@@ -259,11 +268,11 @@ func (l *Locks) grant(w *Waiter) {
 	}
 }
 
-// release drops what client's transaction holds here and lets the waiters
+// release drops what transaction t holds here and lets the waiters
 // that may now run go ready.
-func (l *Locks) release(client int64) {
+func (l *Locks) release(t owner) {
 	for i, h := range l.holders {
-		if h.Origin.Client != client {
+		if ownerOf(h.Origin) != t {
 			continue
 		}
 		if h.all {
@@ -307,9 +316,9 @@ func (l *Locks) schedule() {
 		run := false
 		switch {
 		case w.kind == waitUnlock:
-			run = !l.partWaitsBefore(keep, w.Origin.Client)
+			run = !l.partWaitsBefore(keep, ownerOf(w.Origin))
 		case w.kind == waitCommand && w.Origin.Held:
-			run = l.holds(w.Origin.Client)
+			run = l.holds(ownerOf(w.Origin))
 		default:
 			run = !blockAll && !l.heldAny(w) && !l.blockedBy(w)
 		}
@@ -344,12 +353,12 @@ func (l *Locks) blockedBy(w *Waiter) bool {
 	return false
 }
 
-// partWaitsBefore reports whether a part of client's transaction is among
+// partWaitsBefore reports whether a part of transaction t is among
 // the entries before an unlock: in ready, or kept waiting in the queue.
-func (l *Locks) partWaitsBefore(kept []*Waiter, client int64) bool {
+func (l *Locks) partWaitsBefore(kept []*Waiter, t owner) bool {
 	for _, q := range [2][]*Waiter{l.ready, kept} {
 		for _, w := range q {
-			if w.Origin.Client == client && (w.Origin.Held || w.kind == waitLock) {
+			if ownerOf(w.Origin) == t && (w.Origin.Held || w.kind == waitLock) {
 				return true
 			}
 		}
@@ -380,7 +389,7 @@ func (l *Locks) Done(w *Waiter) {
 	}
 	l.claim(w, -1)
 	if w.kind == waitUnlock {
-		l.release(w.Origin.Client)
+		l.release(ownerOf(w.Origin))
 	} else {
 		l.schedule()
 	}

@@ -33,6 +33,7 @@ type Slot struct {
 	// transaction's locks (Origin.Held).
 	owner *Txn
 	held  bool
+	seq   uint8     // Origin.Seq
 	txn   *Txn      // the transaction this slot is the result of, while it runs
 	split *splitTxn // storage for a split's transaction, kept with the slot
 }
@@ -57,6 +58,7 @@ func (s *Slot) Reset() {
 	s.plan = nil
 	s.owner = nil
 	s.held = false
+	s.seq = 0
 	s.txn = nil
 }
 
@@ -65,7 +67,19 @@ func (s *Slot) Origin() Origin {
 	if s == nil {
 		return Origin{}
 	}
-	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held}
+	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held, Seq: s.seq}
+}
+
+// SetSeq sets the Origin.Seq of the transaction whose reply s will be.
+func (s *Slot) SetSeq(seq uint8) { s.seq = seq }
+
+// TxnSeq reports whether s is the reply of a transaction still running,
+// and its Origin.Seq.
+func (s *Slot) TxnSeq() (uint8, bool) {
+	if s.txn == nil {
+		return 0, false
+	}
+	return s.txn.seq, true
 }
 
 // Exec is what the router needs from the core it runs on to carry out a

@@ -23,6 +23,7 @@ import (
 //     on the same rings, then the client's slot is filled.
 type Txn struct {
 	client int64
+	seq    uint8 // Origin.Seq of everything it sends
 	proto  int
 	slot   *Slot // the client's slot, filled by Finish
 
@@ -43,6 +44,7 @@ type Txn struct {
 	// whether a watched key was touched waits for the last grant.
 	eager    bool
 	running  bool
+	released int // shards at the end of shards unlocked early (ReleaseLast)
 	finished []byte // the reply, when the body ended before the last grant came
 	done     bool
 	body     TxnBody
@@ -61,8 +63,11 @@ type TxnBody interface {
 }
 
 // Begin readies t for a transaction of client whose reply fills slot.
+// seq tells it apart from the client's other transactions in flight
+// (Origin.Seq); slot's is used.
 func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
-	t.client, t.proto, t.slot = client, proto, slot
+	t.client, t.proto, t.slot, t.seq = client, proto, slot, slot.seq
+	slot.txn = t
 	t.keyBuf, t.keyEnd, t.keyDB, t.keyShard = t.keyBuf[:0], t.keyEnd[:0], t.keyDB[:0], t.keyShard[:0]
 	if cap(t.whole) < shards {
 		t.whole = make([]bool, shards)
@@ -71,7 +76,7 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	clear(t.whole)
 	t.shards = t.shards[:0]
 	t.next, t.locking, t.stepping, t.touched, t.body = 0, nil, false, false, nil
-	t.eager, t.running, t.done = false, false, false
+	t.eager, t.running, t.done, t.released = false, false, false, 0
 	t.finished = t.finished[:0]
 }
 
@@ -139,7 +144,7 @@ func (t *Txn) lockNext(ex Exec) {
 		t.next++
 		s := ex.NewSlot()
 		s.owner = t
-		s.Client = t.client
+		s.Client, s.seq = t.client, t.seq
 		t.locking = s
 		ex.Submit(sh, cmdLock, 0, t.proto, t.lockArgv(sh), s)
 	}
@@ -198,7 +203,7 @@ func (t *Txn) NewPart(ex Exec) *Slot {
 	s := ex.NewSlot()
 	s.owner = t
 	s.held = true
-	s.Client = t.client
+	s.Client, s.seq = t.client, t.seq
 	return s
 }
 
@@ -234,15 +239,31 @@ func (t *Txn) Finish(ex Exec, reply []byte) {
 	}
 }
 
-// unlock sends the unlocks and answers the reply Finish kept.
-func (t *Txn) unlock(ex Exec) {
+// ReleaseLast unlocks the last shard now, for a body that has sent every
+// part it will send there: the unlock travels right behind them and the
+// shard releases as soon as it has run them, instead of a round trip
+// later. The others stay locked until Finish, so no one sees part of the
+// transaction before all of it has its keys.
+func (t *Txn) ReleaseLast(ex Exec) {
+	if t.released == 0 && t.next == len(t.shards) && t.next > 0 {
+		t.released = 1
+		t.sendUnlock(ex, t.shards[t.next-1])
+	}
+}
+
+func (t *Txn) sendUnlock(ex Exec, shard int) {
 	t.num = strconv.AppendInt(t.num[:0], t.client, 10)
 	t.argv = append(t.argv[:0], cmdUnlock.NameBytes(), t.num)
-	for _, sh := range t.shards[:t.next] {
-		s := ex.NewSlot()
-		s.Orphan = true // nobody reads the reply
-		s.Client = t.client
-		ex.Submit(sh, cmdUnlock, 0, t.proto, t.argv, s)
+	s := ex.NewSlot()
+	s.Orphan = true // nobody reads the reply
+	s.Client, s.seq = t.client, t.seq
+	ex.Submit(shard, cmdUnlock, 0, t.proto, t.argv, s)
+}
+
+// unlock sends the unlocks and answers the reply Finish kept.
+func (t *Txn) unlock(ex Exec) {
+	for _, sh := range t.shards[:t.next-t.released] {
+		t.sendUnlock(ex, sh)
 	}
 	s := t.slot
 	t.slot, t.body = nil, nil
