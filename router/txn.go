@@ -44,7 +44,7 @@ type Txn struct {
 	// whether a watched key was touched waits for the last grant.
 	eager    bool
 	running  bool
-	released int // shards at the end of shards unlocked early (ReleaseLast)
+	released int    // shards at the end of shards unlocked early (ReleaseLast)
 	finished []byte // the reply, when the body ended before the last grant came
 	done     bool
 	body     TxnBody
