@@ -5,8 +5,10 @@
 // the single-producer single-consumer rings between every ordered pair of
 // cores; the batches that travel on them; and the reply slots with the rules
 // that combine the per-shard parts of a multi-shard command into one reply.
-// Call is the one function through which every command runs on its shard,
-// and where its run is accounted (command statistics, latency, slow log).
+// Call is the one function through which every command runs on its shard
+// (Group.Call for small commands run back to back, which share clock
+// readings), and where its run is accounted (command statistics, latency,
+// slow log).
 //
 // Invariants that are easy to break:
 //   - A Batch is written only by the core that holds it: the sender fills it,
