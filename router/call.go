@@ -121,8 +121,9 @@ var shareable = func() []bool {
 // Group times the commands one shard runs back to back (see above). The
 // zero value is ready; Close must follow its last Call.
 type Group struct {
-	n    int
-	pend [groupMax]pending
+	n     int
+	share bool // whether small commands share, decided as a group starts
+	pend  [groupMax]pending
 }
 
 // pending is a command run whose time is not yet accounted.
@@ -142,7 +143,10 @@ func (g *Group) Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin,
 	for _, a := range argv {
 		size += len(a)
 	}
-	if !shareable[cmd.ID] || size >= bigBytes || !sharing(sh) {
+	if g.n == 0 {
+		g.share = sharing(sh)
+	}
+	if !shareable[cmd.ID] || size >= bigBytes || !g.share {
 		return Call(ctx, cmd, argv, o, g.Close(sh, start))
 	}
 	before := len(ctx.W.B)
@@ -175,24 +179,31 @@ func (g *Group) Close(sh *shardowner.Shard, start int64) int64 {
 }
 
 // spread gives the pending commands their shares of d nanoseconds and
-// returns the last one's.
+// returns the last one's, which takes what rounding left. A run of equal
+// pending commands is recorded at once.
 func (g *Group) spread(sh *shardowner.Shard, d int64) int64 {
 	var total uint64
 	for _, p := range g.pend[:g.n] {
 		total += uint64(p.weight)
 	}
 	per := float64(d) / float64(total)
-	left, x := d, d
-	for i, p := range g.pend[:g.n] {
-		x = left
-		if i < g.n-1 {
-			x = min(int64(per*float64(p.weight)), left)
+	last := g.n - 1
+	left := d
+	for i := 0; i < last; {
+		p := g.pend[i]
+		j := i + 1
+		for j < last && g.pend[j] == p {
+			j++
 		}
-		left -= x
-		sh.Record(int(p.id), uint64(x), p.call, p.failed)
+		x := min(int64(per*float64(p.weight)), left/int64(j-i))
+		left -= x * int64(j-i)
+		sh.RecordN(int(p.id), uint64(x), uint64(j-i), p.call, p.failed)
+		i = j
 	}
+	p := g.pend[last]
+	sh.Record(int(p.id), uint64(left), p.call, p.failed)
 	g.n = 0
-	return x
+	return left
 }
 
 // sharing reports whether the slow log's threshold lets small commands
