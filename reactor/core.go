@@ -45,7 +45,8 @@ type Core struct {
 	ctx          shardowner.Ctx
 	w            resp.Writer
 	ahead        [parseAhead]parsed
-	clock        int64  // router.Now() when the last command that parse ran ended
+	group        router.Group
+	clock        int64  // router.Now() where parse's next command, or group, starts
 	sink         uint64 // where touchKeys' loads go, so they are not optimised away
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
@@ -541,11 +542,13 @@ outer:
 			c.touchKeys(cn, n)
 		}
 		// Commands run back to back from here: each one's end, read once,
-		// is the next one's start (router.Call).
+		// is the next one's start, and small ones share readings
+		// (router.Group). A home command is timed from c.clock, so the
+		// group before it closes first.
 		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
-			if c.startsTxn(cn, a.cmd, a.argv) && cn.txnsInFlight() >= router.MaxTxns {
+			if cn.barrier != nil && cn.txnsInFlight() >= router.MaxTxns && c.startsTxn(cn, a.cmd, a.argv) {
 				// Left in the buffer until one of the transactions in
 				// flight has answered.
 				cn.req.Reset()
@@ -554,6 +557,9 @@ outer:
 				break outer
 			}
 			if len(a.argv) > 0 {
+				if a.cmd != nil && a.cmd.Route == router.RouteHome {
+					c.clock = c.group.Close(c.shard, c.clock)
+				}
 				c.dispatchCmd(cn, a.cmd, a.argv)
 			}
 			cn.requestDone()
@@ -572,6 +578,7 @@ outer:
 				break outer
 			}
 		}
+		c.clock = c.group.Close(c.shard, c.clock)
 		if err != nil {
 			cn.errorReply(resp.Error("ERR " + err.Error()))
 			cn.closing = true
@@ -581,6 +588,7 @@ outer:
 			break
 		}
 	}
+	c.clock = c.group.Close(c.shard, c.clock)
 	if cn.closed {
 		return
 	}

@@ -141,7 +141,8 @@ func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv
 
 // runOn runs a single-shard command. The direct path, a local key and no
 // reply pending before it, writes the reply straight into the output buffer.
-// It runs within parse, whose clock reading starts the command.
+// It runs within parse, whose clock reading starts the command, and may
+// share that reading with the commands around it (router.Group).
 func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 	if shard == c.id && c.locks.Active() {
 		// A transaction holds keys here: the command may have to wait.
@@ -154,7 +155,7 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		c.ctx.Shard = c.shard
 		c.ctx.DB = cn.db
 		c.ctx.W = w
-		c.clock = router.Call(&c.ctx, cmd, argv, router.Origin{Client: cn.id}, c.clock)
+		c.clock = c.group.Call(&c.ctx, cmd, argv, router.Origin{Client: cn.id}, c.clock)
 		c.ctx.W = nil
 		cn.end()
 		return

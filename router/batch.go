@@ -118,6 +118,7 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 	b.ctx = shardowner.Ctx{Shard: shard, W: &b.w}
 	w, ctx := &b.w, &b.ctx
 	before := len(w.B)
+	var g Group
 	now := Now()
 	for ran := 0; b.next < len(b.reqs) && (ran == 0 || len(w.B)-before < limit); ran++ {
 		r := &b.reqs[b.next]
@@ -139,11 +140,12 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 		} else {
 			ctx.DB = int(r.DB)
 			w.Proto = int(r.Proto)
-			now = Call(ctx, r.Cmd, b.argv, o, now)
+			now = g.Call(ctx, r.Cmd, b.argv, o, now)
 		}
 		b.replyEnd = append(b.replyEnd, len(w.B))
 		b.next++
 	}
+	g.Close(shard, now)
 	b.replies.B = w.B
 	n := len(w.B) - before
 	b.w = resp.Writer{}

@@ -36,20 +36,29 @@ type Origin struct {
 const MaxTxns = 16
 
 // Call runs cmd with argv on the shard and database of ctx, its reply going
-// to ctx.W. Every command that runs on a shard passes here, whether its
-// client is on this core, on another (router.Batch), or it is one part of a
-// multi-shard plan, so this is where a command's run is accounted: its call,
-// time and failure in the shard's command statistics, and the slow log. It
-// is also the place for what every write must do that does not exist yet:
-// invalidating WATCHed keys, keyspace notifications, propagation.
+// to ctx.W. Every command that runs on a shard passes here (or through
+// Group.Call, which times small commands together), whether its client is
+// on this core, on another (router.Batch), or it is one part of a
+// multi-shard plan, so this is where a command's run is accounted: its
+// call, time and failure in the shard's command statistics, and the slow
+// log. It is also the place for what every write must do that does not
+// exist yet: keyspace notifications, propagation. (WATCH hears of changes
+// from the tables themselves: expiry and flushes change keys no command
+// names.)
 //
 // start is the clock (Now) when the command began; Call returns the clock
 // when it ended, so that a caller running commands back to back reads the
 // clock once per command.
 func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
+	return Account(ctx.Shard, cmd, argv, o, start, run(ctx, cmd, argv))
+}
+
+// run runs cmd's handler, for Call and Group.Call, and reports whether it
+// replied an error.
+func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) (failed bool) {
 	errs := ctx.W.Errors
 	cmd.Run(ctx, argv)
-	return Account(ctx.Shard, cmd, argv, o, start, ctx.W.Errors != errs)
+	return ctx.W.Errors != errs
 }
 
 // Account records a run of cmd that began at start on shard sh and returns
@@ -63,10 +72,164 @@ func Account(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start 
 	// of their own.
 	part := o.Part || cmd.Internal
 	sh.Record(cmd.ID, uint64(d), !part, failed && !part)
-	if cfg := sh.Slowlog; cfg != nil && (!part || o.Lead) && cmd.Flags&FlagSkipSlowlog == 0 {
-		if t := cfg.SlowerThan.Load(); t >= 0 && d/1000 >= t {
-			sh.LogSlow(argv, d/1000, o.Client)
-		}
+	if slowLogged(sh, cmd, o, d) {
+		sh.LogSlow(argv, d/1000, o.Client)
 	}
 	return end
+}
+
+// slowLogged reports whether a run of cmd for o that took d nanoseconds
+// enters the slow log: a plan's part stands for its command only if it is
+// the lead, shard-to-shard commands never do, and EXEC is logged as the
+// commands it runs.
+func slowLogged(sh *shardowner.Shard, cmd *Command, o Origin, d int64) bool {
+	cfg := sh.Slowlog
+	if cfg == nil || (o.Part && !o.Lead) || cmd.Internal || cmd.Flags&FlagSkipSlowlog != 0 {
+		return false
+	}
+	t := cfg.SlowerThan.Load()
+	return t >= 0 && d/1000 >= t
+}
+
+// A clock reading costs more than a small command's accounting, and a
+// pipeline runs dozens of small commands between two reads of its socket,
+// so a Group lets such commands share readings: it reads the clock once for
+// up to groupMax of them and gives each a share of the time they took
+// together, in proportion to the bytes it read and wrote plus a fixed cost.
+// Usec in INFO commandstats stays a sum of measured time, and the latency
+// histogram gets each command's share.
+//
+// The slow log needs each slow command's own time, so a command shares only
+// when nothing but its bytes can make it slow, and its arguments cannot make
+// it slow enough to be logged:
+//   - it is one of shareable, commands whose work is bounded by their
+//     arguments and their reply (not APPEND or SETRANGE, which may move a
+//     whole value, nor COPY, KEYS, SCAN or any command of the home core);
+//   - its arguments are under bigBytes;
+//   - slowlog-log-slower-than is off or at least shareFloor µs, far more
+//     than such a command takes.
+//
+// Any other command is timed alone, from the reading that closes the group
+// before it. A reply of bigBytes or more closes its group at once and, by
+// its weight, takes nearly all of the group's time, so it is logged with
+// close to its own time. Time a group loses while the OS runs another
+// thread is shared by its commands and logs none of them: it is not theirs.
+const (
+	groupMax    = 64
+	bigBytes    = 16 << 10
+	shareFloor  = 1000 // µs
+	fixedWeight = 256  // a small command's table work, in bytes copied
+)
+
+// shareable marks, by command ID, the commands that may share a clock
+// reading (see Group).
+var shareable = func() []bool {
+	ok := make([]bool, len(commands))
+	for _, name := range []string{
+		"get", "set", "setex", "psetex", "setnx", "getset", "getdel", "getex", "mget", "mset",
+		"incr", "decr", "incrby", "decrby", "strlen",
+		"exists", "del", "unlink", "touch", "type", "persist",
+		"ttl", "pttl", "expiretime", "pexpiretime", "expire", "pexpire", "expireat", "pexpireat",
+	} {
+		ok[byName[name].ID] = true
+	}
+	return ok
+}()
+
+// Group times the commands one shard runs back to back (see above). The
+// zero value is ready; Close must follow its last Call.
+type Group struct {
+	n     int
+	share bool // whether small commands share, decided as a group starts
+	pend  [groupMax]pending
+}
+
+// pending is a command run whose time is not yet accounted.
+type pending struct {
+	id           int32
+	weight       uint32
+	call, failed bool
+}
+
+// Call runs cmd as Call does. start is the clock reading the command
+// starts from: the end of the last command timed alone or of the last
+// group. It returns the reading the next command starts from, start itself
+// while the command's time is pending.
+func (g *Group) Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
+	sh := ctx.Shard
+	size := 0
+	for _, a := range argv {
+		size += len(a)
+	}
+	if g.n == 0 {
+		g.share = sharing(sh)
+	}
+	if !shareable[cmd.ID] || size >= bigBytes || !g.share {
+		return Call(ctx, cmd, argv, o, g.Close(sh, start))
+	}
+	before := len(ctx.W.B)
+	failed := run(ctx, cmd, argv)
+	out := min(max(len(ctx.W.B)-before, 0), 1<<30)
+	g.pend[g.n] = pending{id: int32(cmd.ID), weight: uint32(fixedWeight + size + out), call: !o.Part, failed: failed && !o.Part}
+	g.n++
+	if out >= bigBytes {
+		end := Now()
+		if d := g.spread(sh, end-start); slowLogged(sh, cmd, o, d) {
+			sh.LogSlow(argv, d/1000, o.Client)
+		}
+		return end
+	}
+	if g.n == groupMax {
+		return g.Close(sh, start)
+	}
+	return start
+}
+
+// Close accounts the pending commands, which ran from start until now, and
+// returns the clock now; with none pending it returns start.
+func (g *Group) Close(sh *shardowner.Shard, start int64) int64 {
+	if g.n == 0 {
+		return start
+	}
+	end := Now()
+	g.spread(sh, end-start)
+	return end
+}
+
+// spread gives the pending commands their shares of d nanoseconds and
+// returns the last one's, which takes what rounding left. A run of equal
+// pending commands is recorded at once.
+func (g *Group) spread(sh *shardowner.Shard, d int64) int64 {
+	var total uint64
+	for _, p := range g.pend[:g.n] {
+		total += uint64(p.weight)
+	}
+	per := float64(d) / float64(total)
+	last := g.n - 1
+	left := d
+	for i := 0; i < last; {
+		p := g.pend[i]
+		j := i + 1
+		for j < last && g.pend[j] == p {
+			j++
+		}
+		x := min(int64(per*float64(p.weight)), left/int64(j-i))
+		left -= x * int64(j-i)
+		sh.RecordN(int(p.id), uint64(x), uint64(j-i), p.call, p.failed)
+		i = j
+	}
+	p := g.pend[last]
+	sh.Record(int(p.id), uint64(left), p.call, p.failed)
+	g.n = 0
+	return left
+}
+
+// sharing reports whether the slow log's threshold lets small commands
+// share clock readings on sh.
+func sharing(sh *shardowner.Shard) bool {
+	if sh.Slowlog == nil {
+		return true
+	}
+	t := sh.Slowlog.SlowerThan.Load()
+	return t < 0 || t >= shareFloor
 }

@@ -7,8 +7,9 @@
 // that combine the per-shard parts of a multi-shard command into one reply;
 // and transactions: the object for a command in flight that must be atomic
 // over shards (Txn) and each shard's key locks (Locks). Call is the one
-// function through which every command runs on its shard, and where its run
-// is accounted (command statistics, latency, slow log).
+// function through which every command runs on its shard (Group.Call for
+// small commands run back to back, which share clock readings), and where
+// its run is accounted (command statistics, latency, slow log).
 //
 // Invariants that are easy to break:
 //   - A Batch is written only by the core that holds it: the sender fills it,

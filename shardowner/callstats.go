@@ -26,19 +26,23 @@ func (s *Shard) CmdStat(id int) *CmdStats {
 
 // Record counts one run of command id that took d nanoseconds; call is false
 // for a part of a multi-shard command whose call is counted elsewhere.
-func (s *Shard) Record(id int, d uint64, call, failed bool) {
+func (s *Shard) Record(id int, d uint64, call, failed bool) { s.RecordN(id, d, 1, call, failed) }
+
+// RecordN counts n runs of command id that took d nanoseconds each, as
+// Record counts one.
+func (s *Shard) RecordN(id int, d, n uint64, call, failed bool) {
 	st := s.CmdStat(id)
 	if call {
-		st.Calls++
+		st.Calls += n
 	}
 	if failed {
-		st.Failed++
+		st.Failed += n
 	}
-	st.Nanos += d
+	st.Nanos += d * n
 	if st.Lat == nil {
 		st.Lat = new(Histogram)
 	}
-	st.Lat.Add(d)
+	st.Lat[histIndex(d)] += n
 }
 
 // Histogram counts durations in log-linear buckets: below 16 ns one bucket

@@ -166,3 +166,23 @@ func TestSlowLogClipsAsRedis(t *testing.T) {
 		t.Errorf("SLOWLOG HELP: %q", got)
 	}
 }
+
+// TestRecordN: n runs recorded at once count as n runs recorded one by one.
+func TestRecordN(t *testing.T) {
+	var a, b Shard
+	for _, d := range []uint64{0, 7, 1000, 123456789} {
+		a.RecordN(3, d, 5, true, false)
+		a.RecordN(3, d, 2, false, true)
+		for i := 0; i < 5; i++ {
+			b.Record(3, d, true, false)
+		}
+		for i := 0; i < 2; i++ {
+			b.Record(3, d, false, true)
+		}
+	}
+	x, y := a.CmdStat(3), b.CmdStat(3)
+	if x.Calls != y.Calls || x.Failed != y.Failed || x.Nanos != y.Nanos || *x.Lat != *y.Lat {
+		t.Errorf("RecordN: %d calls, %d failed, %d ns; one by one: %d, %d, %d (or histograms differ)",
+			x.Calls, x.Failed, x.Nanos, y.Calls, y.Failed, y.Nanos)
+	}
+}
