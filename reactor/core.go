@@ -77,8 +77,13 @@ type coreStats struct {
 	netIn        uint64
 	netOut       uint64
 	ringSent     uint64 // batches sent to peers
+	ringCmdsSent uint64 // commands in them
 	ringRecv     uint64 // batches executed for peers
 	ringCmds     uint64 // commands executed for peers
+	wakeupsSent  uint64 // eventfd writes that woke a sleeping peer
+	wakeupsRecv  uint64 // eventfd reads: times this core was woken
+	sleeps       uint64 // epoll_waits that could block
+	spinPolls    uint64 // epoll_waits that polled, rather than slept, in a spin window
 	expireNs     uint64 // time spent in active expiry
 	expireCapped uint64 // active expiry runs that stopped at their budget with keys due
 	conns        uint64 // accepted
@@ -98,12 +103,20 @@ type coreStats struct {
 // publishedStats are the core's counters as other goroutines (INFO) read
 // them, refreshed every timer tick.
 type publishedStats struct {
-	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
-	expireNs, expireCapped, stalePerc                                               atomic.Uint64 // stalePerc: float64 bits
-	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
-	slowTurns, longestTurnNs, statGen                                               atomic.Uint64
-	keys, expires, meanExpire                                                       []atomic.Int64
-	connected                                                                       atomic.Int64
+	commands, netIn, netOut, expired, conns, rejected atomic.Uint64
+	expireNs, expireCapped, stalePerc                 atomic.Uint64 // stalePerc: float64 bits
+	hits, misses, arenaBytes, offHeapBytes            atomic.Uint64
+	slowTurns, longestTurnNs, statGen                 atomic.Uint64
+	keys, expires, meanExpire                         []atomic.Int64
+	connected                                         atomic.Int64
+	hops                                              [hopCount]atomic.Uint64
+}
+
+// hops gathers the counters INFO reports as hopStats.
+func (s *coreStats) hops() hopStats {
+	return hopStats{hopBatchesSent: s.ringSent, hopCommandsSent: s.ringCmdsSent, hopBatchesReceived: s.ringRecv,
+		hopCommandsReceived: s.ringCmds, hopWakeupsSent: s.wakeupsSent, hopWakeupsReceived: s.wakeupsRecv,
+		hopSleeps: s.sleeps, hopSpinPolls: s.spinPolls}
 }
 
 func newCore(srv *Server, id, cpu int) (*Core, error) {
@@ -146,10 +159,14 @@ func (c *Core) addListener(fd int) error {
 	return c.watch(fd, unix.EPOLLIN)
 }
 
-// wake makes the core leave epoll_wait if it sleeps there.
-func (c *Core) wake() {
-	if c.sleeping.Load() == 1 && c.sleeping.CompareAndSwap(1, 0) {
-		c.forceWake()
+// wakePeer makes core peer leave epoll_wait if it sleeps there. The flag
+// is cleared by whoever writes the eventfd, so a peer is woken once however
+// many batches reach it while it sleeps.
+func (c *Core) wakePeer(peer int) {
+	p := c.srv.cores[peer]
+	if p.sleeping.Load() == 1 && p.sleeping.CompareAndSwap(1, 0) {
+		p.forceWake()
+		c.stats.wakeupsSent++
 	}
 }
 
@@ -205,12 +222,15 @@ func (c *Core) turn(maxWait int) {
 	if timeout != 0 {
 		if c.spinUntil != 0 && time.Now().UnixNano() < c.spinUntil {
 			timeout = 0
+			c.stats.spinPolls++
 		} else {
 			c.spinUntil = 0
 			c.sleeping.Store(1)
 			if !c.inboundEmpty() || c.kill.Load() || c.srv.stopping.Load() != c.stopped {
 				c.sleeping.Store(0)
 				timeout = 0
+			} else {
+				c.stats.sleeps++
 			}
 		}
 	}
@@ -298,7 +318,9 @@ func (c *Core) event(ev *unix.EpollEvent) {
 	fd := ev.Fd
 	if int(fd) == c.evfd {
 		var buf [8]byte
-		unix.Read(c.evfd, buf[:])
+		if n, _ := rawRead(c.evfd, buf[:]); n == len(buf) {
+			c.stats.wakeupsRecv++
+		}
 		return
 	}
 	cn := c.conns[fd]
@@ -775,9 +797,9 @@ func (c *Core) publishStats() {
 	p.commands.Store(c.stats.commands)
 	p.netIn.Store(c.stats.netIn)
 	p.netOut.Store(c.stats.netOut)
-	p.ringSent.Store(c.stats.ringSent)
-	p.ringRecv.Store(c.stats.ringRecv)
-	p.ringCmds.Store(c.stats.ringCmds)
+	for i, v := range c.stats.hops() {
+		p.hops[i].Store(v)
+	}
 	var expired uint64
 	for _, t := range c.shard.DBs {
 		expired += t.Expired()
