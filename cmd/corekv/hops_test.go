@@ -2,25 +2,99 @@ package main
 
 import (
 	"context"
+	"github.com/redis/go-redis/v9"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/corekv/corekv/router"
-	"github.com/redis/go-redis/v9"
 )
 
-// keyOn returns a key that shard of n owns.
-func keyOn(t *testing.T, shard, n int) string {
+// keysOnTwoShards sets a few keys on a 2-shard server and returns one that
+// the first shard owns and one that the second does. Key hashes are seeded
+// per process, so only the server can say: SCAN from cursor 0 walks the
+// first shard until its cursor names the second (cursor % 2).
+func keysOnTwoShards(t *testing.T, ctx context.Context, c *redis.Client) []string {
 	t.Helper()
-	for i := range 10000 {
-		if k := "hop:" + strconv.Itoa(i); router.ShardOf([]byte(k), n) == shard {
-			return k
+	const n = 16
+	for i := range n {
+		if err := c.Set(ctx, "hop:"+strconv.Itoa(i), "v", 0).Err(); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Fatalf("no key for shard %d of %d", shard, n)
-	return ""
+	first := map[string]bool{}
+	for cursor := uint64(0); ; {
+		keys, next, err := c.Scan(ctx, cursor, "", 1000).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			first[k] = true
+		}
+		if next == 0 || next%2 != 0 {
+			break
+		}
+		cursor = next
+	}
+	out := make([]string, 2)
+	for i := range n {
+		k := "hop:" + strconv.Itoa(i)
+		if first[k] {
+			out[0] = k
+		} else {
+			out[1] = k
+		}
+	}
+	if out[0] == "" || out[1] == "" {
+		t.Fatalf("hop:0 … hop:%d all on one shard", n-1)
+	}
+	return out
+}
+
+// hopFields are the INFO fields of commands that travel between shards.
+var hopFields = []string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received", "ring_commands_received",
+	"wakeups_sent", "wakeups_received", "sleeps", "spin_polls"}
+
+// shardSums adds up INFO corekv's per-shard fields over the shards, and
+// counts the shards.
+func shardSums(t *testing.T, ctx context.Context, c *redis.Client) (map[string]int64, int) {
+	t.Helper()
+	text, err := c.Info(ctx, "corekv").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]int64{}
+	shards := 0
+	for _, line := range strings.Split(text, "\r\n") {
+		if !strings.HasPrefix(line, "shard") {
+			continue
+		}
+		_, fields, _ := strings.Cut(line, ":")
+		shards++
+		for _, kv := range strings.Split(fields, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			x, _ := strconv.ParseInt(v, 10, 64)
+			sums[k] += x
+		}
+	}
+	return sums, shards
+}
+
+// settledHops waits until every hop of the setup is published: INFO's
+// counters lag the shards by up to a timer tick.
+func settledHops(t *testing.T, ctx context.Context, c *redis.Client) map[string]int64 {
+	t.Helper()
+	last := infoFields(t, ctx, c, "stats")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+		m := infoFields(t, ctx, c, "stats")
+		if m["corekv_ring_commands_sent"] == last["corekv_ring_commands_sent"] &&
+			m["corekv_ring_commands_sent"] == m["corekv_ring_commands_received"] {
+			return m
+		}
+		last = m
+	}
+	t.Fatalf("hop counters never settled: %v", last)
+	return nil
 }
 
 // TestHopCounters checks INFO's counters of commands that travel between
@@ -33,71 +107,56 @@ func TestHopCounters(t *testing.T) {
 	s := startServer(t, nil, "--shards", "2", "--spin", "200000")
 	c := redis.NewClient(&redis.Options{Addr: s.addr, PoolSize: 1})
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := c.ConfigResetStat(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
+	keys := keysOnTwoShards(t, ctx, c)
+	before := settledHops(t, ctx, c)
+	shardsBefore, _ := shardSums(t, ctx, c)
+
 	const n = 50
-	keys := []string{keyOn(t, 0, 2), keyOn(t, 1, 2)}
 	for _, k := range keys {
 		for range n {
-			if err := c.Get(ctx, k).Err(); err != redis.Nil {
+			if err := c.Get(ctx, k).Err(); err != nil {
 				t.Fatalf("GET %s: %v", k, err)
 			}
 		}
 	}
-	// INFO's counters are published every 100 ms.
 	var m map[string]int64
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m = infoFields(t, ctx, c, "stats"); m["corekv_ring_commands_received"] >= n {
+		if m = infoFields(t, ctx, c, "stats"); m["corekv_ring_commands_received"]-before["corekv_ring_commands_received"] >= n {
 			break
 		}
 	}
-	for _, f := range []string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received", "ring_commands_received"} {
-		if got := m["corekv_"+f]; got != n {
-			t.Errorf("corekv_%s = %d after %d GETs one at a time for the other shard", f, got, n)
+	d := map[string]int64{}
+	for _, f := range hopFields {
+		d[f] = m["corekv_"+f] - before["corekv_"+f]
+	}
+	for _, f := range hopFields[:4] {
+		if d[f] != n {
+			t.Errorf("corekv_%s grew by %d with %d GETs one at a time for the other shard", f, d[f], n)
 		}
 	}
 	for _, f := range []string{"wakeups_sent", "wakeups_received", "sleeps"} {
-		if m["corekv_"+f] < 1 {
-			t.Errorf("corekv_%s = %d after waking an idle shard", f, m["corekv_"+f])
+		if d[f] < 1 {
+			t.Errorf("corekv_%s grew by %d: waking an idle shard was not counted", f, d[f])
 		}
 	}
-	if m["corekv_wakeups_sent"] > 2*n {
-		t.Errorf("corekv_wakeups_sent = %d for %d hops: more than one each way", m["corekv_wakeups_sent"], n)
+	if d["wakeups_sent"] > 2*n {
+		t.Errorf("corekv_wakeups_sent grew by %d for %d hops: more than one each way", d["wakeups_sent"], n)
 	}
 
-	// The per-shard figures add up to the totals.
-	text, err := c.Info(ctx, "corekv").Result()
-	if err != nil {
-		t.Fatal(err)
+	sums, shards := shardSums(t, ctx, c)
+	if shards != 2 {
+		t.Fatalf("INFO corekv has %d shard lines, want 2", shards)
 	}
-	sums := map[string]int64{}
-	lines := 0
-	for _, line := range strings.Split(text, "\r\n") {
-		_, fields, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasPrefix(line, "shard") {
-			continue
-		}
-		lines++
-		for _, kv := range strings.Split(fields, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			x, _ := strconv.ParseInt(v, 10, 64)
-			sums[k] += x
-		}
-	}
-	if lines != 2 {
-		t.Fatalf("INFO corekv has %d shard lines, want 2:\n%s", lines, text)
-	}
-	for _, f := range []string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received", "ring_commands_received"} {
-		if sums[f] != n {
-			t.Errorf("shards' %s add up to %d, want %d:\n%s", f, sums[f], n, text)
-		}
-	}
-	for _, f := range []string{"wakeups_sent", "wakeups_received", "sleeps", "spin_polls"} {
+	for _, f := range hopFields {
 		if _, ok := sums[f]; !ok {
-			t.Errorf("INFO corekv has no %s:\n%s", f, text)
+			t.Errorf("INFO corekv has no %s per shard", f)
+		}
+	}
+	for _, f := range hopFields[:4] {
+		if got := sums[f] - shardsBefore[f]; got != n {
+			t.Errorf("the shards' %s grew by %d in all, want %d", f, got, n)
 		}
 	}
 
@@ -106,17 +165,22 @@ func TestHopCounters(t *testing.T) {
 		p.Get(ctx, keys[0])
 		p.Get(ctx, keys[1])
 	}
-	p.Exec(ctx)
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m = infoFields(t, ctx, c, "stats"); m["corekv_spin_polls"] > 0 && m["corekv_ring_commands_sent"] >= n+100 {
+		if m = infoFields(t, ctx, c, "stats"); m["corekv_spin_polls"] > before["corekv_spin_polls"] &&
+			m["corekv_ring_commands_sent"]-before["corekv_ring_commands_sent"] >= n+100 {
 			break
 		}
 	}
-	if m["corekv_spin_polls"] == 0 || m["corekv_ring_commands_sent"] != n+100 {
-		t.Errorf("after a pipeline of 200 GETs, 100 for the other shard: corekv_spin_polls %d, corekv_ring_commands_sent %d",
-			m["corekv_spin_polls"], m["corekv_ring_commands_sent"])
+	if m["corekv_spin_polls"] == before["corekv_spin_polls"] || m["corekv_ring_commands_sent"]-before["corekv_ring_commands_sent"] != n+100 {
+		t.Errorf("after a pipeline of 200 GETs, 100 for the other shard: corekv_spin_polls %d (%d before), "+
+			"corekv_ring_commands_sent grew by %d", m["corekv_spin_polls"], before["corekv_spin_polls"],
+			m["corekv_ring_commands_sent"]-before["corekv_ring_commands_sent"])
 	}
 
+	settledHops(t, ctx, c)
 	if err := c.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
