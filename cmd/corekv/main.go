@@ -3,8 +3,9 @@
 //
 // Start-up reads an optional redis.conf-style file (the first argument), then
 // Redis-style flags (--port 6380 --bind 127.0.0.1 ::1), which override it;
-// works out which CPUs it may use; and hands a reactor.Config to the reactor,
-// which opens one listener per core and pins one thread per shard.
+// works out the shard count and which CPUs to pin them to, if any; and hands a
+// reactor.Config to the reactor, which opens one listener per core and locks
+// one thread per shard.
 package main
 
 import (
@@ -48,7 +49,8 @@ func run(args []string) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	// The CPU quota (cgroups) caps how many shards are worth running; the
-	// affinity mask (taskset, docker --cpuset-cpus) says which CPUs to pin.
+	// affinity mask (taskset, docker --cpuset-cpus) says which CPUs they may
+	// use.
 	maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
 	quota := runtime.GOMAXPROCS(0)
 	cpus, err := affinityCPUs()
