@@ -210,7 +210,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		preset("keyspaces", keyspaces, "100000")
 		preset("sizes", sizes, "3")
 		presetInt("repeat", repeat, 5)
-		presetInt("requests", requests, 100000)
 	case *quick:
 		preset("tests", tests, "set,get")
 		preset("pipelines", pipelines, "1,64")
