@@ -57,7 +57,14 @@ type Core struct {
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
 	// spinAfterCommands.
 	spinUntil int64
-	stopped   bool // stopped reading; draining
+	// spinOffUntil (Unix ms) is when the core may poll after busy turns
+	// again, after its thread was found preempted; preempted is the count of
+	// its thread's involuntary context switches at the last look, at
+	// preemptedAt (Unix ms).
+	spinOffUntil int64
+	preempted    int64
+	preemptedAt  int64
+	stopped      bool // stopped reading; draining
 
 	// acceptPausedUntil (Unix ms) is when the listeners, unwatched after
 	// accept ran out of descriptors, are watched again; 0 while they are.
@@ -84,6 +91,7 @@ type coreStats struct {
 	wakeupsRecv  uint64 // eventfd reads: times this core was woken
 	sleeps       uint64 // epoll_waits that could block
 	spinPolls    uint64 // epoll_waits that polled, rather than slept, in a spin window
+	spinPauses   uint64 // times polling was switched off because the thread was preempted
 	expireNs     uint64 // time spent in active expiry
 	expireCapped uint64 // active expiry runs that stopped at their budget with keys due
 	conns        uint64 // accepted
@@ -116,7 +124,7 @@ type publishedStats struct {
 func (s *coreStats) hops() hopStats {
 	return hopStats{hopBatchesSent: s.ringSent, hopCommandsSent: s.ringCmdsSent, hopBatchesReceived: s.ringRecv,
 		hopCommandsReceived: s.ringCmds, hopWakeupsSent: s.wakeupsSent, hopWakeupsReceived: s.wakeupsRecv,
-		hopSleeps: s.sleeps, hopSpinPolls: s.spinPolls}
+		hopSleeps: s.sleeps, hopSpinPolls: s.spinPolls, hopSpinPauses: s.spinPauses}
 }
 
 func newCore(srv *Server, id, cpu int) (*Core, error) {
@@ -212,6 +220,41 @@ func (c *Core) run() {
 // costs the server less CPU per request than polling.
 const spinAfterCommands = 16
 
+// A core's thread that is preempted often shares its CPU with other
+// runnable threads: the client beside the server, other shards, other
+// processes. Every microsecond it polls is then one they wait, and they are
+// what sends the next requests; sleeping at once serves them sooner. So
+// once its thread was preempted preemptedPerSec times a second or more, a
+// core does not poll for spinPause: the look itself needs polling to be off
+// a while, since a core that sleeps between turns is seldom preempted.
+const (
+	preemptedPerSec = 50
+	spinPause       = 1000 // ms
+)
+
+// watchPreemption looks at how often the core's thread was preempted since
+// the last look, and pauses polling when that was often. It runs on the
+// core's own thread.
+func (c *Core) watchPreemption(now int64) {
+	var ru unix.Rusage
+	if c.srv.cfg.SpinContended || c.srv.cfg.SpinMicros == 0 || unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
+		return
+	}
+	n, ms := ru.Nivcsw-c.preempted, now-c.preemptedAt
+	c.preempted, c.preemptedAt = ru.Nivcsw, now
+	if preemptedOften(n, ms) && now >= c.spinOffUntil {
+		c.spinOffUntil = now + spinPause
+		c.spinUntil = 0
+		c.stats.spinPauses++
+	}
+}
+
+// preemptedOften reports whether n involuntary context switches in ms
+// milliseconds come to preemptedPerSec a second or more.
+func preemptedOften(n, ms int64) bool {
+	return ms > 0 && n*1000 >= preemptedPerSec*ms
+}
+
 // turn is one pass of the loop; maxWait caps the epoll timeout in ms (-1:
 // until the next timer).
 func (c *Core) turn(maxWait int) {
@@ -275,7 +318,7 @@ func (c *Core) turn(maxWait int) {
 	end := time.Now()
 	if busy {
 		c.lastBusy = now
-		if c.stats.commands-ran >= spinAfterCommands && c.srv.cfg.SpinMicros > 0 {
+		if c.stats.commands-ran >= spinAfterCommands && c.srv.cfg.SpinMicros > 0 && now >= c.spinOffUntil {
 			c.spinUntil = end.UnixNano() + int64(c.srv.cfg.SpinMicros)*1000
 		}
 	}
@@ -784,6 +827,7 @@ func (c *Core) closeAll() {
 // and published statistics. Active expiry runs at the end of every turn.
 func (c *Core) timers(now int64) {
 	c.nextTimer = now + int64(1000/c.srv.hz.Load())
+	c.watchPreemption(now)
 	for _, t := range c.shard.DBs {
 		t.Tick()
 	}

@@ -77,11 +77,12 @@ const (
 	hopWakeupsReceived
 	hopSleeps
 	hopSpinPolls
+	hopSpinPauses
 	hopCount
 )
 
 var hopNames = [hopCount]string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received",
-	"ring_commands_received", "wakeups_sent", "wakeups_received", "sleeps", "spin_polls"}
+	"ring_commands_received", "wakeups_sent", "wakeups_received", "sleeps", "spin_polls", "spin_pauses"}
 
 // resetStats is CONFIG RESETSTAT: later INFO figures count from now.
 func (s *Server) resetStats() {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"github.com/redis/go-redis/v9"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func keysOnTwoShards(t *testing.T, ctx context.Context, c *redis.Client) []strin
 
 // hopFields are the INFO fields of commands that travel between shards.
 var hopFields = []string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received", "ring_commands_received",
-	"wakeups_sent", "wakeups_received", "sleeps", "spin_polls"}
+	"wakeups_sent", "wakeups_received", "sleeps", "spin_polls", "spin_pauses"}
 
 // shardSums adds up INFO corekv's per-shard fields over the shards, and
 // counts the shards.
@@ -104,7 +105,7 @@ func settledHops(t *testing.T, ctx context.Context, c *redis.Client) map[string]
 // pipeline of remote commands then opens the spin window, which the server
 // is started with long enough that the core surely polls in it.
 func TestHopCounters(t *testing.T) {
-	s := startServer(t, nil, "--shards", "2", "--spin", "200000")
+	s := startServer(t, nil, "--shards", "2", "--spin", "200000", "--spin-contended", "yes")
 	c := redis.NewClient(&redis.Options{Addr: s.addr, PoolSize: 1})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -186,5 +187,56 @@ func TestHopCounters(t *testing.T) {
 	}
 	if m = infoFields(t, ctx, c, "stats"); m["corekv_ring_commands_sent"] != 0 {
 		t.Errorf("corekv_ring_commands_sent = %d after CONFIG RESETSTAT", m["corekv_ring_commands_sent"])
+	}
+}
+
+// TestSpinPausesWhenPreempted checks that a shard stops polling after busy
+// turns while its thread is preempted: pinned to one CPU beside a busy loop
+// on the same CPU, a shard under pipelined load is preempted many times a
+// second and must pause its polling; with --spin-contended yes it never
+// does.
+func TestSpinPausesWhenPreempted(t *testing.T) {
+	taskset := needBinary(t, "taskset")
+	cpus, err := affinityCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := strconv.Itoa(cpus[0])
+	burner := exec.Command(taskset, "-c", cpu, "sh", "-c", "while :; do :; done")
+	if err := burner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		burner.Process.Kill()
+		burner.Wait()
+	}()
+	for _, contended := range []string{"no", "yes"} {
+		t.Run("spin-contended="+contended, func(t *testing.T) {
+			s := startServer(t, []string{taskset, "-c", cpu}, "--shards", "1", "--spin", "1000", "--spin-contended", contended)
+			c := s.client(t, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var m map[string]int64
+			deadline := time.Now().Add(10 * time.Second)
+			for i := 0; i < 200 && time.Now().Before(deadline); i++ {
+				p := c.Pipeline()
+				for j := range 500 {
+					p.Set(ctx, "spin:"+strconv.Itoa(j), "v", 0)
+				}
+				if _, err := p.Exec(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if m = infoFields(t, ctx, c, "stats"); m["corekv_spin_pauses"] > 0 || contended == "yes" && i >= 20 {
+					break
+				}
+			}
+			switch {
+			case contended == "no" && m["corekv_spin_pauses"] == 0:
+				t.Errorf("a shard sharing its CPU with a busy loop never paused its polling (spin polls %d)",
+					m["corekv_spin_polls"])
+			case contended == "yes" && m["corekv_spin_pauses"] != 0:
+				t.Errorf("--spin-contended yes: polling paused %d times", m["corekv_spin_pauses"])
+			}
+		})
 	}
 }

@@ -29,6 +29,7 @@ Options (also accepted as "name value" lines in the config file):
   --hz N                         timer runs per second per shard (default 10; 1 to 500)
   --active-expire-effort N       1 to 10: CPU active expiry may use while expired keys pile up (default 1)
   --spin USEC                    how long a shard polls after a turn of 16+ commands (default 20; 0: never)
+  --spin-contended no|yes        poll also while the shard's thread is being preempted (default no)
   --enable-debug-command no|yes|local
                                  allow DEBUG (default no; local: from 127.0.0.1 and ::1 only)
   --slowlog-log-slower-than USEC
@@ -218,6 +219,16 @@ func (o *options) apply(name string, vals []string) error {
 		o.cfg.SpinMicros, err = num()
 		if err == nil && o.cfg.SpinMicros < 0 {
 			err = fmt.Errorf("spin must be 0 or more microseconds")
+		}
+	case "spin-contended":
+		var v string
+		if v, err = one(); err == nil {
+			switch v = strings.ToLower(v); v {
+			case "yes", "no":
+				o.cfg.SpinContended = v == "yes"
+			default:
+				err = fmt.Errorf("spin-contended: argument must be 'yes' or 'no'")
+			}
 		}
 	case "slowlog-log-slower-than", "slowlog-max-len":
 		var v string

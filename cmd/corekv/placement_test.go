@@ -60,3 +60,21 @@ func TestPinOption(t *testing.T) {
 		}
 	}
 }
+
+func TestSpinContendedOption(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+		ok   bool
+	}{
+		{nil, false, true},
+		{[]string{"--spin-contended", "yes"}, true, true},
+		{[]string{"--spin-contended", "NO"}, false, true},
+		{[]string{"--spin-contended", "1"}, false, false},
+	} {
+		o, err := parseArgs(c.args)
+		if (err == nil) != c.ok || c.ok && o.cfg.SpinContended != c.want {
+			t.Errorf("%q: %v, err %v", c.args, o.cfg.SpinContended, err)
+		}
+	}
+}
