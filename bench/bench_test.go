@@ -287,6 +287,9 @@ func TestServerArgv(t *testing.T) {
 			"taskset -c 1 redis-server --port 7 --bind 127.0.0.1 --save  --appendonly no --protected-mode no"},
 		{target{Server: "corekv", Shards: 2, CPUs: "0-1"}, false,
 			"taskset -c 0-1 corekv --port 7 --bind 127.0.0.1 --shards 2 --spin 0"},
+		{target{Server: "corekv"}, false, "corekv --port 7 --bind 127.0.0.1 --spin 0"},
+		{target{Server: "redis"}, false,
+			"redis-server --port 7 --bind 127.0.0.1 --save  --appendonly no --protected-mode no"},
 		{target{Server: "corekv", Shards: 1, CPUs: "1"}, true,
 			"taskset -c 1 redis-server --port 7 --bind 127.0.0.1 --save  --appendonly no --protected-mode no"},
 	} {
@@ -307,6 +310,7 @@ func TestReportBase(t *testing.T) {
 		{[]string{"--memory"}, "2026-11-30-box-memory"},
 		{[]string{"--gc"}, "2026-11-30-box-gc"},
 		{[]string{"--scaling"}, "2026-11-30-box-scaling"},
+		{[]string{"--first-run"}, "2026-11-30-box-first-run"},
 	} {
 		cfg, err := parseFlags(append(c.args, "--server-cpus", "1", "--client-cpus", "0"), io.Discard)
 		if err != nil {
@@ -403,5 +407,80 @@ func TestWriteList(t *testing.T) {
 		if b.String() != c.want {
 			t.Errorf("%q: wrote %q, want %q", c.lines, b.String(), c.want)
 		}
+	}
+}
+
+// TestParseFlagsFirstRun checks the --first-run presets and targets: both servers and the client unpinned,
+// corekv without --shards, and --shards adding corekv targets beside its default.
+func TestParseFlagsFirstRun(t *testing.T) {
+	cfg, err := parseFlags([]string{"--first-run"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Tests, []string{"get", "set"}) || !reflect.DeepEqual(cfg.Pipelines, []int{1, 16, 64}) ||
+		!reflect.DeepEqual(cfg.Keyspaces, []int{100000}) || !reflect.DeepEqual(cfg.Sizes, []int{3}) ||
+		cfg.Repeat != 5 || cfg.Memory || len(cfg.Shards) != 0 || cfg.HopGets != hopSingles {
+		t.Errorf("--first-run presets: %+v", cfg)
+	}
+	if tg := targets(cfg); !reflect.DeepEqual(tg, []target{{Server: "redis"}, {Server: "corekv"}}) {
+		t.Errorf("--first-run targets %+v", tg)
+	}
+	tl := &tools{Taskset: "taskset", RedisBenchmark: "redis-benchmark"}
+	srv := &server{Port: 7}
+	if got := strings.Join(clientArgv(cfg, tl, srv, "-q"), " "); got != "redis-benchmark -h 127.0.0.1 -p 7 -q" {
+		t.Errorf("--first-run client: %s", got)
+	}
+	cfg, err = parseFlags([]string{"--first-run", "--shards", "2", "--repeat", "3"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg := targets(cfg); len(tg) != 3 || tg[2] != (target{Server: "corekv", Shards: 2}) || cfg.Repeat != 3 {
+		t.Errorf("--first-run --shards 2: targets %+v, repeat %d", tg, cfg.Repeat)
+	}
+	for _, bad := range [][]string{{"--first-run", "--quick"}, {"--first-run", "--gc"}, {"--first-run", "--expiry"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestFirstRunSmoke runs --first-run --smoke against corekv built by the harness: the matrix against both
+// servers' defaults, and the hop measurement, which must find exactly one of its two keys on the other shard.
+func TestFirstRunSmoke(t *testing.T) {
+	needTools(t, "go")
+	out := t.TempDir()
+	rep, log := runHarness(t, 2*time.Minute, "--first-run", "--smoke", "--out", out)
+	if len(rep.Results) != 2 || len(rep.Comparisons) != 1 || rep.Comparisons[0].RPSRatio <= 0 {
+		t.Fatalf("%d results, %d comparisons; want 2 and 1\n%s", len(rep.Results), len(rep.Comparisons), log)
+	}
+	for _, s := range rep.Results[0].Samples {
+		if strings.Contains(s.Command, "taskset") {
+			t.Errorf("client pinned: %s", s.Command)
+		}
+	}
+	h := rep.Hop
+	if h == nil || h.Error != "" {
+		t.Fatalf("hop: %+v\n%s", h, log)
+	}
+	remote := map[string]int{}
+	for _, b := range h.Blocks {
+		if b.Remote {
+			remote[b.Key]++
+			if b.Sent != int64(b.GETs) || (b.Pipeline == 1 && b.Batches != int64(b.GETs)) {
+				t.Errorf("remote block: %d GETs, %d commands in %d batches sent", b.GETs, b.Sent, b.Batches)
+			}
+		} else if b.Sent != 0 {
+			t.Errorf("local block sent %d commands to the other shard: %+v", b.Sent, b)
+		}
+	}
+	if len(remote) != 1 || len(h.Blocks) != 2*2*hopRounds {
+		t.Errorf("hop blocks: remote keys %v of %d blocks", remote, len(h.Blocks))
+	}
+	if h.Remote.RTTUs <= 0 || h.Local.RTTUs <= 0 || h.Remote.CommandsPerHop < 1 {
+		t.Errorf("hop figures: %+v", h)
+	}
+	data, err := os.ReadFile(filepath.Join(out, reportBase(rep)+".md"))
+	if err != nil || !strings.Contains(string(data), "## Cost of a hop") || strings.Contains(string(data), "taskset -c") {
+		t.Errorf("report (%v):\n%s", err, data)
 	}
 }

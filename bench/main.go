@@ -6,6 +6,7 @@
 //	go run ./bench --smoke    # one cell per server, a few seconds (CI)
 //	go run ./bench --gc       # GC mark time, bytes/key and GET p99.9 at 100k and 10M keys
 //	go run ./bench --expiry   # keys with a TTL: how fast they leave, memory and CPU per expired key
+//	go run ./bench --first-run # defaults on both sides, nothing pinned, as a new user tries it; a hop's cost
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -57,6 +58,8 @@ type config struct {
 	ExpiryRounds  int           `json:"expiry_rounds,omitempty"`
 	ExpirySteady  time.Duration `json:"expiry_steady_ns,omitempty"`
 	ExpiryRest    time.Duration `json:"expiry_rest_ns,omitempty"`
+	FirstRun      bool          `json:"first_run"`
+	HopGets       int           `json:"hop_gets,omitempty"`
 	Out           string        `json:"-"`
 	TempOut       bool          `json:"-"`
 	Timeout       time.Duration `json:"timeout_ns"`
@@ -122,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		expiryRound  = fs.Int("expiry-rounds", 3, "churn rounds of the --expiry measurement")
 		expirySteady = fs.Duration("expiry-steady", 30*time.Second, "length of the steady churn of the --expiry measurement (0: none)")
 		expiryRest   = fs.Duration("expiry-rest", 15*time.Second, "how long the --expiry measurement watches a server after a churn")
+		firstRun     = fs.Bool("first-run", false, "defaults on both sides, servers and client unpinned: get,set; P 1,16,64; r 100000; 5 runs; and the cost of a hop between shards")
 		out          = fs.String("out", "", "report folder (default bench/results; a temp folder for --quick and --smoke)")
 		timeout      = fs.Duration("timeout", 0, "bound on the whole run (default 90m; --quick 5m; --smoke 1m)")
 		cellTimeout  = fs.Duration("cell-timeout", 2*time.Minute, "bound on one redis-benchmark run")
@@ -164,6 +168,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if *quick && *smoke {
 		return nil, errors.New("--quick and --smoke exclude each other")
 	}
+	if *firstRun && (*quick || *scaling || *gc || *expiry || *memory) {
+		return nil, errors.New("--first-run excludes the other modes but --smoke")
+	}
+	hopGets := hopSingles
+	if *smoke {
+		hopGets = 1000
+	}
 	switch {
 	case *smoke:
 		preset("tests", tests, "set")
@@ -191,6 +202,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if !set["cell-timeout"] {
 			*cellTimeout = 20 * time.Second
 		}
+	case *firstRun:
+		// The scenario of a first try: redis-benchmark's own default value
+		// size, one key space, and more runs, since nothing is pinned.
+		preset("tests", tests, "get,set")
+		preset("pipelines", pipelines, "1,16,64")
+		preset("keyspaces", keyspaces, "100000")
+		preset("sizes", sizes, "3")
+		presetInt("repeat", repeat, 5)
 	case *quick:
 		preset("tests", tests, "set,get")
 		preset("pipelines", pipelines, "1,64")
@@ -223,10 +242,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		Clients: *clients, ClientThreads: *threads, Repeat: *repeat,
 		Requests: *requests, MaxRequests: *maxRequests, Preload: *preload, CSV: *csvMode,
 		Quick: *quick, Smoke: *smoke, Scaling: *scaling, MemoryOnly: *memory,
-		Memory: *memory || !(*quick || *smoke || *scaling || *gc || *expiry),
+		Memory: *memory || !(*quick || *smoke || *scaling || *gc || *expiry || *firstRun),
 		GC:     *gc, GCRequests: *gcRequests,
 		Expiry: *expiry, ExpiryKeys: *expiryKeys, ExpiryChurn: *expiryChurn, ExpiryRounds: *expiryRound,
-		ExpirySteady: *expirySteady, ExpiryRest: *expiryRest,
+		ExpirySteady: *expirySteady, ExpiryRest: *expiryRest, FirstRun: *firstRun,
+		HopGets:    hopGets,
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
 		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, CorekvArgs: strings.Fields(*corekvArgs),
 		OnlyRedis: *onlyRedis,
@@ -293,6 +313,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if cfg.Shards, err = parseInts(*shards); err != nil {
 			return nil, fmt.Errorf("--shards: %w", err)
 		}
+	case cfg.FirstRun:
+		// corekv's own default; --shards adds targets beside it.
+		cfg.Shards = nil
 	case cfg.Scaling:
 		cfg.Shards = scalingShards(n)
 	case cfg.Smoke:

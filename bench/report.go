@@ -29,6 +29,7 @@ type report struct {
 	Memory         []memResult    `json:"memory,omitempty"`
 	GC             []gcResult     `json:"gc,omitempty"`
 	Expiry         []expiryResult `json:"expiry,omitempty"`
+	Hop            *hopResult     `json:"hop,omitempty"`
 }
 
 type machine struct {
@@ -130,6 +131,8 @@ func reportBase(rep *report) string {
 		base += "-gc"
 	case rep.Config.Expiry:
 		base += "-expiry"
+	case rep.Config.FirstRun:
+		base += "-first-run"
 	case rep.Config.MemoryOnly:
 		base += "-memory"
 	case rep.Config.Scaling:
@@ -211,8 +214,8 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 		fmt.Fprint(w, "| test | P | keys | value | shards | corekv req/s | redis req/s | ratio | corekv p99 ms | redis p99 ms | p99 ratio |\n")
 		fmt.Fprint(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, c := range rep.Comparisons {
-			fmt.Fprintf(w, "| %s | %d | %s | %d | %d | %s | %s | **%s** | %s | %s | %s |\n", c.Cell.Test,
-				c.Cell.Pipeline, shortCount(c.Cell.Keyspace), c.Cell.Size, c.Shards, groupDigits(c.CorekvRPS),
+			fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s | %s | **%s** | %s | %s | %s |\n", c.Cell.Test,
+				c.Cell.Pipeline, shortCount(c.Cell.Keyspace), c.Cell.Size, shardsText(c.Shards), groupDigits(c.CorekvRPS),
 				groupDigits(c.RedisRPS), fmtRatio(c.RPSRatio), fmtMs(c.CorekvP99), fmtMs(c.RedisP99),
 				fmtRatio(c.P99Ratio))
 		}
@@ -274,6 +277,10 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 		writeExpiry(w, rep)
 	}
 
+	if rep.Hop != nil {
+		writeHop(w, rep)
+	}
+
 	if len(charts) > 0 {
 		fmt.Fprint(w, "## Charts\n\n")
 		for _, c := range charts {
@@ -291,8 +298,15 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 func writeSetup(w io.Writer, rep *report) {
 	cfg := rep.Config
 	fmt.Fprint(w, "## Setup\n\n")
-	fmt.Fprintf(w, "- Servers pinned to CPUs `%s`, redis-benchmark to CPUs `%s` (taskset).\n",
-		cfg.ServerCPUs, formatCPUList(cfg.clientCPUList))
+	pin := "taskset -c " + formatCPUList(cfg.clientCPUList) + " "
+	if cfg.FirstRun {
+		pin = ""
+		fmt.Fprint(w, "- Servers and redis-benchmark unpinned, each with its own defaults (corekv picks its shard "+
+			"count and pinning itself), as a user trying corekv beside redis on this machine would run them.\n")
+	} else {
+		fmt.Fprintf(w, "- Servers pinned to CPUs `%s`, redis-benchmark to CPUs `%s` (taskset).\n",
+			cfg.ServerCPUs, formatCPUList(cfg.clientCPUList))
+	}
 	if cfg.MemoryOnly || cfg.GC || cfg.Expiry {
 		fmt.Fprint(w, "\nServers:\n\n```\n"+strings.Join(rep.ServerCommands, "\n")+"\n```\n\n")
 		return
@@ -327,8 +341,8 @@ func writeSetup(w io.Writer, rep *report) {
 	if cfg.ClientThreads > 1 {
 		threads = " --threads " + strconv.Itoa(cfg.ClientThreads)
 	}
-	fmt.Fprintf(w, "taskset -c %s redis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d -r KEYS -d SIZE -n N%s\n```\n\n",
-		formatCPUList(cfg.clientCPUList), cfg.Clients, threads)
+	fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d -r KEYS -d SIZE -n N%s\n```\n\n",
+		pin, cfg.Clients, threads)
 }
 
 func writeFailures(w io.Writer, results []*result) {
@@ -395,8 +409,8 @@ func printSummary(w io.Writer, rep *report) {
 		}
 		fmt.Fprintln(tw, "test\tP\tkeys\tvalue\tshards\tcorekv req/s\tredis req/s\tratio\tcorekv p99\tredis p99\tp99 ratio\t")
 		for _, c := range rep.Comparisons {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Cell.Test, c.Cell.Pipeline,
-				shortCount(c.Cell.Keyspace), c.Cell.Size, c.Shards, groupDigits(c.CorekvRPS), groupDigits(c.RedisRPS),
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Cell.Test, c.Cell.Pipeline,
+				shortCount(c.Cell.Keyspace), c.Cell.Size, shardsText(c.Shards), groupDigits(c.CorekvRPS), groupDigits(c.RedisRPS),
 				fmtRatio(c.RPSRatio), fmtMs(c.CorekvP99), fmtMs(c.RedisP99), fmtRatio(c.P99Ratio))
 		}
 		tw.Flush()
@@ -434,6 +448,14 @@ func printSummary(w io.Writer, rep *report) {
 	if rep.Incomplete != "" {
 		fmt.Fprintln(w, "INCOMPLETE:", firstLine(rep.Incomplete))
 	}
+}
+
+// shardsText is a comparison's shard count: "default" for corekv's own.
+func shardsText(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
 }
 
 func fmtRatio(r float64) string {

@@ -112,6 +112,9 @@ func cells(cfg *config) []cell {
 // targets lists redis, then corekv at each shard count. In --scaling mode corekv with k shards gets the
 // first k server CPUs, so the curve measures cores; otherwise every target gets all server CPUs.
 func targets(cfg *config) []target {
+	if cfg.FirstRun {
+		return firstRunTargets(cfg)
+	}
 	out := []target{{Server: "redis", CPUs: cfg.ServerCPUs}}
 	for _, k := range cfg.Shards {
 		cpus := cfg.ServerCPUs
@@ -196,6 +199,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	}
 	if cfg.Expiry && runErr == nil {
 		rep.Expiry, runErr = runExpiry(ctx, cfg, tl, work, stdout)
+	}
+	if cfg.FirstRun && runErr == nil && !cfg.OnlyRedis {
+		rep.Hop, runErr = runHop(ctx, cfg, tl, work, stdout)
 	}
 	rep.Duration = time.Since(start).Round(time.Second).String()
 	rep.Machine.LoadEnd = loadAvg()
@@ -312,11 +318,14 @@ func benchmarkArgv(cfg *config, tl *tools, srv *server, c cell) []string {
 	return argv
 }
 
-// clientArgv is redis-benchmark against srv, pinned to the client's CPUs,
-// with the client's threads and then args.
+// clientArgv is redis-benchmark against srv, pinned to the client's CPUs
+// (unpinned with --first-run), with the client's threads and then args.
 func clientArgv(cfg *config, tl *tools, srv *server, args ...string) []string {
-	argv := []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList), tl.RedisBenchmark,
-		"-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port)}
+	var argv []string
+	if !cfg.FirstRun {
+		argv = []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList)}
+	}
+	argv = append(argv, tl.RedisBenchmark, "-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port))
 	argv = append(argv, args...)
 	if cfg.ClientThreads > 1 {
 		argv = append(argv, "--threads", strconv.Itoa(cfg.ClientThreads))

@@ -55,13 +55,16 @@ func findTools() (*tools, error) {
 // target is one server configuration of the matrix.
 type target struct {
 	Server string `json:"server"` // "redis" or "corekv"
-	Shards int    `json:"shards"` // corekv only; 0 for redis
-	CPUs   string `json:"cpus"`
+	Shards int    `json:"shards"` // corekv only; 0 for redis, and for corekv's own default
+	CPUs   string `json:"cpus"`   // "" runs the server unpinned
 }
 
 func (t target) label() string {
-	if t.Server == "redis" {
+	switch {
+	case t.Server == "redis":
 		return "redis"
+	case t.Shards == 0:
+		return "corekv"
 	}
 	return fmt.Sprintf("corekv/%d", t.Shards)
 }
@@ -79,15 +82,22 @@ type server struct {
 func (s *server) addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port) }
 func (s *server) pid() int     { return s.cmd.Process.Pid }
 
-// serverArgv is the command line that starts t on port, pinned with taskset.
+// serverArgv is the command line that starts t on port, pinned with taskset
+// unless t has no CPUs; corekv without a shard count keeps its default.
 func serverArgv(tl *tools, t target, port int, onlyRedis bool) []string {
 	p := strconv.Itoa(port)
-	if t.Server == "redis" || onlyRedis {
-		return []string{tl.Taskset, "-c", t.CPUs, tl.RedisServer, "--port", p, "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--protected-mode", "no"}
+	var argv []string
+	if t.CPUs != "" {
+		argv = []string{tl.Taskset, "-c", t.CPUs}
 	}
-	argv := []string{tl.Taskset, "-c", t.CPUs, tl.Corekv, "--port", p, "--bind", "127.0.0.1",
-		"--shards", strconv.Itoa(t.Shards)}
+	if t.Server == "redis" || onlyRedis {
+		return append(argv, tl.RedisServer, "--port", p, "--bind", "127.0.0.1",
+			"--save", "", "--appendonly", "no", "--protected-mode", "no")
+	}
+	argv = append(argv, tl.Corekv, "--port", p, "--bind", "127.0.0.1")
+	if t.Shards > 0 {
+		argv = append(argv, "--shards", strconv.Itoa(t.Shards))
+	}
 	return append(argv, tl.CorekvArgs...)
 }
 

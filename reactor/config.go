@@ -24,6 +24,9 @@ type Config struct {
 	// after a turn that ran at least spinAfterCommands commands, before it
 	// sleeps; 0 sleeps at once. An idle core never spins.
 	SpinMicros int
+	// SpinContended keeps the core polling after busy turns while its
+	// thread is being preempted; by default it stops (see watchPreemption).
+	SpinContended bool
 	// Hz is how many times a second each core runs its timers (table upkeep,
 	// published statistics); CONFIG SET hz changes it, within 1 to 500.
 	Hz int

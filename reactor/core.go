@@ -65,7 +65,14 @@ type Core struct {
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
 	// spinAfterCommands.
 	spinUntil int64
-	stopped   bool // stopped reading; draining
+	// spinOffUntil (Unix ms) is when the core may poll after busy turns
+	// again, after its thread was found preempted; preempted is the count of
+	// its thread's involuntary context switches at the last look, at
+	// preemptedAt (Unix ms).
+	spinOffUntil int64
+	preempted    int64
+	preemptedAt  int64
+	stopped      bool // stopped reading; draining
 
 	// acceptPausedUntil (Unix ms) is when the listeners, unwatched after
 	// accept ran out of descriptors, are watched again; 0 while they are.
@@ -85,8 +92,14 @@ type coreStats struct {
 	netIn        uint64
 	netOut       uint64
 	ringSent     uint64 // batches sent to peers
+	ringCmdsSent uint64 // commands in them
 	ringRecv     uint64 // batches executed for peers
 	ringCmds     uint64 // commands executed for peers
+	wakeupsSent  uint64 // eventfd writes that woke a sleeping peer
+	wakeupsRecv  uint64 // eventfd reads: times this core was woken
+	sleeps       uint64 // epoll_waits that could block
+	spinPolls    uint64 // epoll_waits that polled, rather than slept, in a spin window
+	spinPauses   uint64 // times polling was switched off because the thread was preempted
 	expireNs     uint64 // time spent in active expiry
 	expireCapped uint64 // active expiry runs that stopped at their budget with keys due
 	conns        uint64 // accepted
@@ -106,12 +119,20 @@ type coreStats struct {
 // publishedStats are the core's counters as other goroutines (INFO) read
 // them, refreshed every timer tick.
 type publishedStats struct {
-	commands, netIn, netOut, ringSent, ringRecv, ringCmds, expired, conns, rejected atomic.Uint64
-	expireNs, expireCapped, stalePerc                                               atomic.Uint64 // stalePerc: float64 bits
-	hits, misses, arenaBytes, offHeapBytes                                          atomic.Uint64
-	slowTurns, longestTurnNs, statGen                                               atomic.Uint64
-	keys, expires, meanExpire                                                       []atomic.Int64
-	connected                                                                       atomic.Int64
+	commands, netIn, netOut, expired, conns, rejected atomic.Uint64
+	expireNs, expireCapped, stalePerc                 atomic.Uint64 // stalePerc: float64 bits
+	hits, misses, arenaBytes, offHeapBytes            atomic.Uint64
+	slowTurns, longestTurnNs, statGen                 atomic.Uint64
+	keys, expires, meanExpire                         []atomic.Int64
+	connected                                         atomic.Int64
+	hops                                              [hopCount]atomic.Uint64
+}
+
+// hops gathers the counters INFO reports as hopStats.
+func (s *coreStats) hops() hopStats {
+	return hopStats{hopBatchesSent: s.ringSent, hopCommandsSent: s.ringCmdsSent, hopBatchesReceived: s.ringRecv,
+		hopCommandsReceived: s.ringCmds, hopWakeupsSent: s.wakeupsSent, hopWakeupsReceived: s.wakeupsRecv,
+		hopSleeps: s.sleeps, hopSpinPolls: s.spinPolls, hopSpinPauses: s.spinPauses}
 }
 
 func newCore(srv *Server, id, cpu int) (*Core, error) {
@@ -157,10 +178,14 @@ func (c *Core) addListener(fd int) error {
 	return c.watch(fd, unix.EPOLLIN)
 }
 
-// wake makes the core leave epoll_wait if it sleeps there.
-func (c *Core) wake() {
-	if c.sleeping.Load() == 1 && c.sleeping.CompareAndSwap(1, 0) {
-		c.forceWake()
+// wakePeer makes core peer leave epoll_wait if it sleeps there. The flag
+// is cleared by whoever writes the eventfd, so a peer is woken once however
+// many batches reach it while it sleeps.
+func (c *Core) wakePeer(peer int) {
+	p := c.srv.cores[peer]
+	if p.sleeping.Load() == 1 && p.sleeping.CompareAndSwap(1, 0) {
+		p.forceWake()
+		c.stats.wakeupsSent++
 	}
 }
 
@@ -206,6 +231,41 @@ func (c *Core) run() {
 // costs the server less CPU per request than polling.
 const spinAfterCommands = 16
 
+// A core's thread that is preempted often shares its CPU with other
+// runnable threads: the client beside the server, other shards, other
+// processes. Every microsecond it polls is then one they wait, and they are
+// what sends the next requests; sleeping at once serves them sooner. So
+// once its thread was preempted preemptedPerSec times a second or more, a
+// core does not poll for spinPause: the look itself needs polling to be off
+// a while, since a core that sleeps between turns is seldom preempted.
+const (
+	preemptedPerSec = 50
+	spinPause       = 1000 // ms
+)
+
+// watchPreemption looks at how often the core's thread was preempted since
+// the last look, and pauses polling when that was often. It runs on the
+// core's own thread.
+func (c *Core) watchPreemption(now int64) {
+	var ru unix.Rusage
+	if c.srv.cfg.SpinContended || c.srv.cfg.SpinMicros == 0 || unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
+		return
+	}
+	n, ms := ru.Nivcsw-c.preempted, now-c.preemptedAt
+	c.preempted, c.preemptedAt = ru.Nivcsw, now
+	if preemptedOften(n, ms) && now >= c.spinOffUntil {
+		c.spinOffUntil = now + spinPause
+		c.spinUntil = 0
+		c.stats.spinPauses++
+	}
+}
+
+// preemptedOften reports whether n involuntary context switches in ms
+// milliseconds come to preemptedPerSec a second or more.
+func preemptedOften(n, ms int64) bool {
+	return ms > 0 && n*1000 >= preemptedPerSec*ms
+}
+
 // turn is one pass of the loop; maxWait caps the epoll timeout in ms (-1:
 // until the next timer).
 func (c *Core) turn(maxWait int) {
@@ -216,12 +276,15 @@ func (c *Core) turn(maxWait int) {
 	if timeout != 0 {
 		if c.spinUntil != 0 && time.Now().UnixNano() < c.spinUntil {
 			timeout = 0
+			c.stats.spinPolls++
 		} else {
 			c.spinUntil = 0
 			c.sleeping.Store(1)
 			if !c.inboundEmpty() || c.kill.Load() || c.srv.stopping.Load() != c.stopped {
 				c.sleeping.Store(0)
 				timeout = 0
+			} else {
+				c.stats.sleeps++
 			}
 		}
 	}
@@ -266,7 +329,7 @@ func (c *Core) turn(maxWait int) {
 	end := time.Now()
 	if busy {
 		c.lastBusy = now
-		if c.stats.commands-ran >= spinAfterCommands && c.srv.cfg.SpinMicros > 0 {
+		if c.stats.commands-ran >= spinAfterCommands && c.srv.cfg.SpinMicros > 0 && now >= c.spinOffUntil {
 			c.spinUntil = end.UnixNano() + int64(c.srv.cfg.SpinMicros)*1000
 		}
 	}
@@ -309,7 +372,9 @@ func (c *Core) event(ev *unix.EpollEvent) {
 	fd := ev.Fd
 	if int(fd) == c.evfd {
 		var buf [8]byte
-		unix.Read(c.evfd, buf[:])
+		if n, _ := rawRead(c.evfd, buf[:]); n == len(buf) {
+			c.stats.wakeupsRecv++
+		}
 		return
 	}
 	cn := c.conns[fd]
@@ -795,6 +860,7 @@ func (c *Core) closeAll() {
 // and published statistics. Active expiry runs at the end of every turn.
 func (c *Core) timers(now int64) {
 	c.nextTimer = now + int64(1000/c.srv.hz.Load())
+	c.watchPreemption(now)
 	for _, t := range c.shard.DBs {
 		t.Tick()
 	}
@@ -808,9 +874,9 @@ func (c *Core) publishStats() {
 	p.commands.Store(c.stats.commands)
 	p.netIn.Store(c.stats.netIn)
 	p.netOut.Store(c.stats.netOut)
-	p.ringSent.Store(c.stats.ringSent)
-	p.ringRecv.Store(c.stats.ringRecv)
-	p.ringCmds.Store(c.stats.ringCmds)
+	for i, v := range c.stats.hops() {
+		p.hops[i].Store(v)
+	}
 	var expired uint64
 	for _, t := range c.shard.DBs {
 		expired += t.Expired()

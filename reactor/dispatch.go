@@ -257,12 +257,12 @@ func (c *Core) newBatch() *router.Batch {
 // wakes the peer if it sleeps.
 func (c *Core) send(peer int, b *router.Batch) {
 	// Once pushed, b belongs to the peer: read nothing of it after Push.
-	request := !b.Done
+	if !b.Done {
+		c.stats.ringSent++
+		c.stats.ringCmdsSent += uint64(b.Len())
+	}
 	if len(c.overflow[peer]) == 0 && c.srv.mesh.To(c.id, peer).Push(b) {
-		if request {
-			c.stats.ringSent++
-		}
-		c.srv.cores[peer].wake()
+		c.wakePeer(peer)
 		return
 	}
 	c.overflow[peer] = append(c.overflow[peer], b)
@@ -280,7 +280,7 @@ func (c *Core) publish() {
 			i++
 		}
 		if i > 0 {
-			c.srv.cores[peer].wake()
+			c.wakePeer(peer)
 		}
 		m := copy(q, q[i:])
 		clear(q[m:])

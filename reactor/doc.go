@@ -1,6 +1,7 @@
 // Package reactor owns the cores: one goroutine per shard, locked to its OS
-// thread and pinned to one CPU, running an epoll loop over its own
-// SO_REUSEPORT listener, its connections and an eventfd for wakeups.
+// thread (and pinned to one CPU when Config.CPUs says so), running an epoll
+// loop over its own SO_REUSEPORT listener, its connections and an eventfd for
+// wakeups.
 //
 // A core reads requests into each connection's input buffer, parses them in
 // place, runs commands whose keys it owns, sends the others over the router's

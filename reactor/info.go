@@ -17,6 +17,7 @@ import (
 type statTotals struct {
 	commands, netIn, netOut, expired, conns, rejected, hits, misses, slowTurns uint64
 	expireNs, expireCapped                                                     uint64
+	hops                                                                       hopStats
 	cmds                                                                       []shardowner.CmdStats
 }
 
@@ -35,6 +36,9 @@ func (s *Server) totals() statTotals {
 		t.hits += p.hits.Load()
 		t.misses += p.misses.Load()
 		t.slowTurns += p.slowTurns.Load()
+		for i := range t.hops {
+			t.hops[i] += c.pub.hops[i].Load()
+		}
 	}
 	s.mu.Lock()
 	b := s.baseline
@@ -50,9 +54,35 @@ func (s *Server) totals() statTotals {
 	t.hits -= b.hits
 	t.misses -= b.misses
 	t.slowTurns -= b.slowTurns
+	for i := range t.hops {
+		t.hops[i] -= b.hops[i]
+	}
 	t.cmds = s.cmdTotals(b.cmds)
 	return t
 }
+
+// hopStats count where the time of commands that travel between shards
+// goes: batches and commands sent over the rings and executed for peers, the
+// eventfd wake-ups they cost, and how the cores waited for work. hopNames
+// names them in INFO: with a corekv_ prefix in the stats section, without it
+// per shard.
+type hopStats [hopCount]uint64
+
+const (
+	hopBatchesSent = iota
+	hopCommandsSent
+	hopBatchesReceived
+	hopCommandsReceived
+	hopWakeupsSent
+	hopWakeupsReceived
+	hopSleeps
+	hopSpinPolls
+	hopSpinPauses
+	hopCount
+)
+
+var hopNames = [hopCount]string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received",
+	"ring_commands_received", "wakeups_sent", "wakeups_received", "sleeps", "spin_polls", "spin_pauses"}
 
 // resetStats is CONFIG RESETSTAT: later INFO figures count from now.
 func (s *Server) resetStats() {
@@ -204,6 +234,11 @@ func (s *Server) infoText(want map[string]bool) string {
 		// the longest, so that stalls show without a profiler.
 		kv("slow_loop_turns", t.slowTurns)
 		kv("longest_loop_turn_usec", longest)
+		// Not in Redis either: what commands for other shards cost (see
+		// hopStats).
+		for i, v := range t.hops {
+			kv("corekv_"+hopNames[i], v)
+		}
 	}
 	if section("cpu") {
 		var ru syscall.Rusage
@@ -245,10 +280,12 @@ func (s *Server) infoText(want map[string]bool) string {
 			for db := range c.pub.keys {
 				keys += c.pub.keys[db].Load()
 			}
-			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,off_heap_bytes=%d,ops=%d,connected_clients=%d,"+
-				"ring_batches_sent=%d,ring_batches_received=%d,ring_commands_received=%d,slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n",
-				c.id, c.cpu, keys, c.pub.arenaBytes.Load(), c.pub.offHeapBytes.Load(), c.pub.commands.Load(), c.pub.connected.Load(),
-				c.pub.ringSent.Load(), c.pub.ringRecv.Load(), c.pub.ringCmds.Load(), c.pub.slowTurns.Load(), s.longestTurnUs(c))
+			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,off_heap_bytes=%d,ops=%d,connected_clients=%d,",
+				c.id, c.cpu, keys, c.pub.arenaBytes.Load(), c.pub.offHeapBytes.Load(), c.pub.commands.Load(), c.pub.connected.Load())
+			for i := range c.pub.hops {
+				fmt.Fprintf(&b, "%s=%d,", hopNames[i], c.pub.hops[i].Load())
+			}
+			fmt.Fprintf(&b, "slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n", c.pub.slowTurns.Load(), s.longestTurnUs(c))
 		}
 	}
 	return b.String()

@@ -166,3 +166,16 @@ func TestHomeHandlers(t *testing.T) {
 		}
 	}
 }
+
+func TestPreemptedOften(t *testing.T) {
+	for _, c := range []struct {
+		n, ms int64
+		want  bool
+	}{
+		{0, 100, false}, {4, 100, false}, {5, 100, true}, {50, 1000, true}, {49, 1000, false}, {3, 0, false},
+	} {
+		if got := preemptedOften(c.n, c.ms); got != c.want {
+			t.Errorf("%d switches in %d ms: %v", c.n, c.ms, got)
+		}
+	}
+}

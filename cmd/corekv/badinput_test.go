@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,17 +213,23 @@ func startServerWithConfig(t *testing.T, conf string, args ...string) *server {
 	return startServerArgs(t, nil, append([]string{conf}, args...))
 }
 
-// TestCPUAffinity proves the shard count follows the affinity mask, which
-// is what docker run --cpuset-cpus sets.
+// TestCPUAffinity proves the shard count and the pinning follow the affinity
+// mask, which is what docker run --cpuset-cpus sets: a mask of some of the
+// machine's CPUs gets a shard pinned to each, the whole of a small machine
+// one unpinned shard.
 func TestCPUAffinity(t *testing.T) {
 	taskset := needBinary(t, "taskset")
 	cpus, err := affinityCPUs()
 	if err != nil {
 		t.Fatal(err)
 	}
+	online := onlineCPUs(len(cpus))
 	cases := [][]int{{cpus[0]}}
 	if len(cpus) >= 2 {
 		cases = append(cases, []int{cpus[len(cpus)-1]}, cpus[:2])
+	}
+	if len(cpus) >= 3 {
+		cases = append(cases, cpus[:3])
 	}
 	for _, set := range cases {
 		var list []string
@@ -231,12 +238,18 @@ func TestCPUAffinity(t *testing.T) {
 		}
 		mask := strings.Join(list, ",")
 		t.Run("cpus="+mask, func(t *testing.T) {
-			srv := startServer(t, []string{taskset, "-c", mask})
-			if srv.shards != len(set) {
-				t.Fatalf("under taskset -c %s the server runs %d shards, want %d", mask, srv.shards, len(set))
+			shards, pinned := placement(0, "auto", set, online, len(set))
+			if len(set) < online && (shards != len(set) || len(pinned) != len(set)) {
+				t.Fatalf("a mask of %d of %d CPUs: %d shards pinned to %v, want one pinned on each", len(set), online,
+					shards, pinned)
 			}
-			if !strings.Contains(strings.ReplaceAll(srv.log.String(), `"`, ""), "cpus=["+strings.Join(list, " ")+"]") {
-				t.Fatalf("start-up line does not name the pinned CPUs %v:\n%s", set, srv.log.String())
+			srv := startServer(t, []string{taskset, "-c", mask})
+			if srv.shards != shards {
+				t.Fatalf("under taskset -c %s the server runs %d shards, want %d", mask, srv.shards, shards)
+			}
+			want := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(pinned)), " "), "[]")
+			if !strings.Contains(strings.ReplaceAll(srv.log.String(), `"`, ""), "cpus=["+want+"]") {
+				t.Fatalf("start-up line does not name the pinned CPUs [%s]:\n%s", want, srv.log.String())
 			}
 			srv.mustServe(t)
 		})

@@ -3,8 +3,9 @@
 //
 // Start-up reads an optional redis.conf-style file (the first argument), then
 // Redis-style flags (--port 6380 --bind 127.0.0.1 ::1), which override it;
-// works out which CPUs it may use; and hands a reactor.Config to the reactor,
-// which opens one listener per core and pins one thread per shard.
+// works out the shard count and which CPUs to pin them to, if any; and hands a
+// reactor.Config to the reactor, which opens one listener per core and locks
+// one thread per shard.
 package main
 
 import (
@@ -15,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,7 +49,8 @@ func run(args []string) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	// The CPU quota (cgroups) caps how many shards are worth running; the
-	// affinity mask (taskset, docker --cpuset-cpus) says which CPUs to pin.
+	// affinity mask (taskset, docker --cpuset-cpus) says which CPUs they may
+	// use.
 	maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
 	quota := runtime.GOMAXPROCS(0)
 	cpus, err := affinityCPUs()
@@ -55,12 +59,7 @@ func run(args []string) int {
 		return 1
 	}
 	cfg := opts.cfg
-	cfg.Shards = shardCount(opts.shards, len(cpus), quota)
-	cfg.CPUs = cpus
-	if cfg.Shards > len(cpus) {
-		// More shards than CPUs: pinning would stack threads anyway.
-		cfg.CPUs = nil
-	}
+	cfg.Shards, cfg.CPUs = placement(opts.shards, opts.pin, cpus, onlineCPUs(len(cpus)), quota)
 	// The runtime (GC, timers, signal handling) needs a P besides the N
 	// locked shard threads, or it waits behind busy loops.
 	if runtime.GOMAXPROCS(0) < cfg.Shards+1 {
@@ -100,18 +99,62 @@ func run(args []string) int {
 	return 0
 }
 
-// shardCount is --shards when given, else one shard per allowed CPU, capped
-// by the CPU quota.
-func shardCount(flag, cpus, quota int) int {
-	if flag > 0 {
-		return flag
+// smallMachine is the most CPUs a whole machine may have for corekv to run
+// one shard there by default. On such a machine the client, and whatever
+// else runs, shares the shards' CPUs: a command for another shard then waits
+// for that shard's thread to be woken and scheduled beside them, which costs
+// more than a second shard gains.
+const smallMachine = 2
+
+// placement decides the shard count and the CPUs the shards are pinned to
+// (shard i on cpus[i]; none: the scheduler places the threads), from
+// --shards and --pin (0 and "auto" when not given), the affinity mask, the
+// number of CPUs online and the CPU quota.
+//
+// By default there is one shard per CPU of the mask, capped by the quota,
+// but only one on a whole machine of smallMachine CPUs or fewer. The shards
+// are pinned when the mask leaves out some CPUs: whoever set it (taskset,
+// docker --cpuset-cpus) gave corekv those CPUs. On a whole machine they are
+// not, since they share it with the client and everything else: a pinned
+// thread cannot move off a CPU another process is busy on.
+func placement(shards int, pin string, mask []int, online, quota int) (int, []int) {
+	whole := len(mask) >= online && (quota <= 0 || quota >= len(mask))
+	if shards <= 0 {
+		shards = len(mask)
+		if quota > 0 && quota < shards {
+			shards = quota
+		}
+		if whole && shards <= smallMachine {
+			shards = 1
+		}
+		shards = max(shards, 1)
 	}
-	n := cpus
-	if quota > 0 && quota < n {
-		n = quota
+	// More shards than CPUs: pinning would stack threads.
+	if shards > len(mask) || pin == "no" || pin == "auto" && len(mask) >= online {
+		return shards, nil
 	}
-	if n < 1 {
-		n = 1
+	return shards, mask[:shards]
+}
+
+// onlineCPUs is the number of CPUs the machine has online, or fallback when
+// it cannot be read.
+func onlineCPUs(fallback int) int {
+	data, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return fallback
+	}
+	n := 0
+	for _, r := range strings.Split(strings.TrimSpace(string(data)), ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || b < a {
+			return fallback
+		}
+		n += b - a + 1
 	}
 	return n
 }

@@ -18,7 +18,10 @@ Options (also accepted as "name value" lines in the config file):
   --requirepass PASSWORD         require AUTH with this password
   --maxclients N                 most connected clients (default 10000)
   --databases N                  number of databases (default 16)
-  --shards N                     shard threads (default: CPUs in the affinity mask, capped by the CPU quota)
+  --shards N                     shard threads (default: CPUs in the affinity mask, capped by the CPU quota;
+                                 1 on a whole machine of 2 CPUs or fewer)
+  --pin auto|yes|no              pin shard i to the i-th CPU of the affinity mask (default auto: when the
+                                 mask leaves out some of the machine's CPUs)
   --loglevel LEVEL               debug, verbose, notice, warning or nothing (default notice)
   --client-output-buffer-limit "normal HARD SOFT SECONDS"
                                  close a client whose unread output passes HARD (0: no limit)
@@ -26,6 +29,7 @@ Options (also accepted as "name value" lines in the config file):
   --hz N                         timer runs per second per shard (default 10; 1 to 500)
   --active-expire-effort N       1 to 10: CPU active expiry may use while expired keys pile up (default 1)
   --spin USEC                    how long a shard polls after a turn of 16+ commands (default 20; 0: never)
+  --spin-contended no|yes        poll also while the shard's thread is being preempted (default no)
   --enable-debug-command no|yes|local
                                  allow DEBUG (default no; local: from 127.0.0.1 and ::1 only)
   --slowlog-log-slower-than USEC
@@ -39,6 +43,7 @@ Options (also accepted as "name value" lines in the config file):
 type options struct {
 	cfg     reactor.Config
 	shards  int
+	pin     string
 	pprof   string
 	help    bool
 	version bool
@@ -48,7 +53,7 @@ type options struct {
 // file first, then "--name value..." groups that are applied after the
 // file's lines, so they win.
 func parseArgs(args []string) (options, error) {
-	o := options{cfg: reactor.Defaults()}
+	o := options{cfg: reactor.Defaults(), pin: "auto"}
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		o.help = true
 		return o, nil
@@ -191,6 +196,16 @@ func (o *options) apply(name string, vals []string) error {
 		}
 	case "shards":
 		o.shards, err = num()
+	case "pin":
+		var v string
+		if v, err = one(); err == nil {
+			switch v = strings.ToLower(v); v {
+			case "auto", "yes", "no":
+				o.pin = v
+			default:
+				err = fmt.Errorf("pin: argument must be one of the following: auto, yes, no")
+			}
+		}
 	case "loglevel":
 		o.cfg.LogLevel, err = one()
 	case "hz":
@@ -204,6 +219,16 @@ func (o *options) apply(name string, vals []string) error {
 		o.cfg.SpinMicros, err = num()
 		if err == nil && o.cfg.SpinMicros < 0 {
 			err = fmt.Errorf("spin must be 0 or more microseconds")
+		}
+	case "spin-contended":
+		var v string
+		if v, err = one(); err == nil {
+			switch v = strings.ToLower(v); v {
+			case "yes", "no":
+				o.cfg.SpinContended = v == "yes"
+			default:
+				err = fmt.Errorf("spin-contended: argument must be 'yes' or 'no'")
+			}
 		}
 	case "slowlog-log-slower-than", "slowlog-max-len":
 		var v string
