@@ -81,7 +81,7 @@ func (f *txnFlags) apply(cfg *config, set map[string]bool) error {
 	if !set["shards"] && !cfg.OnlyRedis {
 		cfg.Shards = []int{1, 2}
 	}
-	if !set["keyspaces"] {
+	if !set["keyspaces"] && !cfg.Smoke {
 		cfg.Keyspaces = []int{100000}
 	}
 	if !set["sizes"] {
