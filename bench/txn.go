@@ -552,7 +552,8 @@ func writeTxn(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "Each connection writes a batch of `depth` transactions `MULTI; INCR k1; INCR k2; EXEC` and "+
 		"reads their replies, checking every one (+OK, +QUEUED, +QUEUED, an array of two integers); N = %d at "+
 		"depth 1, %d at depth 16. *random*: `txn:<a>` and `txn:<b>`, two different numbers below %d; *tag*: "+
-		"`{t<a>}a` and `{t<a>}b`, always one shard. Latency is a batch's, from its write to its last reply. "+
+		"`{t<a>}a` and `{t<a>}b`, always one shard, but the connection's own only 1 time in k of k shards (the others "+
+		"lock their keys there). Latency is a batch's, from its write to its last reply. "+
 		"*across shards* is the expected share of requests whose keys live on different shards: the key to shard "+
 		"hash is seeded per process and corekv does not show it, so the share is that of a uniform hash (two random "+
 		"keys on 2 shards: half; ten: all but 1/512). Per-core figures are req/s (MULTI/EXEC: transactions/s) "+

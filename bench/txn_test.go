@@ -161,7 +161,8 @@ func TestTxnSmoke(t *testing.T) {
 			len(rep.TxnComparisons), len(rep.Comparisons), log)
 	}
 	for _, r := range rep.Txn {
-		if r.Median.Runs != 1 || r.Median.RPS <= 0 || r.Median.P99Ms <= 0 || r.Median.ServerCPU <= 0 {
+		// Server CPU is not checked: a smoke run is short enough to take no 10 ms tick on a busy host.
+		if r.Median.Runs != 1 || r.Median.RPS <= 0 || r.Median.P99Ms <= 0 || r.Median.P999Ms < r.Median.P99Ms {
 			t.Errorf("%s %s: %+v %+v", r.Target.label(), r.Cell, r.Median, r.Samples)
 		}
 	}
