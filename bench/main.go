@@ -7,6 +7,7 @@
 //	go run ./bench --gc       # GC mark time, bytes/key and GET p99.9 at 100k and 10M keys
 //	go run ./bench --expiry   # keys with a TTL: how fast they leave, memory and CPU per expired key
 //	go run ./bench --first-run # defaults on both sides, nothing pinned, as a new user tries it; a hop's cost
+//	go run ./bench --txn      # MSET and MULTI/EXEC across shards and within one, per server core
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -60,6 +61,8 @@ type config struct {
 	ExpiryRest    time.Duration `json:"expiry_rest_ns,omitempty"`
 	FirstRun      bool          `json:"first_run"`
 	HopGets       int           `json:"hop_gets,omitempty"`
+	Txn           bool          `json:"txn"`
+	TxnRequests   int           `json:"txn_requests,omitempty"`
 	Out           string        `json:"-"`
 	TempOut       bool          `json:"-"`
 	Timeout       time.Duration `json:"timeout_ns"`
@@ -76,6 +79,9 @@ type config struct {
 var hiddenFlags = map[string]bool{"corekv-bin": true, "memory-keys": true, "max-requests": true, "csv": true}
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == txnClientArg {
+		os.Exit(txnClientMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -133,6 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		corekvArgs   = fs.String("corekv-args", "", "options added to corekv's command line, e.g. \"--spin 0\"")
 		onlyRedis    = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
 	)
+	txn := addTxnFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
@@ -337,6 +344,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if cfg.Out == "" && (cfg.Quick || cfg.Smoke) {
 		cfg.TempOut = true
+	}
+	if err := txn.apply(cfg, set); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }

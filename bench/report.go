@@ -30,6 +30,8 @@ type report struct {
 	GC             []gcResult     `json:"gc,omitempty"`
 	Expiry         []expiryResult `json:"expiry,omitempty"`
 	Hop            *hopResult     `json:"hop,omitempty"`
+	Txn            []*result      `json:"txn,omitempty"`             // MULTI/EXEC runs of --txn; req/s are transactions/s
+	TxnComparisons []comparison   `json:"txn_comparisons,omitempty"` // of those
 }
 
 type machine struct {
@@ -122,7 +124,7 @@ func firstOutputLine(ctx context.Context, name string, args ...string) string {
 }
 
 // reportBase is the file name, without extension, of rep's report:
-// <date>-<host>, with -gc, -memory or -scaling for the other modes, which
+// <date>-<host>, with -gc, -expiry, -txn, -memory or -scaling for the other modes, which
 // write beside, not over, a full report of the same day.
 func reportBase(rep *report) string {
 	base := rep.Started.Format("2006-01-02") + "-" + fileSafe(rep.Machine.Host)
@@ -133,6 +135,8 @@ func reportBase(rep *report) string {
 		base += "-expiry"
 	case rep.Config.FirstRun:
 		base += "-first-run"
+	case rep.Config.Txn:
+		base += "-txn"
 	case rep.Config.MemoryOnly:
 		base += "-memory"
 	case rep.Config.Scaling:
@@ -280,6 +284,9 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 	if rep.Hop != nil {
 		writeHop(w, rep)
 	}
+	if cfg.Txn {
+		writeTxn(w, rep)
+	}
 
 	if len(charts) > 0 {
 		fmt.Fprint(w, "## Charts\n\n")
@@ -425,6 +432,9 @@ func printSummary(w io.Writer, rep *report) {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t\n", m.Target.label(), m.Size, m.Keys, m.BytesPerKey)
 		}
 		tw.Flush()
+	}
+	if rep.Config.Txn {
+		printTxn(w, rep)
 	}
 	if len(rep.GC) > 0 {
 		fmt.Fprint(tw, "keys\tserver\tbytes/key\tload turn ms\tGC load\tmark clock ms\tmark cpu ms\theap MB\tGC get\tslow turns\tlongest ms\tGET req/s\tGET p99.9 ms\tlight req/s\tlight p99.9 ms\t\n")

@@ -187,7 +187,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	}
 
 	var runErr error
-	if !cfg.MemoryOnly && !cfg.GC && !cfg.Expiry {
+	if !cfg.MemoryOnly && !cfg.GC && !cfg.Expiry && !cfg.Txn {
 		rep.Results, runErr = runMatrix(ctx, cfg, tl, rep.Targets, work, stdout)
 		rep.Comparisons = compare(rep.Results)
 	}
@@ -202,6 +202,10 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	}
 	if cfg.FirstRun && runErr == nil && !cfg.OnlyRedis {
 		rep.Hop, runErr = runHop(ctx, cfg, tl, work, stdout)
+	}
+	if cfg.Txn && runErr == nil {
+		rep.Results, rep.Txn, runErr = runTxn(ctx, cfg, tl, rep.Targets, work, stdout)
+		rep.Comparisons, rep.TxnComparisons = compare(rep.Results), compare(rep.Txn)
 	}
 	rep.Duration = time.Since(start).Round(time.Second).String()
 	rep.Machine.LoadEnd = loadAvg()
@@ -459,6 +463,14 @@ func countFailed(rep *report) (failed, all int) {
 		all++
 		if m.Error != "" {
 			failed++
+		}
+	}
+	for _, r := range rep.Txn {
+		for _, s := range r.Samples {
+			all++
+			if s.Error != "" {
+				failed++
+			}
 		}
 	}
 	for _, e := range rep.Expiry {
