@@ -104,7 +104,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 			cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
 			return
 		}
-		idx := cmd.KeyIndexes(nil, len(args))
+		idx := cmd.KeyIndexes(nil, args)
 		w := cn.begin()
 		w.Array(len(idx))
 		for _, i := range idx {

@@ -48,6 +48,7 @@ type Core struct {
 	group        router.Group
 	clock        int64  // router.Now() where parse's next command, or group, starts
 	sink         uint64 // where touchKeys' loads go, so they are not optimised away
+	keyPos       []int  // scratch for a command's key positions
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
 	// a producer that finds it set clears it and writes the eventfd.

@@ -83,9 +83,10 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		return
 	}
 	shard := router.ShardOf(argv[cmd.FirstKey], n)
-	if n > 1 && cmd.LastKey != cmd.FirstKey {
-		last := cmd.LastKeyIndex(len(argv))
-		for i := cmd.FirstKey + cmd.Step; i <= last; i += cmd.Step {
+	if n > 1 && cmd.MultiKey() {
+		c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+		shard = router.ShardOf(argv[c.keyPos[0]], n)
+		for _, i := range c.keyPos[1:] {
 			if router.ShardOf(argv[i], n) != shard {
 				if cmd.Split == router.SplitNone {
 					break
@@ -115,9 +116,9 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 	case cmd.Route != router.RouteKey || cmd.Split == router.SplitNone || !cmd.HasKeys(len(argv)):
 		return false
 	}
-	shard := router.ShardOf(argv[cmd.FirstKey], n)
-	last := cmd.LastKeyIndex(len(argv))
-	for i := cmd.FirstKey + cmd.Step; i <= last; i += cmd.Step {
+	c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+	shard := router.ShardOf(argv[c.keyPos[0]], n)
+	for _, i := range c.keyPos[1:] {
 		if router.ShardOf(argv[i], n) != shard {
 			return true
 		}

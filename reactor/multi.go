@@ -295,8 +295,8 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 				e.LockShard(c.id)
 				return
 			}
-			last := cmd.LastKeyIndex(len(argv))
-			for k := cmd.FirstKey; k <= last; k += cmd.Step {
+			c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+			for _, k := range c.keyPos {
 				e.LockKey(router.ShardOf(argv[k], n), db, argv[k])
 			}
 			if to, key, ok := otherDB(cmd, argv, c.srv.cfg.Databases); ok {
@@ -414,10 +414,10 @@ func (e *execTxn) step() {
 				e.submit(i, c.id, cmd, argv)
 				return
 			}
-			shard := router.ShardOf(argv[cmd.FirstKey], n)
+			c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+			shard := router.ShardOf(argv[c.keyPos[0]], n)
 			if cmd.Split != router.SplitNone {
-				last := cmd.LastKeyIndex(len(argv))
-				for k := cmd.FirstKey + cmd.Step; k <= last; k += cmd.Step {
+				for _, k := range c.keyPos[1:] {
 					if router.ShardOf(argv[k], n) != shard {
 						e.split(i, cmd, argv)
 						return

@@ -114,6 +114,10 @@ type Command struct {
 	FirstKey int // position of the first key, 0 if none
 	LastKey  int // position of the last key; negative counts from the end
 	Step     int // distance between keys
+	// NumKeys is the position of a key count whose keys follow it
+	// (SINTERCARD, ZUNION, LMPOP…); FirstKey…LastKey then name the keys
+	// before the count (a destination) and the first counted one.
+	NumKeys int
 	Route    Route
 	Split    Split
 	Combine  Combine

@@ -95,6 +95,7 @@ var commands = []Command{
 	{Name: "scard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SCard, Group: "set", Summary: "Returns the number of members in a set."},
 	{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SDiff, Group: "set", Summary: "Returns the difference of multiple sets."},
 	{Name: "sdiffstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SDiffStore, Group: "set", Summary: "Stores the difference of multiple sets in a key."},
+	{Name: "sintercard", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Split: SplitGather, Run: so.SInterCard, Group: "set", Summary: "Returns the number of members of the intersect of multiple sets."},
 	{Name: "sinter", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SInter, Group: "set", Summary: "Returns the intersect of multiple sets."},
 	{Name: "sinterstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SInterStore, Group: "set", Summary: "Stores the intersect of multiple sets in a key."},
 	{Name: "sismember", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SIsMember, Group: "set", Summary: "Determines whether a member belongs to a set."},

@@ -84,7 +84,7 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 			b.LockShard(sh)
 		}
 	} else {
-		b.keyPos = cmd.KeyIndexes(b.keyPos[:0], len(argv))
+		b.keyPos = cmd.KeyIndexes(b.keyPos[:0], argv)
 		for _, k := range b.keyPos {
 			b.LockKey(ShardOf(argv[k], n), db, argv[k])
 		}
@@ -170,7 +170,7 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 		start = end
 	}
 	n := ex.Shards()
-	p.keyPos = cmd.KeyIndexes(p.keyPos[:0], len(argv))
+	p.keyPos = cmd.KeyIndexes(p.keyPos[:0], argv)
 	p.keyShard = p.keyShard[:0]
 	for _, k := range p.keyPos {
 		p.keyShard = append(p.keyShard, ShardOf(p.argv[k], n))

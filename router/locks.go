@@ -45,6 +45,7 @@ type Waiter struct {
 	argEnd []int
 	argv   [][]byte
 	ids    []uint64
+	pos    []int // scratch for the positions of the keys
 	all    bool
 	kind   waitKind
 }
@@ -148,8 +149,8 @@ func (w *Waiter) fill(cmd *Command, db int, argv [][]byte) {
 	case cmd.Route != RouteKey || !cmd.HasKeys(len(argv)):
 		w.all = true
 	default:
-		last := cmd.LastKeyIndex(len(argv))
-		for i := cmd.FirstKey; i <= last; i += cmd.Step {
+		w.pos = cmd.KeyIndexes(w.pos[:0], argv)
+		for _, i := range w.pos {
 			w.ids = append(w.ids, lockID(db, argv[i]))
 		}
 	}

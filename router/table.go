@@ -115,14 +115,33 @@ func (c *Command) LastKeyIndex(argc int) int {
 	return last
 }
 
-// KeyIndexes appends the positions of argv's keys to dst.
-func (c *Command) KeyIndexes(dst []int, argc int) []int {
+// MultiKey reports whether c may name more than one key.
+func (c *Command) MultiKey() bool { return c.LastKey != c.FirstKey || c.NumKeys > 0 }
+
+// KeyIndexes appends the positions of argv's keys to dst: FirstKey to
+// LastKey by Step and, for a command with a key count (NumKeys), the keys
+// the count names after it. A count that is not a number of keys present
+// names none: the command then runs on its first key's shard, which
+// answers the error.
+func (c *Command) KeyIndexes(dst []int, argv [][]byte) []int {
+	argc := len(argv)
 	if !c.HasKeys(argc) {
 		return dst
 	}
+	start := len(dst)
 	last := c.LastKeyIndex(argc)
-	for i := c.FirstKey; i <= last; i += c.Step {
+	for i := c.FirstKey; i <= last && (c.NumKeys == 0 || i < c.NumKeys); i += c.Step {
 		dst = append(dst, i)
+	}
+	if c.NumKeys == 0 || c.NumKeys >= argc {
+		return dst
+	}
+	if n, ok := resp.ParseInt(argv[c.NumKeys]); ok && n > 0 && n < int64(argc-c.NumKeys) {
+		for i := c.NumKeys + 1; i <= c.NumKeys+int(n); i++ {
+			dst = append(dst, i)
+		}
+	} else if len(dst) == start {
+		dst = append(dst, c.FirstKey)
 	}
 	return dst
 }

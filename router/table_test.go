@@ -152,7 +152,7 @@ func TestCommandTableRows(t *testing.T) {
 			t.Errorf("%s: routed by key but has no key position", c.Name)
 		}
 		// A command whose keys may span shards needs a rule for splitting.
-		spans := c.FirstKey > 0 && c.LastKey != c.FirstKey
+		spans := c.FirstKey > 0 && c.MultiKey()
 		if spans && c.Split == SplitNone && c.Home == HomeNone {
 			t.Errorf("%s: keys may span shards but Split is SplitNone", c.Name)
 		}
@@ -194,6 +194,14 @@ func TestKeyIndexes(t *testing.T) {
 		{"dbsize", nil},
 		{"scan 0 match *", nil},
 		{"corekv.restore k blob nx", []int{1}},
+		// A key count names the keys after it; a bad count names none but
+		// the first position, whose shard answers the error.
+		{"sintercard 2 a b", []int{2, 3}},
+		{"sintercard 2 a b limit 1", []int{2, 3}},
+		{"sintercard 1 a b c", []int{2}},
+		{"sintercard 3 a b", []int{2}},
+		{"sintercard 0 a", []int{2}},
+		{"sintercard x a", []int{2}},
 	}
 	for _, tt := range tests {
 		argv := strings.Fields(tt.args)
@@ -201,7 +209,11 @@ func TestKeyIndexes(t *testing.T) {
 		if c == nil {
 			t.Fatalf("no command %q", argv[0])
 		}
-		got := c.KeyIndexes(nil, len(argv))
+		bargv := make([][]byte, len(argv))
+		for i, a := range argv {
+			bargv[i] = []byte(a)
+		}
+		got := c.KeyIndexes(nil, bargv)
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%q: KeyIndexes = %v, want %v", tt.args, got, tt.want)
 		}
@@ -213,13 +225,15 @@ func TestKeyIndexes(t *testing.T) {
 
 func TestKeyIndexesAppends(t *testing.T) {
 	dst := []int{-1}
-	got := LookupString("del").KeyIndexes(dst, 3)
+	got := LookupString("del").KeyIndexes(dst, words("del a b"))
 	if !slices.Equal(got, []int{-1, 1, 2}) {
 		t.Errorf("KeyIndexes onto [-1] = %v, want [-1 1 2]", got)
 	}
 	buf := make([]int, 0, 8)
+	mset, sintercard := words("mset a 1 b 2 c 3"), words("sintercard 3 a b c limit 1")
 	allocs := testing.AllocsPerRun(100, func() {
-		buf = LookupString("mset").KeyIndexes(buf[:0], 7)
+		buf = LookupString("mset").KeyIndexes(buf[:0], mset)
+		buf = LookupString("sintercard").KeyIndexes(buf[:0], sintercard)
 	})
 	if allocs != 0 {
 		t.Errorf("KeyIndexes into a buffer with room allocates %.1f times", allocs)
@@ -310,7 +324,7 @@ func TestRedisArity(t *testing.T) {
 		"hdel": -3, "hexists": 3, "hget": 3, "hgetall": 2, "hincrby": 4, "hincrbyfloat": 4, "hkeys": 2, "hlen": 2,
 		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
 		"sadd": -3, "srem": -3, "scard": 2, "sismember": 3, "smismember": -3, "smembers": 2, "srandmember": -2, "spop": -2,
-		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
+		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sintercard": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

@@ -31,7 +31,7 @@ var handlers = map[string]Handler{
 	"hincrby": HIncrBy, "hincrbyfloat": HIncrByFloat, "hrandfield": HRandField, "hscan": HScan,
 	"sadd": SAdd, "srem": SRem, "scard": SCard, "sismember": SIsMember, "smismember": SMIsMember,
 	"smembers": SMembers, "srandmember": SRandMember, "spop": SPop, "smove": SMove, "sinter": SInter,
-	"sunion": SUnion, "sdiff": SDiff, "sinterstore": SInterStore, "sunionstore": SUnionStore,
+	"sunion": SUnion, "sdiff": SDiff, "sinterstore": SInterStore, "sunionstore": SUnionStore, "sintercard": SInterCard,
 	"sdiffstore": SDiffStore, "sscan": SScan,
 }
 

@@ -636,6 +636,60 @@ const (
 	setDiff
 )
 
+// SInterCard: SINTERCARD numkeys key [key ...] [LIMIT limit]. The size of
+// the intersection, counting stops at limit (0: no limit).
+func SInterCard(c *Ctx, argv [][]byte) {
+	n, ok := resp.ParseInt(argv[1])
+	if !ok || n < 1 {
+		c.W.Err("ERR numkeys should be greater than 0")
+		return
+	}
+	if n > int64(len(argv)-2) {
+		c.W.Err("ERR Number of keys can't be greater than number of args")
+		return
+	}
+	keys := argv[2 : 2+n]
+	var limit int64
+	for i := 2 + int(n); i < len(argv); i++ {
+		if !resp.EqualFold(argv[i], "limit") || i+1 == len(argv) {
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+		i++
+		if limit, ok = resp.ParseInt(argv[i]); !ok || limit < 0 {
+			c.W.Err("ERR LIMIT can't be negative")
+			return
+		}
+	}
+	// Every key is type-checked first, as in Redis; a missing one makes
+	// the intersection empty.
+	sets := make([]Value, len(keys))
+	empty := false
+	for i, k := range keys {
+		s, found, ok := getKind(c, k, KindSet)
+		if !ok {
+			return
+		}
+		empty = empty || !found
+		sets[i] = s
+	}
+	if empty {
+		c.W.Int(0)
+		return
+	}
+	var count int64
+	eachMember(sets[0], func(m []byte) bool {
+		for _, s := range sets[1:] {
+			if !setHas(s, m) {
+				return true
+			}
+		}
+		count++
+		return limit == 0 || count < limit
+	})
+	c.W.Int(count)
+}
+
 // SInter: SINTER key [key ...].
 func SInter(c *Ctx, argv [][]byte) { setAlgebra(c, setInter, nil, argv[1:]) }
 

@@ -106,6 +106,12 @@ func compatHashScripts() []compatScript {
 		{name: "set-algebra", cmds: []compatCmd{
 			s("CONFIG SET set-max-intset-entries 512"),
 			s("SADD {t}a 1 2 3 x"), s("SADD {t}b 2 3 4"), s("SADD {t}n 2 3"),
+			s("SINTERCARD 2 {t}a {t}b"), s("SINTERCARD 2 {t}a {t}b LIMIT 1"), s("SINTERCARD 2 {t}a {t}b LIMIT 0"),
+			s("SINTERCARD 1 {t}a"), s("SINTERCARD 2 {t}a {t}none"), s("SINTERCARD 3 {t}a {t}b"), s("SINTERCARD 0 {t}a"),
+			s("SINTERCARD x {t}a"), s("SINTERCARD 1 {t}a LIMIT -1"), s("SINTERCARD 1 {t}a LIMIT x"), s("SINTERCARD 1 {t}a LIMIT"),
+			s("SINTERCARD 1 {t}a FOO 1"), s("SINTERCARD 2 a b"), s("SADD a 2 3"), s("SADD b 3 4"), s("SINTERCARD 2 a {t}a"),
+			s("SINTERCARD 3 a b {t}a"), s("SET {t}str x"), s("SINTERCARD 2 {t}none {t}str"), s("SINTERCARD 2 {t}str {t}none"),
+			s("COMMAND GETKEYS SINTERCARD 2 a b LIMIT 1"),
 			u("SINTER {t}a {t}b"), u("SUNION {t}a {t}b"), u("SDIFF {t}a {t}b"), u("SDIFF {t}b {t}a {t}none"),
 			s("SINTER {t}a {t}none"), s("SUNION {t}none"), s("SINTERSTORE {t}d {t}a {t}b"), s("OBJECT ENCODING {t}d"),
 			s("SUNIONSTORE {t}d {t}a {t}b"), s("OBJECT ENCODING {t}d"), s("PEXPIRE {t}d 100000"), s("SDIFFSTORE {t}d {t}a {t}b"),

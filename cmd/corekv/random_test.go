@@ -1107,6 +1107,17 @@ func diffCommandTable() []diffCommand {
 		}, true},
 		{10, func(g *diffGen) *diffStep { return diffS("SMOVE", g.tagKey(), g.tagKey(), g.member()) }, true},
 		{5, func(g *diffGen) *diffStep { return diffS("SMOVE", g.setKey(), g.setKey(), g.member()) }, true},
+		{6, func(g *diffGen) *diffStep {
+			keys := make([]string, 1+g.r.Intn(3))
+			for i := range keys {
+				keys[i] = g.setKey()
+			}
+			args := diffJ([]string{"SINTERCARD", strconv.Itoa(len(keys))}, keys)
+			if g.chance(2) {
+				args = append(args, "LIMIT", g.pick("0", "1", "2", "-1", "x"))
+			}
+			return diffS(args...)
+		}, true},
 		{15, func(g *diffGen) *diffStep {
 			keys := make([]string, 1+g.r.Intn(3))
 			key := g.tagKey
