@@ -117,7 +117,7 @@ type Command struct {
 	// NumKeys is the position of a key count whose keys follow it
 	// (SINTERCARD, ZUNION, LMPOP…); FirstKey…LastKey then name the keys
 	// before the count (a destination) and the first counted one.
-	NumKeys int
+	NumKeys  int
 	Route    Route
 	Split    Split
 	Combine  Combine
