@@ -176,8 +176,8 @@ func getOutputLimit(s *Server) string {
 }
 
 // setOutputLimit takes "<class> <hard> <soft> <seconds>" groups, refusing
-// them all if one is bad. Every class's values are kept for CONFIG GET, but
-// only the normal class's hard limit applies in corekv. Like Redis it splits
+// them all if one is bad. Every class's values are kept for CONFIG GET; the
+// normal class's hard limit and the pubsub class apply in corekv. Like Redis it splits
 // the value at each single space, so an empty field (from two spaces in a
 // row, or one at an end) counts, and reads as 0.
 func setOutputLimit(s *Server, v string) (func(), string) {
@@ -223,8 +223,11 @@ func setOutputLimit(s *Server, v string) (func(), string) {
 		s.mu.Lock()
 		for _, g := range groups {
 			s.outLimits[g.class] = g.limits
-			if g.class == 0 {
+			switch g.class {
+			case 0:
 				s.outHard.Store(g.limits[0])
+			case 2:
+				s.ps.setLimits(g.limits)
 			}
 		}
 		s.mu.Unlock()

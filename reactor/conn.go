@@ -82,6 +82,8 @@ type Conn struct {
 	capture  bool
 	captured []byte
 
+	subs *connSubs // Pub/Sub subscriptions (pubsub.go), nil before the first
+
 	db        int
 	proto     int
 	authed    bool
@@ -118,6 +120,7 @@ type clientInfo struct {
 	killed   atomic.Bool
 	flagsNoE atomic.Bool
 	flagsNoT atomic.Bool
+	subs     [subKinds]atomic.Int32 // channels, patterns, shard channels
 	core     int
 }
 

@@ -42,6 +42,7 @@ type Core struct {
 	free         []*router.Batch
 	slots        []*router.Slot
 	ctx          shardowner.Ctx
+	ps           hub // subscriptions of this core's connections (pubsub.go)
 	w            resp.Writer
 	ahead        [parseAhead]parsed
 	clock        int64  // router.Now() when the last command that parse ran ended
@@ -128,6 +129,8 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		outReplies: make([]*router.Batch, srv.cfg.Shards),
 	}
 	c.shard.Slowlog = srv.slowlog
+	c.ps.init(c)
+	c.shard.Hub = &c.ps
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.meanExpire = make([]atomic.Int64, srv.cfg.Databases)
@@ -691,7 +694,7 @@ func (c *Core) flushAll() {
 			continue
 		}
 		owed := int64(cn.owed())
-		if cap := c.srv.outputLimit(); cap > 0 && owed > cap {
+		if c.overLimit(cn, owed) {
 			c.log.Warn("closing client that exceeded its output buffer limit", "id", cn.id, "bytes", owed)
 			c.close(cn)
 			continue
@@ -719,6 +722,7 @@ func (c *Core) close(cn *Conn) {
 	}
 	cn.closed = true
 	c.discard(cn)
+	c.unsubscribeAll(cn)
 	delete(c.conns, int32(cn.fd))
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {

@@ -69,6 +69,7 @@ type Server struct {
 	outLimits [3][3]int64
 
 	slowlog *shardowner.SlowlogConfig // shared by every core's shard
+	ps      pubsubDir                 // every core's subscriptions, for PUBSUB and INFO
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -97,6 +98,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	pass := cfg.RequirePass
 	s.pass.Store(&pass)
 	s.outHard.Store(cfg.OutputHardLimit)
+	s.ps.init()
 	s.activeExpire.Store(true)
 	s.setHz(cfg.Hz)
 	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))

@@ -95,7 +95,7 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 // slow log and RANDOMKEY gain nothing from seeing every shard at one
 // instant.
 func AtomicSplit(cmd *Command) bool {
-	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey)
+	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey && cmd.Combine != CombinePublish)
 }
 
 // copyTarget returns the database COPY's DB option names, if any.
@@ -187,6 +187,9 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 		}
 		p.begin()
 		for sh := 0; sh < n; sh++ {
+			if cmd.Combine == CombinePublish && !ex.HasSubscribers(sh, cmd.FirstKey != 0) {
+				continue
+			}
 			p.send(ex, s, sh, part, p.db, p.argv)
 		}
 		p.partDone(ex, s)
@@ -311,7 +314,7 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		}
 	}
 	switch rule {
-	case CombineSumInt:
+	case CombineSumInt, CombinePublish:
 		out = append(out, ':')
 		out = strconv.AppendInt(out, p.sumInts(), 10)
 		out = append(out, '\r', '\n')

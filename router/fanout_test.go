@@ -165,6 +165,8 @@ func (e *testExec) Failed(cmd *Command) { e.failed++ }
 
 func (e *testExec) Slowlog() *shardowner.SlowlogConfig { return e.slowlog }
 
+func (e *testExec) HasSubscribers(int, bool) bool { return true }
+
 // split runs a multi-shard command given as space-separated words in db with
 // the given protocol and returns the reply. It checks that the reply comes
 // only after every part, and that every part slot was freed.

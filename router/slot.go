@@ -87,6 +87,10 @@ type Exec interface {
 	// Slowlog is the server's slow log settings: SLOWLOG's combined reply
 	// holds at most slowlog-max-len entries over all shards.
 	Slowlog() *shardowner.SlowlogConfig
+	// HasSubscribers reports whether the core of shard may have clients a
+	// publish reaches: shard-channel subscribers when sharded, else channel
+	// or pattern subscribers. A publish skips the cores that have none.
+	HasSubscribers(shard int, sharded bool) bool
 }
 
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.

@@ -141,8 +141,9 @@ func TestCommandTableRows(t *testing.T) {
 			if c.LastKey > 0 && c.LastKey < c.FirstKey {
 				t.Errorf("%s: last key %d before first key %d", c.Name, c.LastKey, c.FirstKey)
 			}
-			// WATCH names keys but routes them itself from the home core.
-			if c.Route != RouteKey && c.Home == HomeNone {
+			// WATCH names keys but routes them itself from the home core;
+			// SPUBLISH's channel is a key only for COMMAND (cluster slots).
+			if c.Route != RouteKey && c.Home == HomeNone && c.Combine != CombinePublish {
 				t.Errorf("%s: has keys but route %d", c.Name, c.Route)
 			}
 		} else if c.LastKey != 0 || c.Step != 0 {
@@ -307,6 +308,8 @@ func TestRedisArity(t *testing.T) {
 		"incr": 2, "incrby": 3, "incrbyfloat": 3, "mget": -2, "mset": -3, "msetnx": -3, "psetex": 4, "set": -3,
 		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
 		"multi": 1, "exec": 1, "discard": 1, "watch": -2, "unwatch": 1, "swapdb": 3,
+		"psubscribe": -2, "publish": 3, "pubsub": -2, "punsubscribe": -1, "spublish": 3, "ssubscribe": -2,
+		"subscribe": -2, "sunsubscribe": -1, "unsubscribe": -1,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

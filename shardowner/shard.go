@@ -24,6 +24,10 @@ type Shard struct {
 	Slowlog *SlowlogConfig // shared by the server's shards; nil: no slow log
 
 	watch watches // WATCH registrations (watch.go)
+
+	// Hub delivers messages to the subscribers whose connections live on
+	// this shard's core (pubsub.go); nil: nobody subscribes here.
+	Hub Hub
 }
 
 // Stats are the shard's keyspace counters, as INFO reports them.
