@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// pubsubStep is one command of a Pub/Sub script: sent on connection conn,
+// then replies replies read from each connection named in read (message
+// pushes arrive on the subscribers, not on the publisher).
+type pubsubStep struct {
+	conn  int
+	args  []string
+	reads []int // connections to read one reply from, in order
+	skip  bool  // replies that differ by nature (HELLO's id): not compared
+	// unordered: an array whose order Redis leaves unspecified (its dict's)
+	unordered bool
+}
+
+func psStep(conn int, line string, reads ...int) pubsubStep {
+	if reads == nil {
+		reads = []int{conn}
+	}
+	return pubsubStep{conn: conn, args: strings.Fields(line), reads: reads}
+}
+
+// pubsubScript drives three connections: 0 and 1 subscribe (1 speaks RESP3),
+// 2 publishes. Channel names are spread so that with several shards the
+// subscribers' cores differ from the channels' shards.
+var pubsubScript = []pubsubStep{
+	psStep(0, "SUBSCRIBE news sport news"),
+	{conn: 0, args: nil, reads: []int{0, 0}}, // the two other confirmations
+	psStep(0, "GET x"),
+	psStep(0, "CLIENT LIST"),
+	psStep(0, "PUBSUB NUMPAT"),
+	psStep(0, "PING"),
+	psStep(0, "PING hello"),
+	psStep(0, "SUBSCRIBE"),
+	psStep(0, "PSUBSCRIBE n*"),
+	{conn: 1, args: []string{"HELLO", "3"}, reads: []int{1}, skip: true},
+	psStep(1, "PSUBSCRIBE *o*"),
+	psStep(1, "GET x"),
+	psStep(1, "PING"),
+	psStep(1, "SSUBSCRIBE shardy"),
+	psStep(1, "CLIENT INFO"),
+	psStep(2, "PUBLISH news first", 2, 0, 0),
+	psStep(2, "PUBLISH sport second", 2, 0, 1),
+	psStep(2, "PUBLISH nothing third", 2, 0, 1),
+	psStep(2, "PUBLISH nobody x", 2),
+	psStep(2, "SPUBLISH shardy s1", 2, 1),
+	psStep(2, "SPUBLISH news s2", 2),
+	psStep(2, "PUBSUB NUMSUB news sport none"),
+	psStep(2, "PUBSUB NUMPAT"),
+	{conn: 2, args: []string{"PUBSUB", "CHANNELS"}, reads: []int{2}, unordered: true},
+	psStep(2, "PUBSUB CHANNELS s*"),
+	psStep(2, "PUBSUB SHARDCHANNELS"),
+	psStep(2, "PUBSUB SHARDNUMSUB shardy"),
+	psStep(2, "PUBSUB CHANNELS a b"),
+	psStep(2, "PUBSUB NUMPAT x"),
+	psStep(2, "PUBSUB FOO"),
+	psStep(2, "PUBSUB HELP"),
+	psStep(2, "PUBLISH a"),
+	psStep(2, "SUBSCRIBE"),
+	psStep(0, "UNSUBSCRIBE sport"),
+	psStep(0, "PUNSUBSCRIBE n*"),
+	psStep(0, "PUNSUBSCRIBE"),
+	psStep(2, "PUBLISH sport gone", 2, 1),
+	psStep(1, "SUNSUBSCRIBE"),
+	psStep(1, "SUNSUBSCRIBE"),
+	psStep(1, "PUNSUBSCRIBE *o*"),
+	psStep(0, "RESET"),
+	psStep(0, "GET x"),
+	psStep(2, "PUBLISH news after-reset", 2),
+	psStep(2, "PUBSUB NUMSUB news"),
+	psStep(0, "UNSUBSCRIBE"),
+	psStep(0, "SSUBSCRIBE a b"),
+	{conn: 0, args: nil, reads: []int{0}},
+	psStep(0, "SUNSUBSCRIBE a"),
+	psStep(0, "GET x"),
+	psStep(0, "QUIT"),
+}
+
+// runPubsubScript runs the script on addr and returns every reply read, in
+// order, with the step that read it.
+func runPubsubScript(t *testing.T, addr string) []string {
+	t.Helper()
+	var conns [3]*compatConn
+	for i := range conns {
+		c, err := compatDial(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.close()
+		conns[i] = c
+	}
+	var out []string
+	for _, st := range pubsubScript {
+		if st.args != nil {
+			if err := conns[st.conn].send(compatEncode(nil, compatCmd{args: st.args})); err != nil {
+				t.Fatalf("%q: %v", st.args, err)
+			}
+		}
+		for _, r := range st.reads {
+			rep, err := conns[r].read()
+			if err != nil {
+				t.Fatalf("%s: %q: reading conn %d: %v", addr, st.args, r, err)
+			}
+			raw := string(rep.raw)
+			if st.skip {
+				raw = "(not compared)"
+			}
+			if st.unordered {
+				raw = string(compatSorted(rep))
+			}
+			if len(st.args) >= 2 && strings.EqualFold(st.args[0], "client") {
+				raw = clientListFields(raw)
+			}
+			out = append(out, fmt.Sprintf("%q conn %d: %q", st.args, r, raw))
+		}
+	}
+	return out
+}
+
+// clientListFields keeps the fields of a CLIENT LIST reply that Pub/Sub
+// decides.
+func clientListFields(raw string) string {
+	var keep []string
+	for _, f := range strings.Fields(raw) {
+		for _, p := range []string{"flags=", "sub=", "psub=", "ssub="} {
+			if strings.HasPrefix(f, p) {
+				keep = append(keep, f)
+			}
+		}
+	}
+	return strings.Join(keep, " ")
+}
+
+// TestPubSubCompatWithRedis compares, byte for byte, the replies and the
+// pushed messages of a Pub/Sub script with redis-server's, with one and
+// with several shards.
+func TestPubSubCompatWithRedis(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	bin := corekvBinary(t)
+	want := runPubsubScript(t, compatStartRedis(t, redisPath))
+	for _, shards := range []int{1, 4} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			srv := compatStartCorekv(t, bin, shards)
+			got := runPubsubScript(t, srv.addr)
+			for i := range want {
+				if i >= len(got) || got[i] != want[i] {
+					g := "(none)"
+					if i < len(got) {
+						g = got[i]
+					}
+					t.Fatalf("reply %d differs:\nredis:  %s\ncorekv: %s", i, want[i], g)
+				}
+			}
+		})
+	}
+}
+
+// TestPubSubGoRedisAcrossCores subscribes go-redis clients (channels,
+// patterns, shard channels) spread over every shard, publishes from two
+// connections at once, and checks that each subscriber gets every message
+// exactly once, in each publisher's order, and that PUBLISH counts them.
+func TestPubSubGoRedisAcrossCores(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "4")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const subscribers = 12
+	const perPublisher = 2000
+	pubs := make([]*redis.PubSub, subscribers)
+	for i := range pubs {
+		c := redis.NewClient(&redis.Options{Addr: srv.addr})
+		defer c.Close()
+		switch i % 3 {
+		case 0:
+			pubs[i] = c.Subscribe(ctx, "ch")
+		case 1:
+			pubs[i] = c.PSubscribe(ctx, "c?")
+		case 2:
+			pubs[i] = c.SSubscribe(ctx, "ch")
+		}
+		defer pubs[i].Close()
+		if _, err := pubs[i].Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, subscribers+2)
+	for i, ps := range pubs {
+		wg.Add(1)
+		go func(i int, ps *redis.PubSub) {
+			defer wg.Done()
+			next := map[string]int{}
+			for got := 0; got < 2*perPublisher; got++ {
+				m, err := ps.ReceiveMessage(ctx)
+				if err != nil {
+					errs <- fmt.Errorf("subscriber %d after %d messages: %v", i, got, err)
+					return
+				}
+				pub, seq, _ := strings.Cut(m.Payload, ":")
+				n, _ := strconv.Atoi(seq)
+				if n != next[pub] {
+					errs <- fmt.Errorf("subscriber %d: from %s got %d, want %d", i, pub, n, next[pub])
+					return
+				}
+				next[pub]++
+			}
+		}(i, ps)
+	}
+	for p := 0; p < 2; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			c := redis.NewClient(&redis.Options{Addr: srv.addr})
+			defer c.Close()
+			pipe := c.Pipeline()
+			for n := 0; n < perPublisher; n++ {
+				msg := fmt.Sprintf("p%d:%d", p, n)
+				pipe.Publish(ctx, "ch", msg)
+				pipe.SPublish(ctx, "ch", msg)
+				if n%50 == 49 || n == perPublisher-1 {
+					cmds, err := pipe.Exec(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					for i, cmd := range cmds {
+						want := int64(2 * subscribers / 3)
+						if i%2 == 1 {
+							want = subscribers / 3
+						}
+						if got := cmd.(*redis.IntCmd).Val(); got != want {
+							errs <- fmt.Errorf("%v answered %d, want %d", cmd.Args(), got, want)
+							return
+						}
+					}
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	c := srv.client(t, 2)
+	if n, err := c.PubSubNumSub(ctx, "ch").Result(); err != nil || n["ch"] != subscribers/3 {
+		t.Errorf("PUBSUB NUMSUB ch = %v, %v", n, err)
+	}
+	info, _ := c.Info(ctx, "stats").Result()
+	for _, f := range []string{"pubsub_channels:1", "pubsub_patterns:1", "pubsubshard_channels:1"} {
+		if !strings.Contains(info, f+"\r\n") {
+			t.Errorf("INFO stats lacks %s", f)
+		}
+	}
+}
+
+// TestPubSubSlowSubscriberCutOff: a subscriber that stops reading is closed
+// at the pubsub class's hard limit, while a reading subscriber gets every
+// message and the publisher is answered throughout.
+func TestPubSubSlowSubscriberCutOff(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	admin := srv.client(t, 2)
+	if err := admin.ConfigSet(ctx, "client-output-buffer-limit", "pubsub 1mb 512kb 60").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := admin.ConfigGet(ctx, "client-output-buffer-limit").Result(); !strings.Contains(v["client-output-buffer-limit"], "pubsub 1048576 524288 60") {
+		t.Fatalf("CONFIG GET client-output-buffer-limit = %v", v)
+	}
+	slow := srv.raw(t)
+	slow.Write([]byte("SUBSCRIBE feed\r\n"))
+	good := redis.NewClient(&redis.Options{Addr: srv.addr})
+	defer good.Close()
+	ps := good.Subscribe(ctx, "feed")
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if n, _ := admin.PubSubNumSub(ctx, "feed").Result(); n["feed"] == 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the raw subscriber never subscribed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	received := make(chan int, 1)
+	const messages = 4000
+	go func() {
+		n := 0
+		for ; n < messages; n++ {
+			if _, err := ps.ReceiveMessage(ctx); err != nil {
+				break
+			}
+		}
+		received <- n
+	}()
+	payload := string(bytes.Repeat([]byte("x"), 16<<10))
+	cutAt := -1
+	for i := 0; i < messages; i++ {
+		n, err := admin.Publish(ctx, "feed", payload).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 && cutAt < 0 {
+			cutAt = i
+		}
+	}
+	if cutAt < 0 {
+		t.Fatal("the subscriber that does not read was never cut off")
+	}
+	// 1 MB of 16 KB messages, plus what the socket buffers took.
+	if cutAt < 1<<20/(16<<10) {
+		t.Errorf("cut off after %d messages, before it could reach the limit", cutAt)
+	}
+	if n := <-received; n != messages {
+		t.Errorf("the reading subscriber got %d of %d messages", n, messages)
+	}
+	srv.mustServe(t)
+}
