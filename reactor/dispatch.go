@@ -76,6 +76,10 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		c.runOn(cn, cmd, shard, argv)
 		return
 	case router.RouteAll:
+		if cmd.Combine == router.CombinePublish {
+			c.publishCmd(cn, cmd, argv)
+			return
+		}
 		if n == 1 {
 			c.runOn(cn, cmd, c.id, argv)
 			return

@@ -73,6 +73,11 @@ type hub struct {
 	patterns map[string]*patternSubs
 	patList  []*patternSubs // patterns, for matching without a map walk
 	w        resp.Writer
+	// self is the connection whose PUBLISH runs its local part now, and
+	// selfSlot that PUBLISH's reply: a message to self goes before the
+	// reply, as in Redis, where a command's messages are written as it runs.
+	self     *Conn
+	selfSlot *router.Slot
 	// any and anyShard count this core's channel and pattern subscriptions,
 	// and its shard channel subscriptions, for publishers on other cores.
 	any, anyShard atomic.Int64
@@ -131,9 +136,13 @@ func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
 	w := &h.w
 	w.Proto = cn.proto
 	var s *router.Slot
-	if len(cn.slots) == 0 {
+	switch {
+	case cn.running:
+		// cn's own command is writing its reply: the message goes first.
+		w.B = cn.w.B
+	case len(cn.slots) == 0:
 		w.B = cn.out
-	} else {
+	default:
 		s = h.core.NewSlot()
 		w.B = s.Reply[:0]
 	}
@@ -147,12 +156,19 @@ func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
 	}
 	w.Bulk(channel)
 	w.Bulk(msg)
-	if s == nil {
+	switch {
+	case cn.running:
+		cn.w.B = w.B
+	case s == nil:
 		cn.out = w.B
-	} else {
+	default:
 		s.Reply, s.Filled = w.B, true
 		cn.slotBytes += len(s.Reply)
 		cn.slots = append(cn.slots, s)
+		if cn == h.self && len(cn.slots) >= 2 && cn.slots[len(cn.slots)-2] == h.selfSlot {
+			last := len(cn.slots) - 1
+			cn.slots[last-1], cn.slots[last] = cn.slots[last], cn.slots[last-1]
+		}
 	}
 	w.B = nil
 	h.core.markDirty(cn)
@@ -264,6 +280,20 @@ func (d *pubsubDir) sizes() (channels, patterns, shard int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.names[subChannel]), len(d.names[subPattern]), len(d.names[subShard])
+}
+
+// publishCmd runs PUBLISH or SPUBLISH for cn: its part here runs at once,
+// the others travel to the cores with subscribers.
+func (c *Core) publishCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
+	s := cn.reserve()
+	c.ps.self, c.ps.selfSlot = cn, s
+	if c.srv.cfg.Shards == 1 {
+		c.Submit(c.id, cmd, cn.db, cn.proto, argv, s)
+	} else {
+		c.startSplit(cn, s, cmd, argv)
+	}
+	c.ps.self, c.ps.selfSlot = nil, nil
+	c.markDirty(cn)
 }
 
 func (c *Core) subscribeCmd(cn *Conn, argv [][]byte)    { c.subscribe(cn, subChannel, argv[1:]) }

@@ -51,6 +51,11 @@ var pubsubScript = []pubsubStep{
 	psStep(1, "PING"),
 	psStep(1, "SSUBSCRIBE shardy"),
 	psStep(1, "CLIENT INFO"),
+	// A RESP3 client's own message comes before its PUBLISH's reply.
+	psStep(1, "SUBSCRIBE me"),
+	psStep(1, "PUBLISH me hi", 1, 1),
+	psStep(1, "PUBLISH me again", 1, 1),
+	psStep(1, "UNSUBSCRIBE me"),
 	psStep(2, "PUBLISH news first", 2, 0, 0),
 	psStep(2, "PUBLISH sport second", 2, 0, 1),
 	psStep(2, "PUBLISH nothing third", 2, 0, 1),
