@@ -60,6 +60,15 @@ var configParams = []configParam{
 			return nil, "argument(s) must be one of the following: debug, verbose, notice, warning"
 		}},
 	{name: "client-output-buffer-limit", get: getOutputLimit, set: setOutputLimit},
+	{name: "notify-keyspace-events", get: func(s *Server) string {
+		return shardowner.NotifyClassesString(int(s.events.Classes.Load()))
+	}, set: func(s *Server, v string) (func(), string) {
+		classes, ok := shardowner.ParseNotifyClasses(v)
+		if !ok {
+			return nil, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+		}
+		return func() { s.events.Classes.Store(int64(classes)) }, ""
+	}},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
 	{name: "enable-debug-command", get: func(s *Server) string { return s.cfg.EnableDebug }},

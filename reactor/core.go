@@ -131,6 +131,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	c.shard.Slowlog = srv.slowlog
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
+	c.shard.Events = &srv.events
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.meanExpire = make([]atomic.Int64, srv.cfg.Databases)

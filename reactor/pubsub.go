@@ -73,6 +73,7 @@ type hub struct {
 	patterns map[string]*patternSubs
 	patList  []*patternSubs // patterns, for matching without a map walk
 	w        resp.Writer
+	argv     [][]byte // scratch for Broadcast
 	// self is the connection whose PUBLISH runs its local part now, and
 	// selfSlot that PUBLISH's reply: a message to self goes before the
 	// reply, as in Redis, where a command's messages are written as it runs.
@@ -124,6 +125,26 @@ func (h *hub) Publish(channel, msg []byte, sharded bool) int {
 		}
 	}
 	return n
+}
+
+// cmdPublish carries a keyspace notification to the other cores.
+var cmdPublish = router.LookupString("publish")
+
+// Broadcast publishes msg on channel here and on every other core with
+// subscribers, where the count that comes back is dropped
+// (shardowner.Hub).
+func (h *hub) Broadcast(channel, msg []byte) {
+	h.Publish(channel, msg, false)
+	c := h.core
+	for peer := range c.srv.cores {
+		if peer == c.id || !c.HasSubscribers(peer, false) {
+			continue
+		}
+		s := c.NewSlot()
+		s.Orphan = true
+		h.argv = append(h.argv[:0], cmdPublish.NameBytes(), channel, msg)
+		c.Submit(peer, cmdPublish, 0, 2, h.argv, s)
+	}
 }
 
 // push writes one message to cn: into its output buffer, or, when replies

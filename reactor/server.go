@@ -70,6 +70,7 @@ type Server struct {
 
 	slowlog *shardowner.SlowlogConfig // shared by every core's shard
 	ps      pubsubDir                 // every core's subscriptions, for PUBSUB and INFO
+	events  shardowner.NotifyConfig   // notify-keyspace-events, read by every shard
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad

@@ -101,8 +101,11 @@ func expireGeneric(c *Ctx, argv [][]byte, base int64, seconds bool, name string)
 	}
 	if when <= c.Shard.Clock.Ms {
 		t.Delete(argv[1])
+		c.Notify(NotifyGeneric, "del", argv[1])
 	} else if _, err := t.SetExpire(argv[1], when); !stored(c, err) {
 		return
+	} else {
+		c.Notify(NotifyGeneric, "expire", argv[1])
 	}
 	c.W.Int(1)
 }
@@ -158,5 +161,6 @@ func Persist(c *Ctx, argv [][]byte) {
 		return
 	}
 	t.SetExpire(argv[1], 0) // dropping a TTL never needs room
+	c.Notify(NotifyGeneric, "persist", argv[1])
 	c.W.Int(1)
 }

@@ -74,6 +74,7 @@ func Del(c *Ctx, argv [][]byte) {
 	var n int64
 	for _, k := range argv[1:] {
 		if t.Delete(k) {
+			c.Notify(NotifyGeneric, "del", k)
 			n++
 		}
 	}
@@ -140,6 +141,8 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 		return
 	}
 	t.Delete(src)
+	c.Notify(NotifyGeneric, "rename_from", src)
+	c.Notify(NotifyGeneric, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -215,6 +218,7 @@ func Copy(c *Ctx, argv [][]byte) {
 		return
 	}
 	if stored(c, putValue(to, dst, v)) {
+		c.Shard.notify(db, NotifyGeneric, "copy_to", dst)
 		c.W.Int(1)
 	}
 }
@@ -246,6 +250,8 @@ func Move(c *Ctx, argv [][]byte) {
 		return
 	}
 	t.Delete(argv[1])
+	c.Notify(NotifyGeneric, "move_from", argv[1])
+	c.Shard.notify(n, NotifyGeneric, "move_to", argv[1])
 	c.W.Int(1)
 }
 

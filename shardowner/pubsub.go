@@ -9,6 +9,10 @@ type Hub interface {
 	// subscribers) and returns how many clients received it, a client
 	// counting once per subscription that matched, as Redis counts.
 	Publish(channel, msg []byte, sharded bool) int
+	// Broadcast publishes msg on channel to the subscribers of every core,
+	// this one at once and the others through the rings, without waiting
+	// for their counts (keyspace notifications).
+	Broadcast(channel, msg []byte)
 }
 
 // Publish is PUBLISH's part on one core: the count of this core's receivers.

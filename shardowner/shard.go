@@ -28,6 +28,10 @@ type Shard struct {
 	// Hub delivers messages to the subscribers whose connections live on
 	// this shard's core (pubsub.go); nil: nobody subscribes here.
 	Hub Hub
+	// Events is notify-keyspace-events (notify.go); nil: none.
+	Events *NotifyConfig
+
+	notifyChan, notifyMsg []byte // scratch for Notify
 }
 
 // Stats are the shard's keyspace counters, as INFO reports them.
@@ -68,6 +72,7 @@ func NewShard(id, count, databases int) *Shard {
 	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases)}
 	for i := range s.DBs {
 		s.DBs[i] = NewTable(&s.Clock)
+		s.DBs[i].OnExpire = s.expiredHook(s.DBs[i])
 	}
 	return s
 }

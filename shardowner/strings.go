@@ -189,6 +189,7 @@ func SetNX(c *Ctx, argv [][]byte) {
 		return
 	}
 	if stored(c, t.SetString(argv[1], argv[2], 0)) {
+		c.Notify(NotifyString, "set", argv[1])
 		c.W.Int(1)
 	}
 }
@@ -235,6 +236,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		}
 		if flags&optGet == 0 {
 			if stored(c, storeString(c, key, val, expireAt)) {
+				notifySet(c, key, flags)
 				c.W.OK()
 			}
 			return
@@ -242,13 +244,23 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		// The old value is replied before the write overwrites its bytes,
 		// and taken back if the write finds no room.
 		mark := replyOld(c, old, found)
-		storedAfterReply(c, mark, storeString(c, key, val, expireAt))
+		if storedAfterReply(c, mark, storeString(c, key, val, expireAt)) {
+			notifySet(c, key, flags)
+		}
 		return
 	}
 	if found {
 		replyValue(c, old)
 	} else {
 		c.W.Null()
+	}
+}
+
+// notifySet publishes SET's events: set, and expire when it set a TTL.
+func notifySet(c *Ctx, key []byte, flags int) {
+	c.Notify(NotifyString, "set", key)
+	if flags&optExpireMask != 0 {
+		c.Notify(NotifyGeneric, "expire", key)
 	}
 }
 
@@ -267,11 +279,14 @@ func replyOld(c *Ctx, old Value, found bool) int {
 
 // storedAfterReply is stored for a write whose reply, from mark on, was
 // written first: a write that found no room replaces it with the error.
-func storedAfterReply(c *Ctx, mark int, err error) {
+// It reports whether the write went through.
+func storedAfterReply(c *Ctx, mark int, err error) bool {
 	if err != nil {
 		c.W.B = c.W.B[:mark]
 		stored(c, err)
+		return false
 	}
+	return true
 }
 
 // GetSet: GETSET key value. Sets the value, drops any TTL, replies the old
@@ -282,7 +297,9 @@ func GetSet(c *Ctx, argv [][]byte) {
 		return
 	}
 	mark := replyOld(c, v, found)
-	storedAfterReply(c, mark, c.Table().SetString(argv[1], argv[2], 0))
+	if storedAfterReply(c, mark, c.Table().SetString(argv[1], argv[2], 0)) {
+		c.Notify(NotifyString, "set", argv[1])
+	}
 }
 
 // GetDel: GETDEL key.
@@ -297,6 +314,7 @@ func GetDel(c *Ctx, argv [][]byte) {
 	}
 	replyValue(c, v)
 	c.Table().Delete(argv[1])
+	c.Notify(NotifyGeneric, "del", argv[1])
 }
 
 // GetEx: GETEX key [EX s|PX ms|EXAT ts|PXAT ts-ms|PERSIST].
@@ -327,14 +345,17 @@ func GetEx(c *Ctx, argv [][]byte) {
 	case flags&optExpireMask != 0 && expireAt <= c.Shard.Clock.Ms:
 		replyValue(c, v)
 		t.Delete(argv[1])
+		c.Notify(NotifyGeneric, "del", argv[1])
 		return
 	case flags&optExpireMask != 0:
 		if _, err := t.SetExpire(argv[1], expireAt); !stored(c, err) {
 			return
 		}
+		c.Notify(NotifyGeneric, "expire", argv[1])
 		v, _ = t.Get(argv[1])
 	case flags&optPersist != 0 && v.ExpireAt != 0:
 		t.SetExpire(argv[1], 0) // dropping a TTL never needs room
+		c.Notify(NotifyGeneric, "persist", argv[1])
 		v, _ = t.Get(argv[1])
 	}
 	replyValue(c, v)
@@ -367,6 +388,7 @@ func MSet(c *Ctx, argv [][]byte) {
 		if !stored(c, t.SetString(argv[i], argv[i+1], 0)) {
 			return
 		}
+		c.Notify(NotifyString, "set", argv[i])
 	}
 	c.W.OK()
 }
@@ -389,6 +411,7 @@ func MSetNX(c *Ctx, argv [][]byte) {
 		if !stored(c, t.SetString(argv[i], argv[i+1], 0)) {
 			return
 		}
+		c.Notify(NotifyString, "set", argv[i])
 	}
 	c.W.Int(1)
 }
@@ -400,6 +423,7 @@ func Append(c *Ctx, argv [][]byte) {
 	t := c.Table()
 	if l, ok, err := t.Append(argv[1], argv[2], maxStringLen); ok {
 		if stored(c, err) {
+			c.Notify(NotifyString, "append", argv[1])
 			c.W.Int(int64(l))
 		}
 		return
@@ -410,6 +434,7 @@ func Append(c *Ctx, argv [][]byte) {
 	}
 	if !found {
 		if stored(c, t.SetString(argv[1], argv[2], 0)) {
+			c.Notify(NotifyString, "append", argv[1])
 			c.W.Int(int64(len(argv[2])))
 		}
 		return
@@ -423,6 +448,7 @@ func Append(c *Ctx, argv [][]byte) {
 		return
 	}
 	if l, err := t.WriteAt(argv[1], n, argv[2]); stored(c, err) {
+		c.Notify(NotifyString, "append", argv[1])
 		c.W.Int(int64(l))
 	}
 }
@@ -487,6 +513,7 @@ func DecrBy(c *Ctx, argv [][]byte) {
 // takes the general path.
 func incrBy(c *Ctx, key []byte, by int64) {
 	if n, ok := c.Table().AddInt(key, by); ok {
+		c.Notify(NotifyString, "incrby", key)
 		c.W.Int(n)
 		return
 	}
@@ -509,6 +536,7 @@ func incrBy(c *Ctx, key []byte, by int64) {
 	}
 	n := old + by
 	if stored(c, c.Table().SetInt(key, n, v.ExpireAt)) {
+		c.Notify(NotifyString, "incrby", key)
 		c.W.Int(n)
 	}
 }
@@ -551,6 +579,7 @@ func IncrByFloat(c *Ctx, argv [][]byte) {
 	b.B = appendLongDouble(b.B[:0], sum)
 	// Redis keeps the result a string even when it is integral ("8").
 	if stored(c, c.Table().SetVerbatim(argv[1], b.B, v.ExpireAt, false)) {
+		c.Notify(NotifyString, "incrbyfloat", argv[1])
 		c.W.Bulk(b.B)
 	}
 }
@@ -703,6 +732,7 @@ func SetRange(c *Ctx, argv [][]byte) {
 		t.Delete(argv[1])
 	}
 	if stored(c, err) {
+		c.Notify(NotifyString, "setrange", argv[1])
 		c.W.Int(int64(n))
 	}
 }

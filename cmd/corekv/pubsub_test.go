@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,15 @@ func psStep(conn int, line string, reads ...int) pubsubStep {
 // 2 publishes. Channel names are spread so that with several shards the
 // subscribers' cores differ from the channels' shards.
 var pubsubScript = []pubsubStep{
+	psStep(2, "CONFIG SET notify-keyspace-events Q"),
+	psStep(2, "CONFIG SET notify-keyspace-events gK"),
+	psStep(2, "CONFIG GET notify-keyspace-events"),
+	psStep(2, "CONFIG SET notify-keyspace-events AKEmn"),
+	psStep(2, "CONFIG GET notify-keyspace-events"),
+	psStep(2, "CONFIG SET notify-keyspace-events nt$lsKdxez"),
+	psStep(2, "CONFIG GET notify-keyspace-events"),
+	{conn: 2, args: []string{"CONFIG", "SET", "notify-keyspace-events", ""}, reads: []int{2}},
+	psStep(2, "CONFIG GET notify-keyspace-events"),
 	psStep(0, "SUBSCRIBE news sport news"),
 	{conn: 0, args: nil, reads: []int{0, 0}}, // the two other confirmations
 	psStep(0, "GET x"),
@@ -335,4 +345,134 @@ func TestPubSubSlowSubscriberCutOff(t *testing.T) {
 		t.Errorf("the reading subscriber got %d of %d messages", n, messages)
 	}
 	srv.mustServe(t)
+}
+
+// notifySteps are writes whose keyspace notifications are compared with
+// redis-server's. Keys on several shards, one subscriber of every
+// notification channel.
+var notifySteps = []string{
+	"SET k1 v",
+	"SET k1 v EX 100",
+	"SETNX k2 v",
+	"SETNX k2 v",
+	"GETSET k2 w",
+	"MSET k3 a k4 b k5 c",
+	"APPEND k3 more",
+	"APPEND k6 new",
+	"INCR n1",
+	"INCRBY n1 5",
+	"DECR n1",
+	"INCRBYFLOAT f1 1.5",
+	"SETRANGE k3 1 xyz",
+	"EXPIRE k4 100",
+	"PERSIST k4",
+	"PEXPIRE k5 0",
+	"GETEX k3 EX 100",
+	"GETEX k3 PERSIST",
+	"GETDEL k6",
+	"DEL k1 k2 k3 nokey",
+	"SET {r}a 1",
+	"RENAME {r}a {r}b",
+	"COPY {r}b {r}c",
+	"MOVE {r}c 1",
+	"SETEX k7 100 v",
+	"SET gone v PX 30",
+	"UNLINK {r}b n1 f1 k4 k7",
+}
+
+// TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
+// channel and compares, for each write, the notifications corekv publishes
+// with redis-server's (in each step's order per kind, sorted: the keys of
+// one command may live on several shards).
+func TestKeyspaceNotificationsCompat(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	bin := corekvBinary(t)
+	want := runNotifySteps(t, compatStartRedis(t, redisPath), nil)
+	for _, shards := range []int{1, 4} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			srv := compatStartCorekv(t, bin, shards)
+			got := runNotifySteps(t, srv.addr, want)
+			for i := range want {
+				if strings.Join(got[i], " ") != strings.Join(want[i], " ") {
+					t.Errorf("%s:\nredis:  %q\ncorekv: %q", notifySteps[i], want[i], got[i])
+				}
+			}
+		})
+	}
+}
+
+// runNotifySteps runs notifySteps on addr and returns the messages each
+// step published, sorted. Without want it reads until the messages stop;
+// with it, as many as want has for the step (and checks none follow).
+func runNotifySteps(t *testing.T, addr string, want [][]string) [][]string {
+	t.Helper()
+	sub, err := compatDial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.close()
+	w, err := compatDial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	for _, cmd := range []string{"CONFIG SET notify-keyspace-events KEA", "SELECT 1", "DEL {r}c", "SELECT 0"} {
+		if _, err := w.do(compatS(cmd)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := w.do(compatS("CONFIG GET notify-keyspace-events")); err != nil || !strings.Contains(string(r.raw), "AKE") {
+		t.Fatalf("CONFIG GET notify-keyspace-events: %q %v", r.raw, err)
+	}
+	if r, err := sub.do(compatS("PSUBSCRIBE __key*__:*")); err != nil || r.kind != '*' {
+		t.Fatalf("PSUBSCRIBE: %v", err)
+	}
+	readMsg := func(wait time.Duration) (string, bool) {
+		_ = sub.c.SetReadDeadline(time.Now().Add(wait))
+		r, err := compatReadReply(sub.r)
+		if err != nil {
+			return "", false
+		}
+		if len(r.elems) != 4 {
+			t.Fatalf("not a pmessage: %q", r.raw)
+		}
+		return string(r.elems[2].raw) + "=" + string(r.elems[3].raw), true
+	}
+	out := make([][]string, len(notifySteps))
+	for i, step := range notifySteps {
+		if _, err := w.do(compatS(step)); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if strings.Contains(step, "PX 30") {
+			// Let the key expire, then find it gone.
+			time.Sleep(100 * time.Millisecond)
+			w.do(compatS("GET gone"))
+		}
+		var msgs []string
+		if want == nil {
+			for {
+				m, ok := readMsg(300 * time.Millisecond)
+				if !ok {
+					break
+				}
+				msgs = append(msgs, m)
+			}
+		} else {
+			for range want[i] {
+				m, ok := readMsg(3 * time.Second)
+				if !ok {
+					break
+				}
+				msgs = append(msgs, m)
+			}
+		}
+		sort.Strings(msgs)
+		out[i] = msgs
+	}
+	if want != nil {
+		if m, ok := readMsg(200 * time.Millisecond); ok {
+			t.Errorf("a notification more than redis-server sent: %s", m)
+		}
+	}
+	return out
 }

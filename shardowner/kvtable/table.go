@@ -71,6 +71,10 @@ type Table struct {
 	objFree []uint32
 
 	watcher Watcher // nil unless a key of the table is watched
+	// OnExpire, when set, is called with the key of each entry that
+	// expires, before it goes (keyspace notifications); like a Watcher it
+	// must not change the table, and the key is valid during the call only.
+	OnExpire func(key []byte)
 
 	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
@@ -88,11 +92,11 @@ func NewTable(clock *Clock) *Table {
 }
 
 // reset empties t, keeping its clock, pool, random state, hash mask, page
-// limit, expired count and watcher.
+// limit, expired count, watcher and expiry hook.
 func (t *Table) reset() {
 	limit := t.ar.pageLimit
 	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired,
-		watcher: t.watcher}
+		watcher: t.watcher, OnExpire: t.OnExpire}
 	t.ar.pool = t.pool
 	t.ar.pageLimit = limit
 	t.exp = newWheel(t.pool)
