@@ -6,6 +6,7 @@
 //	go run ./bench --smoke    # one cell per server, a few seconds (CI)
 //	go run ./bench --gc       # GC mark time, bytes/key and GET p99.9 at 100k and 10M keys
 //	go run ./bench --expiry   # keys with a TTL: how fast they leave, memory and CPU per expired key
+//	go run ./bench --pubsub   # Pub/Sub fan-out to 100 subscribers, delivery latency, a slow subscriber
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -64,6 +65,8 @@ type config struct {
 	CorekvBin     string        `json:"corekv_bin,omitempty"`
 	CorekvArgs    []string      `json:"corekv_args,omitempty"`
 	OnlyRedis     bool          `json:"only_redis"`
+	PubSub        bool          `json:"pubsub"`
+	PubSubMsgs    int           `json:"pubsub_messages,omitempty"`
 
 	serverCPUList []int
 	clientCPUList []int
@@ -128,6 +131,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		corekvBin    = fs.String("corekv-bin", "", "use this binary as corekv instead of building ./cmd/corekv")
 		corekvArgs   = fs.String("corekv-args", "", "options added to corekv's command line, e.g. \"--spin 0\"")
 		onlyRedis    = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
+		pubsub       = fs.Bool("pubsub", false, "only measure Pub/Sub: fan-out to 100 subscribers, delivery latency, a subscriber that stops reading")
+		pubsubMsgs   = fs.Int("pubsub-messages", 100000, "messages published by the --pubsub fan-out run")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
@@ -229,7 +234,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		ExpirySteady: *expirySteady, ExpiryRest: *expiryRest,
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
 		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, CorekvArgs: strings.Fields(*corekvArgs),
-		OnlyRedis: *onlyRedis,
+		OnlyRedis: *onlyRedis, PubSub: *pubsub, PubSubMsgs: *pubsubMsgs,
 	}
 	var allowed []int
 	var err error
