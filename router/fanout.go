@@ -24,8 +24,11 @@ var (
 )
 
 var (
-	wordReplace = []byte("replace")
-	wordNX      = []byte("nx")
+	wordNX       = []byte("nx")
+	wordRename   = []byte("rename")
+	wordRenameNX = []byte("renamenx")
+	wordCopy     = []byte("copy")
+	wordCopyNX   = []byte("copynx")
 )
 
 // plan is the state of one command split over shards: its own copy of the
@@ -529,9 +532,15 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 			return
 		}
 		blob := bulkBody(last)
-		mode, db := wordReplace, p.db
-		if name == "renamenx" || (name == "copy" && !p.replace) {
-			mode = wordNX
+		// The modes that also publish the destination's event.
+		mode, db := wordRename, p.db
+		switch {
+		case name == "renamenx":
+			mode = wordRenameNX
+		case name == "copy" && p.replace:
+			mode = wordCopy
+		case name == "copy":
+			mode = wordCopyNX
 		}
 		if name == "copy" {
 			db = p.copyDB
@@ -571,10 +580,12 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 				p.done(ex, s, last)
 				return
 			}
+			// Taken rather than deleted: the source's event is
+			// rename_from.
 			p.release(ex)
 			p.begin()
-			p.sub = append(p.sub[:0], cmdDel.NameBytes(), src)
-			p.send(ex, s, srcShard, cmdDel, p.db, p.sub)
+			p.sub = append(p.sub[:0], cmdTake.NameBytes(), src)
+			p.send(ex, s, srcShard, cmdTake, p.db, p.sub)
 			p.partDone(ex, s)
 		}
 	default:

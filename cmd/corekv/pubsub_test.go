@@ -378,6 +378,16 @@ var notifySteps = []string{
 	"SETEX k7 100 v",
 	"SET gone v PX 30",
 	"UNLINK {r}b n1 f1 k4 k7",
+	// keys that may live on different shards
+	"SET src1 v",
+	"RENAME src1 dst1",
+	"RENAMENX dst1 dst2",
+	"SET dst4 v",
+	"RENAMENX dst2 dst4",
+	"COPY dst2 dst3",
+	"COPY dst2 dst3 REPLACE",
+	"COPY dst2 dst3",
+	"DEL dst2 dst3 dst4",
 }
 
 // TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
