@@ -149,7 +149,8 @@ func (h *hub) Broadcast(channel, msg []byte) {
 
 // push writes one message to cn: into its output buffer, or, when replies
 // are pending before it, into a filled slot after them, so it leaves in
-// order.
+// order. Messages that follow one another share a slot, so a subscriber
+// that waits for a reply holds its messages' bytes and no slot per message.
 func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
 	if cn.closed || cn.replyMode == replyOff {
 		return
@@ -157,6 +158,7 @@ func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
 	w := &h.w
 	w.Proto = cn.proto
 	var s *router.Slot
+	grow := false
 	switch {
 	case cn.running:
 		// cn's own command is writing its reply: the message goes first.
@@ -164,8 +166,13 @@ func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
 	case len(cn.slots) == 0:
 		w.B = cn.out
 	default:
-		s = h.core.NewSlot()
-		w.B = s.Reply[:0]
+		if last := cn.slots[len(cn.slots)-1]; last.Filled && !last.Discard && cn != h.self {
+			s, grow = last, true
+			w.B = s.Reply
+		} else {
+			s = h.core.NewSlot()
+			w.B = s.Reply[:0]
+		}
 	}
 	if pat != nil {
 		w.Push(4)
@@ -182,6 +189,9 @@ func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
 		cn.w.B = w.B
 	case s == nil:
 		cn.out = w.B
+	case grow:
+		cn.slotBytes += len(w.B) - len(s.Reply)
+		s.Reply = w.B
 	default:
 		s.Reply, s.Filled = w.B, true
 		cn.slotBytes += len(s.Reply)

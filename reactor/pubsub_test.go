@@ -91,3 +91,25 @@ func BenchmarkHubPublish(b *testing.B) {
 		c.dirty = c.dirty[:0]
 	}
 }
+
+// TestHubPublishBehindPendingReply: messages to a subscriber whose reply is
+// still coming wait behind it, in one slot, in order.
+func TestHubPublishBehindPendingReply(t *testing.T) {
+	c := newHubCore()
+	cn := hubConn(c, 3)
+	c.ps.add(subChannel, "ch", cn)
+	pending := cn.reserve()
+	for i := 0; i < 1000; i++ {
+		c.ps.Publish([]byte("ch"), []byte{byte('0' + i%10)}, false)
+	}
+	if len(cn.slots) != 2 || cn.slots[0] != pending {
+		t.Fatalf("%d slots after 1000 messages behind a pending reply, want 2", len(cn.slots))
+	}
+	msgs := cn.slots[1].Reply
+	if want := 1000 * len(">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\n0\r\n"); len(msgs) != want || cn.slotBytes != want {
+		t.Fatalf("messages slot holds %d bytes (slotBytes %d), want %d", len(msgs), cn.slotBytes, want)
+	}
+	if len(cn.out) != 0 {
+		t.Fatalf("a message overtook the pending reply: %q", cn.out)
+	}
+}
