@@ -164,6 +164,7 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
+	replaced := event != "" && t.Exists(key)
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
 		t.Modified(key)
@@ -171,6 +172,7 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		return
 	}
 	if event != "" {
+		notifyReplaced(c, c.DB, key, replaced)
 		c.Notify(NotifyGeneric, event, key)
 	}
 	c.W.Int(1)

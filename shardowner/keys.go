@@ -137,9 +137,11 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 		return
 	}
 	// The source goes only once the destination is written.
+	replaced := t.Exists(dst)
 	if !stored(c, putValue(t, dst, v)) {
 		return
 	}
+	notifyReplaced(c, c.DB, dst, replaced)
 	t.Delete(src)
 	c.Notify(NotifyGeneric, "rename_from", src)
 	c.Notify(NotifyGeneric, "rename_to", dst)
@@ -147,6 +149,15 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 		c.W.Int(1)
 	} else {
 		c.W.OK()
+	}
+}
+
+// notifyReplaced publishes the new event of a RENAME or COPY destination
+// that existed: Redis deletes it and adds the key again, where corekv
+// overwrites it in place.
+func notifyReplaced(c *Ctx, db int, key []byte, replaced bool) {
+	if replaced {
+		c.Shard.notify(db, NotifyNew, "new", key)
 	}
 }
 
@@ -217,7 +228,9 @@ func Copy(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
+	replaced := to.Exists(dst)
 	if stored(c, putValue(to, dst, v)) {
+		notifyReplaced(c, db, dst, replaced)
 		c.Shard.notify(db, NotifyGeneric, "copy_to", dst)
 		c.W.Int(1)
 	}

@@ -117,17 +117,18 @@ func notifyChannel(b []byte, prefix string, db int, name []byte) []byte {
 	return append(b, name...)
 }
 
-// expiredHook returns the function t calls for each key that expires,
-// which publishes the expired event from t's database.
-func (s *Shard) expiredHook(t *Table) func(key []byte) {
+// tableHook returns the function t calls for each key that expires or is
+// created (kvtable.Table.OnExpire, OnNew), which publishes event of class
+// from t's database.
+func (s *Shard) tableHook(t *Table, class int, event string) func(key []byte) {
 	return func(key []byte) {
-		if s.Events == nil || s.Events.Classes.Load()&NotifyExpired == 0 {
+		if s.Events == nil || int(s.Events.Classes.Load())&class == 0 {
 			return
 		}
 		// SWAPDB moves tables between databases: look t up now.
 		for db, d := range s.DBs {
 			if d == t {
-				s.notify(db, NotifyExpired, "expired", key)
+				s.notify(db, class, event, key)
 				return
 			}
 		}

@@ -72,7 +72,8 @@ func NewShard(id, count, databases int) *Shard {
 	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases)}
 	for i := range s.DBs {
 		s.DBs[i] = NewTable(&s.Clock)
-		s.DBs[i].OnExpire = s.expiredHook(s.DBs[i])
+		s.DBs[i].OnExpire = s.tableHook(s.DBs[i], NotifyExpired, "expired")
+		s.DBs[i].OnNew = s.tableHook(s.DBs[i], NotifyNew, "new")
 	}
 	return s
 }

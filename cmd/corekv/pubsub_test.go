@@ -387,7 +387,13 @@ var notifySteps = []string{
 	"COPY dst2 dst3",
 	"COPY dst2 dst3 REPLACE",
 	"COPY dst2 dst3",
-	"DEL dst2 dst3 dst4",
+	"RENAME dst3 dst4",
+	"SET {r}x 1",
+	"SET {r}y 2",
+	"RENAME {r}x {r}y",
+	"COPY {r}y {r}x",
+	"COPY {r}y {r}x REPLACE",
+	"DEL dst2 dst3 dst4 {r}x {r}y",
 }
 
 // TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
@@ -426,7 +432,7 @@ func runNotifySteps(t *testing.T, addr string, want [][]string) [][]string {
 		t.Fatal(err)
 	}
 	defer w.close()
-	for _, cmd := range []string{"CONFIG SET notify-keyspace-events KEA", "SELECT 1", "DEL {r}c", "SELECT 0"} {
+	for _, cmd := range []string{"CONFIG SET notify-keyspace-events KEAn", "SELECT 1", "DEL {r}c", "SELECT 0"} {
 		if _, err := w.do(compatS(cmd)); err != nil {
 			t.Fatal(err)
 		}
