@@ -126,6 +126,7 @@ func PExpireTime(c *Ctx, argv [][]byte) { ttlGeneric(c, argv[1], true, true) }
 func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
 	v, found := c.Table().Get(key)
 	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
 		c.W.Int(-2)
 		return
 	}

@@ -88,6 +88,8 @@ func Exists(c *Ctx, argv [][]byte) {
 	for _, k := range argv[1:] {
 		if t.Exists(k) {
 			n++
+		} else {
+			c.Notify(NotifyKeyMiss, "keymiss", k)
 		}
 	}
 	c.W.Int(n)
@@ -101,6 +103,7 @@ func Touch(c *Ctx, argv [][]byte) { Exists(c, argv) }
 func Type(c *Ctx, argv [][]byte) {
 	v, found := c.Table().Get(argv[1])
 	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", argv[1])
 		c.W.Simple("none")
 		return
 	}

@@ -32,6 +32,17 @@ func getString(c *Ctx, key []byte) (v Value, found, ok bool) {
 	return v, found, true
 }
 
+// readString is getString for a command that reads the key (GET, STRLEN,
+// …, not INCR or APPEND, which write it): a missing key is Redis's keymiss
+// event.
+func readString(c *Ctx, key []byte) (v Value, found, ok bool) {
+	v, found, ok = getString(c, key)
+	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
+	}
+	return v, found, ok
+}
+
 // replyValue writes a string value as a bulk reply.
 func replyValue(c *Ctx, v Value) {
 	if v.IsInt {
@@ -56,7 +67,7 @@ func intLen(n int64) int {
 
 // Get: GET key.
 func Get(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -218,7 +229,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 	var found bool
 	if flags&optGet != 0 {
 		var ok bool
-		if old, found, ok = getString(c, key); !ok {
+		if old, found, ok = readString(c, key); !ok {
 			return
 		}
 	} else if flags&(optNX|optXX|optKeepTTL) != 0 {
@@ -292,7 +303,7 @@ func storedAfterReply(c *Ctx, mark int, err error) bool {
 // GetSet: GETSET key value. Sets the value, drops any TTL, replies the old
 // value.
 func GetSet(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -304,7 +315,7 @@ func GetSet(c *Ctx, argv [][]byte) {
 
 // GetDel: GETDEL key.
 func GetDel(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -324,7 +335,7 @@ func GetEx(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrSyntax)
 		return
 	}
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -368,6 +379,9 @@ func MGet(c *Ctx, argv [][]byte) {
 	for _, k := range argv[1:] {
 		v, found := t.Get(k)
 		c.Shard.Stats.countLookup(found)
+		if !found {
+			c.Notify(NotifyKeyMiss, "keymiss", k)
+		}
 		if !found || v.Kind != KindString {
 			c.W.Null()
 			continue
@@ -466,7 +480,7 @@ func toRaw(c *Ctx, key []byte, v Value) bool {
 
 // StrLen: STRLEN key.
 func StrLen(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -646,7 +660,7 @@ func GetRange(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNotInteger)
 		return
 	}
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}

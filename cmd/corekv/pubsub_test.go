@@ -394,6 +394,24 @@ var notifySteps = []string{
 	"COPY {r}y {r}x",
 	"COPY {r}y {r}x REPLACE",
 	"DEL dst2 dst3 dst4 {r}x {r}y",
+	// reads of missing keys: keymiss
+	"GET nokey",
+	"MGET nokey k1 nokey2",
+	"STRLEN nokey",
+	"GETRANGE nokey 0 1",
+	"TTL nokey",
+	"PTTL nokey",
+	"EXISTS nokey nokey2",
+	"TYPE nokey",
+	"GETEX nokey",
+	"GETDEL nokey",
+	"GETSET nokey3 v",
+	"SET nokey4 v GET",
+	"INCR fresh",
+	"APPEND fresh2 x",
+	"SETRANGE fresh3 0 x",
+	"OBJECT ENCODING nokey",
+	"DEL nokey3 nokey4 fresh fresh2 fresh3",
 }
 
 // TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
@@ -432,7 +450,7 @@ func runNotifySteps(t *testing.T, addr string, want [][]string) [][]string {
 		t.Fatal(err)
 	}
 	defer w.close()
-	for _, cmd := range []string{"CONFIG SET notify-keyspace-events KEAn", "SELECT 1", "DEL {r}c", "SELECT 0"} {
+	for _, cmd := range []string{"CONFIG SET notify-keyspace-events KEAnm", "SELECT 1", "DEL {r}c", "SELECT 0"} {
 		if _, err := w.do(compatS(cmd)); err != nil {
 			t.Fatal(err)
 		}
