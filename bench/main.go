@@ -8,6 +8,7 @@
 //	go run ./bench --expiry   # keys with a TTL: how fast they leave, memory and CPU per expired key
 //	go run ./bench --first-run # defaults on both sides, nothing pinned, as a new user tries it; a hop's cost
 //	go run ./bench --txn      # MSET and MULTI/EXEC across shards and within one, per server core
+//	go run ./bench --pubsub   # Pub/Sub fan-out to 100 subscribers, delivery latency, a slow subscriber
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -70,6 +71,8 @@ type config struct {
 	CorekvBin     string        `json:"corekv_bin,omitempty"`
 	CorekvArgs    []string      `json:"corekv_args,omitempty"`
 	OnlyRedis     bool          `json:"only_redis"`
+	PubSub        bool          `json:"pubsub"`
+	PubSubMsgs    int           `json:"pubsub_messages,omitempty"`
 
 	serverCPUList []int
 	clientCPUList []int
@@ -138,6 +141,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		corekvBin    = fs.String("corekv-bin", "", "use this binary as corekv instead of building ./cmd/corekv")
 		corekvArgs   = fs.String("corekv-args", "", "options added to corekv's command line, e.g. \"--spin 0\"")
 		onlyRedis    = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
+		pubsub       = fs.Bool("pubsub", false, "only measure Pub/Sub: fan-out to 100 subscribers, delivery latency, a subscriber that stops reading")
+		pubsubMsgs   = fs.Int("pubsub-messages", 100000, "messages published by the --pubsub fan-out run")
 	)
 	txn := addTxnFlags(fs)
 	fs.Usage = func() {
@@ -256,7 +261,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		HopGets:    hopGets,
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
 		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, CorekvArgs: strings.Fields(*corekvArgs),
-		OnlyRedis: *onlyRedis,
+		OnlyRedis: *onlyRedis, PubSub: *pubsub, PubSubMsgs: *pubsubMsgs,
 	}
 	var allowed []int
 	var err error

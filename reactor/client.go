@@ -135,6 +135,10 @@ func (s *Server) clientLine(cn *Conn, now int64) string {
 		cmd = "NULL"
 	}
 	flags := "N"
+	sub, psub, ssub := in.subs[subChannel].Load(), in.subs[subPattern].Load(), in.subs[subShard].Load()
+	if sub+psub+ssub > 0 {
+		flags = "P"
+	}
 	var b strings.Builder
 	b.WriteString("id=" + strconv.FormatInt(in.id, 10))
 	b.WriteString(" addr=" + in.addr)
@@ -145,7 +149,8 @@ func (s *Server) clientLine(cn *Conn, now int64) string {
 	b.WriteString(" idle=" + strconv.FormatInt((now-in.lastMs.Load())/1000, 10))
 	b.WriteString(" flags=" + flags)
 	b.WriteString(" db=" + strconv.Itoa(int(in.db.Load())))
-	b.WriteString(" sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 events=r")
+	b.WriteString(" sub=" + strconv.Itoa(int(sub)) + " psub=" + strconv.Itoa(int(psub)) + " ssub=" + strconv.Itoa(int(ssub)))
+	b.WriteString(" multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 events=r")
 	b.WriteString(" cmd=" + cmd)
 	b.WriteString(" user=default redir=-1 resp=" + strconv.Itoa(int(in.proto.Load())))
 	b.WriteString(" lib-name=" + str(in.libName.Load()))

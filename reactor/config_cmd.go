@@ -61,6 +61,15 @@ var configParams = []configParam{
 			return nil, "argument(s) must be one of the following: debug, verbose, notice, warning"
 		}},
 	{name: "client-output-buffer-limit", get: getOutputLimit, set: setOutputLimit},
+	{name: "notify-keyspace-events", get: func(s *Server) string {
+		return shardowner.NotifyClassesString(int(s.events.Classes.Load()))
+	}, set: func(s *Server, v string) (func(), string) {
+		classes, ok := shardowner.ParseNotifyClasses(v)
+		if !ok {
+			return nil, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+		}
+		return func() { s.events.Classes.Store(int64(classes)) }, ""
+	}},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(resp.MaxBulkLen) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.Itoa(resp.MaxQueryBuffer) }},
 	{name: "enable-debug-command", get: func(s *Server) string { return s.cfg.EnableDebug }},
@@ -218,8 +227,8 @@ func getOutputLimit(s *Server) string {
 }
 
 // setOutputLimit takes "<class> <hard> <soft> <seconds>" groups, refusing
-// them all if one is bad. Every class's values are kept for CONFIG GET, but
-// only the normal class's hard limit applies in corekv. Like Redis it splits
+// them all if one is bad. Every class's values are kept for CONFIG GET; the
+// normal class's hard limit and the pubsub class apply in corekv. Like Redis it splits
 // the value at each single space, so an empty field (from two spaces in a
 // row, or one at an end) counts, and reads as 0.
 func setOutputLimit(s *Server, v string) (func(), string) {
@@ -265,8 +274,11 @@ func setOutputLimit(s *Server, v string) (func(), string) {
 		s.mu.Lock()
 		for _, g := range groups {
 			s.outLimits[g.class] = g.limits
-			if g.class == 0 {
+			switch g.class {
+			case 0:
 				s.outHard.Store(g.limits[0])
+			case 2:
+				s.ps.setLimits(g.limits)
 			}
 		}
 		s.mu.Unlock()

@@ -64,6 +64,7 @@ type Conn struct {
 	replySize int            // expected size of a reply in flight, from recent replies
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
+	running   bool // between begin and end: w.B holds the reply being written
 	slot      *router.Slot
 	// barrier is a reply of this connection the later requests wait for:
 	// a split command until it holds its keys (Slot.Locked), after which
@@ -84,6 +85,8 @@ type Conn struct {
 	watched  *watchedKeys
 	capture  bool
 	captured []byte
+
+	subs *connSubs // Pub/Sub subscriptions (pubsub.go), nil before the first
 
 	db        int
 	proto     int
@@ -121,6 +124,7 @@ type clientInfo struct {
 	killed   atomic.Bool
 	flagsNoE atomic.Bool
 	flagsNoT atomic.Bool
+	subs     [subKinds]atomic.Int32 // channels, patterns, shard channels
 	core     int
 }
 
@@ -136,6 +140,7 @@ func (c *Conn) begin() *resp.Writer {
 		c.w.B = c.captured
 		return &c.w
 	}
+	c.running = true
 	if len(c.slots) == 0 {
 		c.directing = true
 		c.w.B = c.out
@@ -154,6 +159,7 @@ func (c *Conn) end() {
 		c.w.B = nil
 		return
 	}
+	c.running = false
 	if c.directing {
 		if c.discardReply() {
 			c.w.B = c.w.B[:len(c.out)]

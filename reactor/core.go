@@ -43,6 +43,7 @@ type Core struct {
 	free         []*router.Batch
 	slots        []*router.Slot
 	ctx          shardowner.Ctx
+	ps           hub // subscriptions of this core's connections (pubsub.go)
 	w            resp.Writer
 	ahead        [parseAhead]parsed
 	group        router.Group
@@ -153,6 +154,9 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	}
 	c.shard.Slowlog = srv.slowlog
 	c.shard.Enc = srv.enc
+	c.ps.init(c)
+	c.shard.Hub = &c.ps
+	c.shard.Events = &srv.events
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.meanExpire = make([]atomic.Int64, srv.cfg.Databases)
@@ -767,7 +771,7 @@ func (c *Core) flushAll() {
 			continue
 		}
 		owed := int64(cn.owed())
-		if cap := c.srv.outputLimit(); cap > 0 && owed > cap {
+		if c.overLimit(cn, owed) {
 			c.log.Warn("closing client that exceeded its output buffer limit", "id", cn.id, "bytes", owed)
 			c.close(cn)
 			continue
@@ -795,6 +799,7 @@ func (c *Core) close(cn *Conn) {
 	}
 	cn.closed = true
 	c.discard(cn)
+	c.unsubscribeAll(cn)
 	delete(c.conns, int32(cn.fd))
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {

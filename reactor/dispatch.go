@@ -42,6 +42,11 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
 		return
 	}
+	if cn.subs != nil && cn.proto == 2 && cn.subscribed() && !subscribedAllowed(cmd) {
+		c.shard.CmdStat(cmd.ID).Rejected++
+		cn.errorReply(errSubscribed(cmd, argv))
+		return
+	}
 	if cn.multi != nil && c.queueMulti(cn, cmd, argv) {
 		return
 	}
@@ -71,6 +76,10 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		c.runOn(cn, cmd, shard, argv)
 		return
 	case router.RouteAll:
+		if cmd.Combine == router.CombinePublish {
+			c.publishCmd(cn, cmd, argv)
+			return
+		}
 		if n == 1 {
 			c.runOn(cn, cmd, c.id, argv)
 			return
@@ -129,12 +138,13 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 // startSplit runs cmd over several shards for cn. The command's call is
 // counted here, once; its parts add their time where they run.
 // Until it holds its keys, the connection's later commands wait: they must
-// not run on a key before the split has taken it.
+// not run on a key before the split has taken it. A publish holds no key,
+// and the rings keep its parts in order behind the earlier ones.
 func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv [][]byte) {
 	c.shard.CmdStat(cmd.ID).Calls++
 	slot.SetSeq(cn.nextTxnSeq())
 	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
-	if !slot.Filled {
+	if !slot.Filled && cmd.Combine != router.CombinePublish {
 		cn.barrier = slot
 	}
 	c.markDirty(cn)

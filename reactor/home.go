@@ -67,6 +67,14 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeDiscard:  (*Core).discardCmd,
 	router.HomeWatch:    (*Core).watchCmd,
 	router.HomeUnwatch:  (*Core).unwatchCmd,
+
+	router.HomeSubscribe:    (*Core).subscribeCmd,
+	router.HomeUnsubscribe:  (*Core).unsubscribeCmd,
+	router.HomePSubscribe:   (*Core).psubscribeCmd,
+	router.HomePUnsubscribe: (*Core).punsubscribeCmd,
+	router.HomeSSubscribe:   (*Core).ssubscribeCmd,
+	router.HomeSUnsubscribe: (*Core).sunsubscribeCmd,
+	router.HomePubsub:       (*Core).pubsubCmd,
 }
 
 // home answers the commands that run on the client's own core: connection
@@ -92,6 +100,7 @@ func (c *Core) quit(cn *Conn, argv [][]byte) {
 
 func (c *Core) reset(cn *Conn, argv [][]byte) {
 	c.discard(cn)
+	c.unsubscribeAll(cn)
 	cn.db, cn.proto = 0, 2
 	if cn.replyMode != replySkip {
 		// A RESET that CLIENT REPLY SKIP covers loses its own reply, as
@@ -125,6 +134,10 @@ func (c *Core) lastSave(cn *Conn, argv [][]byte) {
 func (c *Core) ping(cn *Conn, argv [][]byte) {
 	if len(argv) > 2 {
 		cn.errorReply(resp.ErrWrongArgs("ping"))
+		return
+	}
+	if cn.proto == 2 && cn.subscribed() {
+		pingSubscribed(cn, argv)
 		return
 	}
 	w := cn.begin()
@@ -442,6 +455,8 @@ var subcommandArity = map[string]map[string]int{
 		"reply": 3, "info": 2, "list": -2, "kill": -3, "help": 2},
 	"command": {"count": 2, "list": -2, "info": -2, "docs": -2, "getkeys": -4, "help": 2},
 	"config":  {"get": -3, "set": -4, "resetstat": 2, "rewrite": 2, "help": 2},
+	"pubsub": {"channels": -2, "numsub": -2, "numpat": 2, "shardchannels": -2, "shardnumsub": -2,
+		"help": 2},
 }
 
 // subcommandArityErr is the arity error for a known subcommand of a home

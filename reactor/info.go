@@ -226,6 +226,10 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("evicted_keys", 0)
 		kv("keyspace_hits", t.hits)
 		kv("keyspace_misses", t.misses)
+		channels, patterns, shardChannels := s.ps.sizes()
+		kv("pubsub_channels", channels)
+		kv("pubsub_patterns", patterns)
+		kv("pubsubshard_channels", shardChannels)
 		var longest uint64
 		for _, c := range s.cores {
 			longest = max(longest, s.longestTurnUs(c))

@@ -70,6 +70,8 @@ type Server struct {
 
 	slowlog *shardowner.SlowlogConfig  // shared by every core's shard
 	enc     *shardowner.EncodingConfig // shared by every core's shard
+	ps      pubsubDir                  // every core's subscriptions, for PUBSUB and INFO
+	events  shardowner.NotifyConfig    // notify-keyspace-events, read by every shard
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -98,6 +100,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	pass := cfg.RequirePass
 	s.pass.Store(&pass)
 	s.outHard.Store(cfg.OutputHardLimit)
+	s.ps.init()
 	s.activeExpire.Store(true)
 	s.setHz(cfg.Hz)
 	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))

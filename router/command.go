@@ -72,6 +72,10 @@ const (
 	CombineConcatArray                // KEYS
 	CombineRandomKey                  // RANDOMKEY: a shard's key, shards weighted by their key counts
 	CombineSlowlog                    // SLOWLOG: entries merged newest first, lengths summed
+	// CombinePublish: PUBLISH/SPUBLISH, sent only to the shards whose core
+	// has subscribers (Exec.HasSubscribers), receiver counts added. It
+	// takes no locks: a message touches no key.
+	CombinePublish
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection
@@ -103,6 +107,13 @@ const (
 	HomeDiscard
 	HomeWatch
 	HomeUnwatch
+	HomeSubscribe
+	HomeUnsubscribe
+	HomePSubscribe
+	HomePUnsubscribe
+	HomeSSubscribe
+	HomeSUnsubscribe
+	HomePubsub
 	HomeCount // number of home handlers, for tables indexed by HomeID
 )
 

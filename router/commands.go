@@ -25,6 +25,18 @@ var commands = []Command{
 	{Name: "reset", Home: HomeReset, Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth, Group: "connection", Summary: "Resets the connection."},
 	{Name: "select", Home: HomeSelect, Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, Group: "connection", Summary: "Changes the selected database."},
 
+	// pubsub: subscriptions live on the subscriber's home core (reactor);
+	// a publish runs on every core that has subscribers and adds their counts
+	{Name: "psubscribe", Home: HomePSubscribe, Arity: -2, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, Group: "pubsub", Summary: "Listens for messages published to channels that match one or more patterns."},
+	{Name: "publish", Arity: 3, Flags: FlagPubSub | FlagLoading | FlagStale | f, Route: RouteAll, Combine: CombinePublish, Run: so.Publish, Group: "pubsub", Summary: "Posts a message to a channel."},
+	{Name: "pubsub", Home: HomePubsub, Arity: -2, Group: "pubsub", Summary: "A container for Pub/Sub commands."},
+	{Name: "punsubscribe", Home: HomePUnsubscribe, Arity: -1, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, Group: "pubsub", Summary: "Stops listening to messages published to channels that match one or more patterns."},
+	{Name: "spublish", Arity: 3, Flags: FlagPubSub | FlagLoading | FlagStale | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteAll, Combine: CombinePublish, Run: so.SPublish, Group: "pubsub", Summary: "Post a message to a shard channel"},
+	{Name: "ssubscribe", Home: HomeSSubscribe, Arity: -2, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, FirstKey: 1, LastKey: -1, Step: 1, Group: "pubsub", Summary: "Listens for messages published to shard channels."},
+	{Name: "subscribe", Home: HomeSubscribe, Arity: -2, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, Group: "pubsub", Summary: "Listens for messages published to channels."},
+	{Name: "sunsubscribe", Home: HomeSUnsubscribe, Arity: -1, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, FirstKey: 1, LastKey: -1, Step: 1, Group: "pubsub", Summary: "Stops listening to messages posted to shard channels."},
+	{Name: "unsubscribe", Home: HomeUnsubscribe, Arity: -1, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, Group: "pubsub", Summary: "Stops listening to messages posted to channels."},
+
 	// server
 	{Name: "command", Home: HomeCommand, Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Returns detailed information about all commands."},
 	{Name: "config", Home: HomeConfig, Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for server configuration commands."},

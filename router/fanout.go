@@ -24,8 +24,11 @@ var (
 )
 
 var (
-	wordReplace = []byte("replace")
-	wordNX      = []byte("nx")
+	wordNX       = []byte("nx")
+	wordRename   = []byte("rename")
+	wordRenameNX = []byte("renamenx")
+	wordCopy     = []byte("copy")
+	wordCopyNX   = []byte("copynx")
 )
 
 // plan is the state of one command split over shards: its own copy of the
@@ -100,7 +103,7 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 // slow log and RANDOMKEY gain nothing from seeing every shard at one
 // instant.
 func AtomicSplit(cmd *Command) bool {
-	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey)
+	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey && cmd.Combine != CombinePublish)
 }
 
 // copyTarget returns the database COPY's DB option names, if any.
@@ -198,6 +201,9 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 		}
 		p.begin()
 		for sh := 0; sh < n; sh++ {
+			if cmd.Combine == CombinePublish && !ex.HasSubscribers(sh, cmd.FirstKey != 0) {
+				continue
+			}
 			p.send(ex, s, sh, part, p.db, p.argv)
 		}
 		p.partDone(ex, s)
@@ -327,7 +333,7 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		}
 	}
 	switch rule {
-	case CombineSumInt:
+	case CombineSumInt, CombinePublish:
 		out = append(out, ':')
 		out = strconv.AppendInt(out, p.sumInts(), 10)
 		out = append(out, '\r', '\n')
@@ -542,9 +548,15 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 			return
 		}
 		blob := bulkBody(last)
-		mode, db := wordReplace, p.db
-		if name == "renamenx" || (name == "copy" && !p.replace) {
-			mode = wordNX
+		// The modes that also publish the destination's event.
+		mode, db := wordRename, p.db
+		switch {
+		case name == "renamenx":
+			mode = wordRenameNX
+		case name == "copy" && p.replace:
+			mode = wordCopy
+		case name == "copy":
+			mode = wordCopyNX
 		}
 		if name == "copy" {
 			db = p.copyDB
@@ -584,10 +596,12 @@ func (p *plan) moveStep(ex Exec, s *Slot, last []byte) {
 				p.done(ex, s, last)
 				return
 			}
+			// Taken rather than deleted: the source's event is
+			// rename_from.
 			p.release(ex)
 			p.begin()
-			p.sub = append(p.sub[:0], cmdDel.NameBytes(), src)
-			p.send(ex, s, srcShard, cmdDel, p.db, p.sub)
+			p.sub = append(p.sub[:0], cmdTake.NameBytes(), src)
+			p.send(ex, s, srcShard, cmdTake, p.db, p.sub)
 			p.partDone(ex, s)
 		}
 	default:

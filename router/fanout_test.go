@@ -180,6 +180,8 @@ func (e *testExec) Scratch() *shardowner.Shard {
 	return e.scratch
 }
 
+func (e *testExec) HasSubscribers(int, bool) bool { return true }
+
 // split runs a multi-shard command given as space-separated words in db with
 // the given protocol and returns the reply. It checks that the reply comes
 // only after every part, and that every part slot was freed.

@@ -93,7 +93,8 @@ func (l *Locks) Waiting() int { return len(l.queue) + len(l.ready) }
 // that may run is granted here; an unlock that may run releases here.
 func (l *Locks) Admit(cmd *Command, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) bool {
 	kind := kindOf(cmd)
-	if kind == waitCommand && !l.Active() {
+	// A publish touches no key, so no transaction's locks concern it.
+	if kind == waitCommand && (!l.Active() || cmd.Combine == CombinePublish && cmd.Route == RouteAll) {
 		return true
 	}
 	w := l.newWaiter()

@@ -104,6 +104,10 @@ type Exec interface {
 	// Scratch is an empty keyspace of the core, on its clock, where a
 	// gathering plan runs its command; the plan empties it after.
 	Scratch() *shardowner.Shard
+	// HasSubscribers reports whether the core of shard may have clients a
+	// publish reaches: shard-channel subscribers when sharded, else channel
+	// or pattern subscribers. A publish skips the cores that have none.
+	HasSubscribers(shard int, sharded bool) bool
 }
 
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.

@@ -141,8 +141,9 @@ func TestCommandTableRows(t *testing.T) {
 			if c.LastKey > 0 && c.LastKey < c.FirstKey {
 				t.Errorf("%s: last key %d before first key %d", c.Name, c.LastKey, c.FirstKey)
 			}
-			// WATCH names keys but routes them itself from the home core.
-			if c.Route != RouteKey && c.Home == HomeNone {
+			// WATCH names keys but routes them itself from the home core;
+			// SPUBLISH's channel is a key only for COMMAND (cluster slots).
+			if c.Route != RouteKey && c.Home == HomeNone && c.Combine != CombinePublish {
 				t.Errorf("%s: has keys but route %d", c.Name, c.Route)
 			}
 		} else if c.LastKey != 0 || c.Step != 0 {
@@ -325,6 +326,8 @@ func TestRedisArity(t *testing.T) {
 		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
 		"sadd": -3, "srem": -3, "scard": 2, "sismember": 3, "smismember": -3, "smembers": 2, "srandmember": -2, "spop": -2,
 		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sintercard": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
+		"psubscribe": -2, "publish": 3, "pubsub": -2, "punsubscribe": -1, "spublish": 3, "ssubscribe": -2,
+		"subscribe": -2, "sunsubscribe": -1, "unsubscribe": -1,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

@@ -101,8 +101,11 @@ func expireGeneric(c *Ctx, argv [][]byte, base int64, seconds bool, name string)
 	}
 	if when <= c.Shard.Clock.Ms {
 		t.Delete(argv[1])
+		c.Notify(NotifyGeneric, "del", argv[1])
 	} else if _, err := t.SetExpire(argv[1], when); !stored(c, err) {
 		return
+	} else {
+		c.Notify(NotifyGeneric, "expire", argv[1])
 	}
 	c.W.Int(1)
 }
@@ -123,6 +126,7 @@ func PExpireTime(c *Ctx, argv [][]byte) { ttlGeneric(c, argv[1], true, true) }
 func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
 	v, found := c.Table().Get(key)
 	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
 		c.W.Int(-2)
 		return
 	}
@@ -158,5 +162,6 @@ func Persist(c *Ctx, argv [][]byte) {
 		return
 	}
 	t.SetExpire(argv[1], 0) // dropping a TTL never needs room
+	c.Notify(NotifyGeneric, "persist", argv[1])
 	c.W.Int(1)
 }

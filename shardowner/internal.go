@@ -198,23 +198,32 @@ func InternalRandomKey(c *Ctx, argv [][]byte) {
 }
 
 // InternalTake: corekv.take key. Like corekv.dump, and deletes the key,
-// whose value moves unchanged (RENAME across shards).
+// whose value moves unchanged (RENAME and RENAMENX across shards: the
+// source's rename_from event).
 func InternalTake(c *Ctx, argv [][]byte) {
 	dumpValue(c, argv[1], false)
-	c.Table().Delete(argv[1])
+	if c.Table().Delete(argv[1]) {
+		c.Notify(NotifyGeneric, "rename_from", argv[1])
+	}
 }
 
 // InternalRestore: corekv.restore key blob mode. The blob's expiry is kept;
 // a blob whose expiry has passed by now counts as written, touching a watch
 // of the key, but leaves the key absent (an existing key is deleted under
-// "replace" and "any").
+// "replace" and "any"). The modes rename and copy are replace, renamenx and
+// copynx are nx, and publish the destination's rename_to or copy_to event.
 func InternalRestore(c *Ctx, argv [][]byte) {
 	key, mode := argv[1], argv[3]
 	nx := false
+	event := ""
 	switch {
 	case resp.EqualFold(mode, "nx"):
 		nx = true
 	case resp.EqualFold(mode, "replace"), resp.EqualFold(mode, "any"):
+	case resp.EqualFold(mode, "rename"), resp.EqualFold(mode, "renamenx"):
+		nx, event = len(mode) > len("rename"), "rename_to"
+	case resp.EqualFold(mode, "copy"), resp.EqualFold(mode, "copynx"):
+		nx, event = len(mode) > len("copy"), "copy_to"
 	default:
 		c.W.Err(resp.ErrSyntax)
 		return
@@ -229,21 +238,27 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
+	replaced := event != "" && t.Exists(key)
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
 		t.Delete(key)
 		t.Modified(key)
-		c.W.Int(1)
-		return
-	}
-	if big {
-		if v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash); v.Big == nil {
-			c.W.Err(errFull)
+	} else {
+		if big {
+			if v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash); v.Big == nil {
+				c.W.Err(errFull)
+				return
+			}
+		}
+		if !stored(c, putValue(t, key, v)) {
+			if v.Big != nil {
+				v.Big.Clear()
+			}
 			return
 		}
 	}
-	if stored(c, putValue(t, key, v)) {
-		c.W.Int(1)
-	} else if v.Big != nil {
-		v.Big.Clear()
+	if event != "" {
+		notifyReplaced(c, c.DB, key, replaced)
+		c.Notify(NotifyGeneric, event, key)
 	}
+	c.W.Int(1)
 }

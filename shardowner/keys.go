@@ -84,6 +84,7 @@ func Del(c *Ctx, argv [][]byte) {
 	var n int64
 	for _, k := range argv[1:] {
 		if t.Delete(k) {
+			c.Notify(NotifyGeneric, "del", k)
 			n++
 		}
 	}
@@ -97,6 +98,8 @@ func Exists(c *Ctx, argv [][]byte) {
 	for _, k := range argv[1:] {
 		if t.Exists(k) {
 			n++
+		} else {
+			c.Notify(NotifyKeyMiss, "keymiss", k)
 		}
 	}
 	c.W.Int(n)
@@ -110,6 +113,7 @@ func Touch(c *Ctx, argv [][]byte) { Exists(c, argv) }
 func Type(c *Ctx, argv [][]byte) {
 	v, found := c.Table().Get(argv[1])
 	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", argv[1])
 		c.W.Simple("none")
 		return
 	}
@@ -147,14 +151,27 @@ func rename(c *Ctx, src, dst []byte, nx bool) {
 	}
 	// The source goes only once the destination is written; a big
 	// aggregate's table moves to the destination.
+	replaced := t.Exists(dst)
 	if !stored(c, putValue(t, dst, v)) {
 		return
 	}
+	notifyReplaced(c, c.DB, dst, replaced)
 	t.Detach(src)
+	c.Notify(NotifyGeneric, "rename_from", src)
+	c.Notify(NotifyGeneric, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
 		c.W.OK()
+	}
+}
+
+// notifyReplaced publishes the new event of a RENAME or COPY destination
+// that existed: Redis deletes it and adds the key again, where corekv
+// overwrites it in place.
+func notifyReplaced(c *Ctx, db int, key []byte, replaced bool) {
+	if replaced {
+		c.Shard.notify(db, NotifyNew, "new", key)
 	}
 }
 
@@ -231,7 +248,10 @@ func Copy(c *Ctx, argv [][]byte) {
 			return
 		}
 	}
+	replaced := to.Exists(dst)
 	if stored(c, putValue(to, dst, v)) {
+		notifyReplaced(c, db, dst, replaced)
+		c.Shard.notify(db, NotifyGeneric, "copy_to", dst)
 		c.W.Int(1)
 	} else if v.Big != nil {
 		v.Big.Clear()
@@ -265,6 +285,8 @@ func Move(c *Ctx, argv [][]byte) {
 		return
 	}
 	t.Detach(argv[1])
+	c.Notify(NotifyGeneric, "move_from", argv[1])
+	c.Shard.notify(n, NotifyGeneric, "move_to", argv[1])
 	c.W.Int(1)
 }
 

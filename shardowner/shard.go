@@ -29,6 +29,14 @@ type Shard struct {
 
 	watch watches // WATCH registrations (watch.go)
 
+	// Hub delivers messages to the subscribers whose connections live on
+	// this shard's core (pubsub.go); nil: nobody subscribes here.
+	Hub Hub
+	// Events is notify-keyspace-events (notify.go); nil: none.
+	Events *NotifyConfig
+
+	notifyChan, notifyMsg []byte // scratch for Notify
+
 	rng uint64 // random draws of the hash and set commands (wyrand)
 }
 
@@ -78,6 +86,8 @@ func NewShard(id, count, databases int) *Shard {
 		rng: uint64(id)*0x9e3779b97f4a7c15 + uint64(time.Now().UnixNano())}
 	for i := range s.DBs {
 		s.DBs[i] = NewTable(&s.Clock)
+		s.DBs[i].OnExpire = s.tableHook(s.DBs[i], NotifyExpired, "expired")
+		s.DBs[i].OnNew = s.tableHook(s.DBs[i], NotifyNew, "new")
 	}
 	return s
 }

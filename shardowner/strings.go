@@ -32,6 +32,17 @@ func getString(c *Ctx, key []byte) (v Value, found, ok bool) {
 	return v, found, true
 }
 
+// readString is getString for a command that reads the key (GET, STRLEN,
+// …, not INCR or APPEND, which write it): a missing key is Redis's keymiss
+// event.
+func readString(c *Ctx, key []byte) (v Value, found, ok bool) {
+	v, found, ok = getString(c, key)
+	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
+	}
+	return v, found, ok
+}
+
 // replyValue writes a string value as a bulk reply.
 func replyValue(c *Ctx, v Value) {
 	if v.IsInt {
@@ -56,7 +67,7 @@ func intLen(n int64) int {
 
 // Get: GET key.
 func Get(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -189,6 +200,7 @@ func SetNX(c *Ctx, argv [][]byte) {
 		return
 	}
 	if stored(c, t.SetString(argv[1], argv[2], 0)) {
+		c.Notify(NotifyString, "set", argv[1])
 		c.W.Int(1)
 	}
 }
@@ -217,7 +229,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 	var found bool
 	if flags&optGet != 0 {
 		var ok bool
-		if old, found, ok = getString(c, key); !ok {
+		if old, found, ok = readString(c, key); !ok {
 			return
 		}
 	} else if flags&(optNX|optXX|optKeepTTL) != 0 {
@@ -235,6 +247,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		}
 		if flags&optGet == 0 {
 			if stored(c, storeString(c, key, val, expireAt)) {
+				notifySet(c, key, flags)
 				c.W.OK()
 			}
 			return
@@ -242,13 +255,23 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		// The old value is replied before the write overwrites its bytes,
 		// and taken back if the write finds no room.
 		mark := replyOld(c, old, found)
-		storedAfterReply(c, mark, storeString(c, key, val, expireAt))
+		if storedAfterReply(c, mark, storeString(c, key, val, expireAt)) {
+			notifySet(c, key, flags)
+		}
 		return
 	}
 	if found {
 		replyValue(c, old)
 	} else {
 		c.W.Null()
+	}
+}
+
+// notifySet publishes SET's events: set, and expire when it set a TTL.
+func notifySet(c *Ctx, key []byte, flags int) {
+	c.Notify(NotifyString, "set", key)
+	if flags&optExpireMask != 0 {
+		c.Notify(NotifyGeneric, "expire", key)
 	}
 }
 
@@ -267,27 +290,32 @@ func replyOld(c *Ctx, old Value, found bool) int {
 
 // storedAfterReply is stored for a write whose reply, from mark on, was
 // written first: a write that found no room replaces it with the error.
-func storedAfterReply(c *Ctx, mark int, err error) {
+// It reports whether the write went through.
+func storedAfterReply(c *Ctx, mark int, err error) bool {
 	if err != nil {
 		c.W.B = c.W.B[:mark]
 		stored(c, err)
+		return false
 	}
+	return true
 }
 
 // GetSet: GETSET key value. Sets the value, drops any TTL, replies the old
 // value.
 func GetSet(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
 	mark := replyOld(c, v, found)
-	storedAfterReply(c, mark, c.Table().SetString(argv[1], argv[2], 0))
+	if storedAfterReply(c, mark, c.Table().SetString(argv[1], argv[2], 0)) {
+		c.Notify(NotifyString, "set", argv[1])
+	}
 }
 
 // GetDel: GETDEL key.
 func GetDel(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -297,6 +325,7 @@ func GetDel(c *Ctx, argv [][]byte) {
 	}
 	replyValue(c, v)
 	c.Table().Delete(argv[1])
+	c.Notify(NotifyGeneric, "del", argv[1])
 }
 
 // GetEx: GETEX key [EX s|PX ms|EXAT ts|PXAT ts-ms|PERSIST].
@@ -306,7 +335,7 @@ func GetEx(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrSyntax)
 		return
 	}
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -327,14 +356,17 @@ func GetEx(c *Ctx, argv [][]byte) {
 	case flags&optExpireMask != 0 && expireAt <= c.Shard.Clock.Ms:
 		replyValue(c, v)
 		t.Delete(argv[1])
+		c.Notify(NotifyGeneric, "del", argv[1])
 		return
 	case flags&optExpireMask != 0:
 		if _, err := t.SetExpire(argv[1], expireAt); !stored(c, err) {
 			return
 		}
+		c.Notify(NotifyGeneric, "expire", argv[1])
 		v, _ = t.Get(argv[1])
 	case flags&optPersist != 0 && v.ExpireAt != 0:
 		t.SetExpire(argv[1], 0) // dropping a TTL never needs room
+		c.Notify(NotifyGeneric, "persist", argv[1])
 		v, _ = t.Get(argv[1])
 	}
 	replyValue(c, v)
@@ -347,6 +379,9 @@ func MGet(c *Ctx, argv [][]byte) {
 	for _, k := range argv[1:] {
 		v, found := t.Get(k)
 		c.Shard.Stats.countLookup(found)
+		if !found {
+			c.Notify(NotifyKeyMiss, "keymiss", k)
+		}
 		if !found || v.Kind != KindString {
 			c.W.Null()
 			continue
@@ -367,6 +402,7 @@ func MSet(c *Ctx, argv [][]byte) {
 		if !stored(c, t.SetString(argv[i], argv[i+1], 0)) {
 			return
 		}
+		c.Notify(NotifyString, "set", argv[i])
 	}
 	c.W.OK()
 }
@@ -389,6 +425,7 @@ func MSetNX(c *Ctx, argv [][]byte) {
 		if !stored(c, t.SetString(argv[i], argv[i+1], 0)) {
 			return
 		}
+		c.Notify(NotifyString, "set", argv[i])
 	}
 	c.W.Int(1)
 }
@@ -400,6 +437,7 @@ func Append(c *Ctx, argv [][]byte) {
 	t := c.Table()
 	if l, ok, err := t.Append(argv[1], argv[2], maxStringLen); ok {
 		if stored(c, err) {
+			c.Notify(NotifyString, "append", argv[1])
 			c.W.Int(int64(l))
 		}
 		return
@@ -410,6 +448,7 @@ func Append(c *Ctx, argv [][]byte) {
 	}
 	if !found {
 		if stored(c, t.SetString(argv[1], argv[2], 0)) {
+			c.Notify(NotifyString, "append", argv[1])
 			c.W.Int(int64(len(argv[2])))
 		}
 		return
@@ -423,6 +462,7 @@ func Append(c *Ctx, argv [][]byte) {
 		return
 	}
 	if l, err := t.WriteAt(argv[1], n, argv[2]); stored(c, err) {
+		c.Notify(NotifyString, "append", argv[1])
 		c.W.Int(int64(l))
 	}
 }
@@ -440,7 +480,7 @@ func toRaw(c *Ctx, key []byte, v Value) bool {
 
 // StrLen: STRLEN key.
 func StrLen(c *Ctx, argv [][]byte) {
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -487,6 +527,7 @@ func DecrBy(c *Ctx, argv [][]byte) {
 // takes the general path.
 func incrBy(c *Ctx, key []byte, by int64) {
 	if n, ok := c.Table().AddInt(key, by); ok {
+		c.Notify(NotifyString, "incrby", key)
 		c.W.Int(n)
 		return
 	}
@@ -509,6 +550,7 @@ func incrBy(c *Ctx, key []byte, by int64) {
 	}
 	n := old + by
 	if stored(c, c.Table().SetInt(key, n, v.ExpireAt)) {
+		c.Notify(NotifyString, "incrby", key)
 		c.W.Int(n)
 	}
 }
@@ -551,6 +593,7 @@ func IncrByFloat(c *Ctx, argv [][]byte) {
 	b.B = appendLongDouble(b.B[:0], sum)
 	// Redis keeps the result a string even when it is integral ("8").
 	if stored(c, c.Table().SetVerbatim(argv[1], b.B, v.ExpireAt, false)) {
+		c.Notify(NotifyString, "incrbyfloat", argv[1])
 		c.W.Bulk(b.B)
 	}
 }
@@ -617,7 +660,7 @@ func GetRange(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNotInteger)
 		return
 	}
-	v, found, ok := getString(c, argv[1])
+	v, found, ok := readString(c, argv[1])
 	if !ok {
 		return
 	}
@@ -703,6 +746,7 @@ func SetRange(c *Ctx, argv [][]byte) {
 		t.Delete(argv[1])
 	}
 	if stored(c, err) {
+		c.Notify(NotifyString, "setrange", argv[1])
 		c.W.Int(int64(n))
 	}
 }

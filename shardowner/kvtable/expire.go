@@ -104,6 +104,9 @@ func (t *Table) expireSlot(w uint64, compact bool) {
 	if t.watcher != nil {
 		t.touched(entryKey(t.ar.item(uint32(w))), false)
 	}
+	if t.OnExpire != nil {
+		t.OnExpire(entryKey(t.ar.item(uint32(w))))
+	}
 	t.unindex(w)
 	t.dropEntry(uint32(w), compact)
 	t.expired++

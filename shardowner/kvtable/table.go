@@ -79,6 +79,13 @@ type Table struct {
 	objTick int // the last of objs that Tick looked after
 
 	watcher Watcher // nil unless a key of the table is watched
+	// OnExpire, when set, is called with the key of each entry that
+	// expires, before it goes (keyspace notifications); like a Watcher it
+	// must not change the table, and the key is valid during the call only.
+	OnExpire func(key []byte)
+	// OnNew, likewise, is called with the key of each entry a write
+	// creates.
+	OnNew func(key []byte)
 
 	pool     *blockPool // the off-heap blocks of ix, ar and exp
 	rng      uint64
@@ -96,11 +103,11 @@ func NewTable(clock *Clock) *Table {
 }
 
 // reset empties t, keeping its clock, pool, random state, hash mask, page
-// limit, expired count and watcher.
+// limit, expired count, watcher and hooks.
 func (t *Table) reset() {
 	limit := t.ar.pageLimit
 	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired,
-		watcher: t.watcher}
+		watcher: t.watcher, OnExpire: t.OnExpire, OnNew: t.OnNew}
 	t.ar.pool = t.pool
 	t.ar.pageLimit = limit
 	t.exp = newWheel(t.pool)
@@ -414,6 +421,9 @@ func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) e
 		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
 		t.insert(h, ref)
 		t.touched(key, true)
+		if t.OnNew != nil {
+			t.OnNew(key)
+		}
 		return nil
 	}
 	ref := uint32(w)
