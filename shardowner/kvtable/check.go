@@ -159,7 +159,7 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 				ok = kind == KindSet && ValidIntSet(v.Str)
 			case kind == KindHash:
 				ok = ValidPacked(v.Str, 2)
-			case kind == KindSet:
+			case kind == KindSet, kind == KindList:
 				ok = ValidPacked(v.Str, 1)
 			}
 			if !ok {

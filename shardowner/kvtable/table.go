@@ -24,6 +24,7 @@ const (
 	KindString
 	KindHash
 	KindSet
+	KindList
 )
 
 // Value is an entry as handlers see it.

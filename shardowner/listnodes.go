@@ -1,0 +1,312 @@
+package shardowner
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/valyala/bytebufferpool"
+
+	"github.com/corekv/corekv/shardowner/kvtable"
+)
+
+// A small list is a packed list (kvtable.PackedBody) of its elements, head
+// first. A big one, past the size of one node (list-max-listpack-size), is
+// a chain of nodes in a table of its own, as Redis's quicklist is a chain of
+// listpacks:
+//
+//	key ""         the index: total elements (8 bytes), next node id
+//	               (4 bytes), then per node, head first, its id and its
+//	               element count (4 bytes each)
+//	key id         a node (4-byte id): its elements as in a packed list's
+//	               body, with no count (the index has it)
+//
+// Pushes and pops touch one node and one index record in place; a node
+// that fills or empties rewrites the index, so the cost is O(nodes) at worst,
+// and finding an element by position reads the index, not the elements.
+// Nothing of it is a Go pointer.
+
+var listIndexKey = []byte{}
+
+const (
+	listIndexHead = 12
+	listRecord    = 8
+	// listSafetyBytes bounds a node of a list whose fill is a count, as
+	// Redis bounds it.
+	listSafetyBytes = 8192
+)
+
+// nodeLimits returns the most elements and bytes a node may hold for a
+// list-max-listpack-size of fill: a count when positive, a size class of
+// 4 KB to 64 KB when negative.
+func nodeLimits(fill int64) (count, size int) {
+	if fill >= 0 {
+		return int(min(max(fill, 1), math.MaxInt32)), listSafetyBytes
+	}
+	return math.MaxInt32, 4096 << (min(-fill, 5) - 1)
+}
+
+// nodeFits reports whether a node of cnt elements in n bytes may take one
+// more of elen bytes (a lone element always fits).
+func nodeFits(cnt, n, elen int, limCount, limSize int) bool {
+	return cnt == 0 || (cnt+1 <= limCount && n+elen <= limSize)
+}
+
+// qlist is a big list's table.
+type qlist struct{ t *Table }
+
+func nodeKey(id uint32) [4]byte {
+	var k [4]byte
+	binary.LittleEndian.PutUint32(k[:], id)
+	return k
+}
+
+func (q qlist) index() []byte {
+	v, _ := q.t.Get(listIndexKey)
+	return v.Str
+}
+
+func (q qlist) total() int { return int(binary.LittleEndian.Uint64(q.index())) }
+
+func (q qlist) nodes() int { return (len(q.index()) - listIndexHead) / listRecord }
+
+// rec returns the id and element count of node i.
+func (q qlist) rec(i int) (id uint32, cnt int) {
+	ix := q.index()[listIndexHead+i*listRecord:]
+	return binary.LittleEndian.Uint32(ix), int(binary.LittleEndian.Uint32(ix[4:]))
+}
+
+func (q qlist) node(id uint32) []byte {
+	k := nodeKey(id)
+	v, _ := q.t.Get(k[:])
+	return v.Str
+}
+
+func (q qlist) setNode(id uint32, body []byte) error {
+	k := nodeKey(id)
+	return q.t.SetVerbatim(k[:], body, 0, false)
+}
+
+func (q qlist) dropNode(id uint32) {
+	k := nodeKey(id)
+	q.t.Delete(k[:])
+}
+
+// setCount sets node i's count to cnt and the total by delta, in place.
+func (q qlist) setCount(i, cnt, delta int) {
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(cnt))
+	q.t.WriteAt(listIndexKey, listIndexHead+i*listRecord+4, b[:4])
+	binary.LittleEndian.PutUint64(b[:], uint64(q.total()+delta))
+	q.t.WriteAt(listIndexKey, 0, b[:])
+}
+
+// newID returns an id no node has.
+func (q qlist) newID() uint32 {
+	ix := q.index()
+	id := binary.LittleEndian.Uint32(ix[8:])
+	for {
+		k := nodeKey(id)
+		if !q.t.Exists(k[:]) {
+			return id
+		}
+		id++
+	}
+}
+
+// splice replaces the records of nodes [from, to) with recs (id, count
+// pairs, 8 bytes each), moving the total by delta and the next id past
+// next.
+func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) error {
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	ix := q.index()
+	b := append(buf.B[:0], ix[:listIndexHead+from*listRecord]...)
+	b = append(b, recs...)
+	b = append(b, ix[listIndexHead+to*listRecord:]...)
+	binary.LittleEndian.PutUint64(b, uint64(q.total()+delta))
+	if next >= binary.LittleEndian.Uint32(b[8:]) {
+		binary.LittleEndian.PutUint32(b[8:], next+1)
+	}
+	buf.B = b
+	return q.t.SetVerbatim(listIndexKey, b, 0, false)
+}
+
+// find returns the node holding element i (0 <= i < total) and i's place
+// in it, reading the index from the nearer end.
+func (q qlist) find(i int) (node, local int) {
+	n := q.nodes()
+	if i < q.total()/2 {
+		for k := 0; k < n; k++ {
+			_, cnt := q.rec(k)
+			if i < cnt {
+				return k, i
+			}
+			i -= cnt
+		}
+		return n - 1, 0
+	}
+	j := q.total() - 1 - i // from the tail
+	for k := n - 1; k >= 0; k-- {
+		_, cnt := q.rec(k)
+		if j < cnt {
+			return k, cnt - 1 - j
+		}
+		j -= cnt
+	}
+	return 0, 0
+}
+
+// skipElems returns the offset of element k of a node's body.
+func skipElems(body []byte, k int) int {
+	off := 0
+	for ; k > 0; k-- {
+		_, off = kvtable.ElemAt(body, off)
+	}
+	return off
+}
+
+// chunk cuts the body of cnt elements into nodes within the limits and
+// calls fn with each part and its count, head first. It stops at the
+// first error fn returns.
+func chunk(body []byte, limCount, limSize int, fn func(part []byte, cnt int) error) error {
+	start, cnt := 0, 0
+	for off := 0; off < len(body); {
+		_, next := kvtable.ElemAt(body, off)
+		if !nodeFits(cnt, off-start, next-off, limCount, limSize) {
+			if err := fn(body[start:off], cnt); err != nil {
+				return err
+			}
+			start, cnt = off, 0
+		}
+		cnt++
+		off = next
+	}
+	if cnt > 0 {
+		return fn(body[start:], cnt)
+	}
+	return nil
+}
+
+// replaceNode stores body, cnt elements, as node i of q, cut into several
+// nodes when it passes the limits, or drops the node when cnt is 0. The
+// total moves by delta.
+func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize int) error {
+	id, _ := q.rec(i)
+	if cnt == 0 {
+		q.dropNode(id)
+		return q.splice(i, i+1, nil, delta, 0)
+	}
+	if cnt <= limCount && len(body) <= limSize {
+		if err := q.setNode(id, body); err != nil {
+			return err
+		}
+		q.setCount(i, cnt, delta)
+		return nil
+	}
+	recs := bytebufferpool.Get()
+	defer bytebufferpool.Put(recs)
+	r := recs.B[:0]
+	next, first := q.newID(), true
+	var made []uint32
+	err := chunk(body, limCount, limSize, func(part []byte, n int) error {
+		pid := id
+		if !first {
+			pid = next
+			k := nodeKey(pid)
+			for q.t.Exists(k[:]) {
+				pid++
+				k = nodeKey(pid)
+			}
+			next = pid + 1
+		}
+		first = false
+		if err := q.setNode(pid, part); err != nil {
+			return err
+		}
+		if pid != id {
+			made = append(made, pid)
+		}
+		r = binary.LittleEndian.AppendUint32(r, pid)
+		r = binary.LittleEndian.AppendUint32(r, uint32(n))
+		return nil
+	})
+	if err == nil {
+		err = q.splice(i, i+1, r, delta, next)
+	}
+	recs.B = r
+	if err != nil {
+		for _, m := range made {
+			q.dropNode(m)
+		}
+	}
+	return err
+}
+
+// bigList returns a big list of the cnt elements of body, or nil when the
+// table has no room.
+func (c *Ctx) bigList(body []byte) *Table {
+	t := c.newBig()
+	q := qlist{t}
+	var head [listIndexHead]byte
+	if t.SetVerbatim(listIndexKey, head[:], 0, false) != nil {
+		t.Clear()
+		return nil
+	}
+	limCount, limSize := nodeLimits(c.Shard.Enc.ListMaxListpack.Load())
+	recs := bytebufferpool.Get()
+	defer bytebufferpool.Put(recs)
+	r := recs.B[:0]
+	id, total := uint32(0), 0
+	err := chunk(body, limCount, limSize, func(part []byte, n int) error {
+		if err := q.setNode(id, part); err != nil {
+			return err
+		}
+		r = binary.LittleEndian.AppendUint32(r, id)
+		r = binary.LittleEndian.AppendUint32(r, uint32(n))
+		id++
+		total += n
+		return nil
+	})
+	recs.B = r
+	if err == nil {
+		err = q.splice(0, 0, r, total, id)
+	}
+	if err != nil {
+		t.Clear()
+		return nil
+	}
+	return t
+}
+
+// ValidListNode reports whether body is a node of exactly cnt well-formed
+// elements: the check a node passes in the table's self-check.
+func ValidListNode(body []byte, cnt int) bool {
+	off := 0
+	for ; cnt > 0 && off < len(body); cnt-- {
+		l, n := binary.Uvarint(body[off:])
+		if n <= 0 || l > uint64(len(body)-off-n) {
+			return false
+		}
+		off += n + int(l)
+	}
+	return cnt == 0 && off == len(body)
+}
+
+// checkList verifies a big list: the index and its nodes agree.
+func checkList(q qlist) bool {
+	ix := q.index()
+	if len(ix) < listIndexHead || (len(ix)-listIndexHead)%listRecord != 0 {
+		return false
+	}
+	total := 0
+	for i := range q.nodes() {
+		id, cnt := q.rec(i)
+		k := nodeKey(id)
+		v, ok := q.t.Get(k[:])
+		if !ok || cnt == 0 || !ValidListNode(v.Str, cnt) {
+			return false
+		}
+		total += cnt
+	}
+	return total == q.total() && q.t.Len() == q.nodes()+1
+}
