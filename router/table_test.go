@@ -42,7 +42,7 @@ func TestLookupMisses(t *testing.T) {
 		"get ",
 		" get",
 		"getx",
-		"lpush",                 // not implemented yet
+		"blpop",                 // not implemented yet
 		"g\x00t",                // not a letter
 		"GET\xff",               // high byte
 		strings.Repeat("a", 24), // fits the buffer, no such command
@@ -311,6 +311,8 @@ func TestRedisArity(t *testing.T) {
 		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
 		"sadd": -3, "srem": -3, "scard": 2, "sismember": 3, "smismember": -3, "smembers": 2, "srandmember": -2, "spop": -2,
 		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
+		"lindex": 3, "linsert": 5, "llen": 2, "lmove": 5, "lmpop": -4, "lpop": -2, "lpos": -3, "lpush": -3, "lpushx": -3,
+		"lrange": 4, "lrem": 4, "lset": 4, "ltrim": 4, "rpop": -2, "rpoplpush": 3, "rpush": -3, "rpushx": -3,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

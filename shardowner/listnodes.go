@@ -11,15 +11,7 @@ import (
 
 // A small list is a packed list (kvtable.PackedBody) of its elements, head
 // first. A big one, past the size of one node (list-max-listpack-size), is
-// a chain of nodes in a table of its own, as Redis's quicklist is a chain of
-// listpacks:
-//
-//	key ""         the index: total elements (8 bytes), next node id
-//	               (4 bytes), then per node, head first, its id and its
-//	               element count (4 bytes each)
-//	key id         a node (4-byte id): its elements as in a packed list's
-//	               body, with no count (the index has it)
-//
+// a chain of nodes in a table of its own (its layout: kvtable/listnode.go).
 // Pushes and pops touch one node and one index record in place; a node
 // that fills or empties rewrites the index, so the cost is O(nodes) at worst,
 // and finding an element by position reads the index, not the elements.
@@ -28,8 +20,8 @@ import (
 var listIndexKey = []byte{}
 
 const (
-	listIndexHead = 12
-	listRecord    = 8
+	listIndexHead = kvtable.ListIndexHead
+	listRecord    = kvtable.ListRecord
 	// listSafetyBytes bounds a node of a list whose fill is a count, as
 	// Redis bounds it.
 	listSafetyBytes = 8192
@@ -276,37 +268,4 @@ func (c *Ctx) bigList(body []byte) *Table {
 		return nil
 	}
 	return t
-}
-
-// ValidListNode reports whether body is a node of exactly cnt well-formed
-// elements: the check a node passes in the table's self-check.
-func ValidListNode(body []byte, cnt int) bool {
-	off := 0
-	for ; cnt > 0 && off < len(body); cnt-- {
-		l, n := binary.Uvarint(body[off:])
-		if n <= 0 || l > uint64(len(body)-off-n) {
-			return false
-		}
-		off += n + int(l)
-	}
-	return cnt == 0 && off == len(body)
-}
-
-// checkList verifies a big list: the index and its nodes agree.
-func checkList(q qlist) bool {
-	ix := q.index()
-	if len(ix) < listIndexHead || (len(ix)-listIndexHead)%listRecord != 0 {
-		return false
-	}
-	total := 0
-	for i := range q.nodes() {
-		id, cnt := q.rec(i)
-		k := nodeKey(id)
-		v, ok := q.t.Get(k[:])
-		if !ok || cnt == 0 || !ValidListNode(v.Str, cnt) {
-			return false
-		}
-		total += cnt
-	}
-	return total == q.total() && q.t.Len() == q.nodes()+1
 }
