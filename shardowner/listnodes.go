@@ -43,13 +43,26 @@ func nodeFits(cnt, n, elen int, limCount, limSize int) bool {
 	return cnt == 0 || (cnt+1 <= limCount && n+elen <= limSize)
 }
 
-// qlist is a big list's table.
-type qlist struct{ t *Table }
+// qlist is a big list's table. kb is where the keys of the nodes it
+// writes are built: the shard's, since a key given to a write escapes.
+type qlist struct {
+	t  *Table
+	kb *[4]byte
+}
+
+// list returns big list t for writing.
+func (c *Ctx) list(t *Table) qlist { return qlist{t, &c.Shard.listKey} }
 
 func nodeKey(id uint32) [4]byte {
 	var k [4]byte
 	binary.LittleEndian.PutUint32(k[:], id)
 	return k
+}
+
+// wkey returns the key of node id for a write.
+func (q qlist) wkey(id uint32) []byte {
+	binary.LittleEndian.PutUint32(q.kb[:], id)
+	return q.kb[:]
 }
 
 func (q qlist) index() []byte {
@@ -74,14 +87,10 @@ func (q qlist) node(id uint32) []byte {
 }
 
 func (q qlist) setNode(id uint32, body []byte) error {
-	k := nodeKey(id)
-	return q.t.SetVerbatim(k[:], body, 0, false)
+	return q.t.SetVerbatim(q.wkey(id), body, 0, false)
 }
 
-func (q qlist) dropNode(id uint32) {
-	k := nodeKey(id)
-	q.t.Delete(k[:])
-}
+func (q qlist) dropNode(id uint32) { q.t.Delete(q.wkey(id)) }
 
 // setCount sets node i's count to cnt and the total by delta, in place.
 func (q qlist) setCount(i, cnt, delta int) {
@@ -126,24 +135,28 @@ func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) error {
 // find returns the node holding element i (0 <= i < total) and i's place
 // in it, reading the index from the nearer end.
 func (q qlist) find(i int) (node, local int) {
-	n := q.nodes()
-	if i < q.total()/2 {
+	ix := q.index()
+	total := int(binary.LittleEndian.Uint64(ix))
+	recs := ix[listIndexHead:]
+	n := len(recs) / listRecord
+	count := func(k int) int { return int(binary.LittleEndian.Uint32(recs[k*listRecord+4:])) }
+	if i < total/2 {
 		for k := 0; k < n; k++ {
-			_, cnt := q.rec(k)
-			if i < cnt {
+			if cnt := count(k); i < cnt {
 				return k, i
+			} else {
+				i -= cnt
 			}
-			i -= cnt
 		}
 		return n - 1, 0
 	}
-	j := q.total() - 1 - i // from the tail
+	j := total - 1 - i // from the tail
 	for k := n - 1; k >= 0; k-- {
-		_, cnt := q.rec(k)
-		if j < cnt {
+		if cnt := count(k); j < cnt {
 			return k, cnt - 1 - j
+		} else {
+			j -= cnt
 		}
-		j -= cnt
 	}
 	return 0, 0
 }
@@ -238,7 +251,7 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 // table has no room.
 func (c *Ctx) bigList(body []byte) *Table {
 	t := c.newBig()
-	q := qlist{t}
+	q := c.list(t)
 	var head [listIndexHead]byte
 	if t.SetVerbatim(listIndexKey, head[:], 0, false) != nil {
 		t.Clear()

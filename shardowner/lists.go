@@ -30,7 +30,7 @@ var KeyShard func(key []byte, n int) int
 // listLen is the number of elements of list v.
 func listLen(v Value) int {
 	if v.Big != nil {
-		return qlist{v.Big}.total()
+		return qlist{t: v.Big}.total()
 	}
 	return kvtable.PackedCount(v.Str)
 }
@@ -52,7 +52,7 @@ func listEach(v Value, start int, fn func(e []byte) bool) {
 		}
 		return
 	}
-	q := qlist{v.Big}
+	q := qlist{t: v.Big}
 	if start >= q.total() {
 		return
 	}
@@ -75,7 +75,7 @@ func listEach(v Value, start int, fn func(e []byte) bool) {
 func listIndex(v Value, i int) []byte {
 	body := kvtable.PackedBody(v.Str)
 	if v.Big != nil {
-		q := qlist{v.Big}
+		q := qlist{t: v.Big}
 		k, local := q.find(i)
 		id, _ := q.rec(k)
 		body, i = q.node(id), local
@@ -138,7 +138,7 @@ func listPush(c *Ctx, key []byte, v Value, left bool, elems [][]byte) (int, bool
 		n := kvtable.PackedCount(v.Str) + len(elems)
 		return n, storeSmall(c, key, b, n, v.ExpireAt)
 	}
-	q := qlist{v.Big}
+	q := c.list(v.Big)
 	limCount, limSize := c.listLimits()
 	defer c.Table().Modified(key)
 	for _, e := range elems {
@@ -171,8 +171,7 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) error {
 				buf.B = b
 				err = q.setNode(id, b)
 			} else {
-				k := nodeKey(id)
-				_, _, err = q.t.Append(k[:], b, math.MaxInt)
+				_, _, err = q.t.Append(q.wkey(id), b, math.MaxInt)
 			}
 			if err != nil {
 				return err
@@ -253,7 +252,7 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 		bytebufferpool.Put(buf)
 		return
 	}
-	q := qlist{v.Big}
+	q := c.list(v.Big)
 	for count > 0 && q.total() > 0 {
 		i := 0
 		if !left {
@@ -294,7 +293,7 @@ func rewriteNode(c *Ctx, key []byte, v Value, i int, fn func(body []byte, local 
 		buf.B = b
 		return storeSmall(c, key, b, cnt+delta, v.ExpireAt)
 	}
-	q := qlist{v.Big}
+	q := c.list(v.Big)
 	k, local := 0, 0
 	if i >= q.total() { // past the tail: the end of the last node
 		k = q.nodes() - 1
@@ -617,7 +616,7 @@ func LRem(c *Ctx, argv [][]byte) {
 		}
 		return
 	}
-	q := qlist{v.Big}
+	q := c.list(v.Big)
 	limCount, limSize := c.listLimits()
 	for k := 0; k < q.nodes() && (limit == 0 || int64(removed) < limit); {
 		id, cnt := q.rec(k)

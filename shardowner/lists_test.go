@@ -347,7 +347,7 @@ func TestListNodeSplit(t *testing.T) {
 		do(c, "linsert", "l", "after", "e3", "m")
 	}
 	v, _ := c.Table().Get([]byte("l"))
-	q := qlist{v.Big}
+	q := qlist{t: v.Big}
 	for i := range q.nodes() {
 		if _, cnt := q.rec(i); cnt > 4 {
 			t.Fatalf("node %d holds %d elements, past the limit of 4", i, cnt)
@@ -384,5 +384,90 @@ func TestListPushBigElements(t *testing.T) {
 	}
 	if !bytes.Equal([]byte(do(c, "lindex", "l", "2")), []byte(bulk(big))) {
 		t.Fatal("lindex of a big element")
+	}
+}
+
+// BenchmarkLPushLPop and the others push and pop one 16-byte element on a
+// list of 1000, so that the list keeps its size: the cost of the head or
+// tail node's rewrite and the index record's update.
+func BenchmarkLPushLPop(b *testing.B) { benchPushPop(b, LPush, LPop, "lpush", "lpop") }
+func BenchmarkRPushRPop(b *testing.B) { benchPushPop(b, RPush, RPop, "rpush", "rpop") }
+func BenchmarkLPushRPop(b *testing.B) { benchPushPop(b, LPush, RPop, "lpush", "rpop") }
+
+func benchPushPop(b *testing.B, push, pop Handler, pushName, popName string) {
+	c := benchList(1000)
+	pushArgv := args(pushName, "l", "element:00000001")
+	popArgv := args(popName, "l")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		push(c, pushArgv)
+		pop(c, popArgv)
+	}
+}
+
+// BenchmarkLIndexMiddle reads the middle element of a list of 100000.
+func BenchmarkLIndexMiddle(b *testing.B) {
+	c := benchList(100000)
+	argv := args("lindex", "l", "50000")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		LIndex(c, argv)
+	}
+}
+
+// BenchmarkLRange100 reads the first 100 elements, as redis-benchmark's
+// lrange_100 does.
+func BenchmarkLRange100(b *testing.B) {
+	c := benchList(1000)
+	argv := args("lrange", "l", "0", "99")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		LRange(c, argv)
+	}
+}
+
+// benchList returns a context whose list "l" holds n 16-byte elements.
+func benchList(n int) *Ctx {
+	c := benchCtx()
+	argv := args("rpush", "l")
+	for i := range n {
+		argv = append(argv, []byte("element:"+strconv.Itoa(10000000+i)))
+		if len(argv) == 1002 || i == n-1 {
+			RPush(c, argv)
+			argv = argv[:2]
+		}
+	}
+	return c
+}
+
+// TestListHotPathAllocs: the shard side of LPUSH, RPUSH, LPOP, RPOP and
+// LINDEX does not allocate, on a small list and on a big one.
+func TestListHotPathAllocs(t *testing.T) {
+	for _, n := range []int{10, 5000} {
+		c := benchList(n)
+		for _, tc := range []struct {
+			name string
+			h    Handler
+			argv [][]byte
+		}{
+			{"lpush", LPush, args("lpush", "l", "element:00000001")},
+			{"lpop", LPop, args("lpop", "l")},
+			{"rpush", RPush, args("rpush", "l", "element:00000001")},
+			{"rpop", RPop, args("rpop", "l")},
+			{"lindex", LIndex, args("lindex", "l", "-3")},
+			{"llen", LLen, args("llen", "l")},
+			{"lrange", LRange, args("lrange", "l", "0", "9")},
+		} {
+			allocs := testing.AllocsPerRun(200, func() {
+				c.W.B = c.W.B[:0]
+				tc.h(c, tc.argv)
+			})
+			if allocs != 0 {
+				t.Errorf("%s on a list of %d allocates %v times per call", tc.name, n, allocs)
+			}
+		}
 	}
 }

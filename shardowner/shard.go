@@ -29,7 +29,8 @@ type Shard struct {
 
 	watch watches // WATCH registrations (watch.go)
 
-	rng uint64 // random draws of the hash and set commands (wyrand)
+	rng     uint64  // random draws of the hash and set commands (wyrand)
+	listKey [4]byte // where a big list's node keys are built (lists.go)
 }
 
 // rand returns a pseudo-random number.
