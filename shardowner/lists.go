@@ -399,19 +399,20 @@ func LLen(c *Ctx, argv [][]byte) {
 	c.W.Int(int64(listLen(v)))
 }
 
-// LIndex: LINDEX key index. A negative index counts from the tail.
+// LIndex: LINDEX key index. A negative index counts from the tail. The key
+// is looked up before the index is read, as in Redis.
 func LIndex(c *Ctx, argv [][]byte) {
-	i, ok := resp.ParseInt(argv[2])
-	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return
-	}
 	v, found, ok := getKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
 	if !found {
 		c.W.Null()
+		return
+	}
+	i, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
 		return
 	}
 	n := int64(listLen(v))
@@ -470,19 +471,20 @@ func LRange(c *Ctx, argv [][]byte) {
 	})
 }
 
-// LSet: LSET key index element.
+// LSet: LSET key index element. The key is looked up before the index is
+// read, as in Redis.
 func LSet(c *Ctx, argv [][]byte) {
-	i, ok := resp.ParseInt(argv[2])
-	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return
-	}
 	v, found, ok := getKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
 	if !found {
 		c.W.Err(resp.ErrNoSuchKey)
+		return
+	}
+	i, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
 		return
 	}
 	n := int64(listLen(v))
@@ -873,20 +875,22 @@ func LMPop(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrSyntax)
 		return
 	}
-	count := int64(1)
-	switch {
-	case len(rest) == 1:
-	case len(rest) == 3 && resp.EqualFold(rest[1], "count"):
-		n, ok := resp.ParseInt(rest[2])
+	// Options are read in order, each checked as it comes, as Redis does.
+	count := int64(-1)
+	for j := 1; j < len(rest); j++ {
+		if count != -1 || !resp.EqualFold(rest[j], "count") || j+1 == len(rest) {
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+		j++
+		n, ok := resp.ParseInt(rest[j])
 		if !ok || n <= 0 {
 			c.W.Err(errCountPositive)
 			return
 		}
 		count = n
-	default:
-		c.W.Err(resp.ErrSyntax)
-		return
 	}
+	count = max(count, 1)
 	if s := c.Shard; s.Count > 1 && KeyShard != nil {
 		for _, k := range keys {
 			if KeyShard(k, s.Count) != s.ID {
