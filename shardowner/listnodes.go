@@ -27,14 +27,19 @@ const (
 	listSafetyBytes = 8192
 )
 
+// listNodeEntry is what a node's table entry takes besides its elements
+// (header, key and value length), so that an 8 KB node fits the arena's
+// biggest item class.
+const listNodeEntry = 8
+
 // nodeLimits returns the most elements and bytes a node may hold for a
 // list-max-listpack-size of fill: a count when positive, a size class of
 // 4 KB to 64 KB when negative.
 func nodeLimits(fill int64) (count, size int) {
 	if fill >= 0 {
-		return int(min(max(fill, 1), math.MaxInt32)), listSafetyBytes
+		return int(min(max(fill, 1), math.MaxInt32)), listSafetyBytes - listNodeEntry
 	}
-	return math.MaxInt32, 4096 << (min(-fill, 5) - 1)
+	return math.MaxInt32, 4096<<(min(-fill, 5)-1) - listNodeEntry
 }
 
 // nodeFits reports whether a node of cnt elements in n bytes may take one

@@ -166,12 +166,22 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) error {
 		body := q.node(id)
 		if nodeFits(cnt, len(body), len(b), limCount, limSize) {
 			var err error
-			if left {
+			switch {
+			case left:
 				b = append(b, body...)
 				buf.B = b
 				err = q.setNode(id, b)
-			} else {
+			case (len(body)+len(b))*3/2 <= limSize:
+				// Appending in place grows the item by half again: only
+				// while that stays within a node's size.
 				_, _, err = q.t.Append(q.wkey(id), b, math.MaxInt)
+			default:
+				// The element, then the node and the element again: the
+				// node's new body is all but the first copy.
+				n := len(b)
+				b = append(append(b, body...), b[:n]...)
+				buf.B = b
+				err = q.setNode(id, b[n:])
 			}
 			if err != nil {
 				return err

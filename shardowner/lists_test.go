@@ -368,7 +368,7 @@ func TestListLimits(t *testing.T) {
 	for _, tc := range []struct {
 		fill        int64
 		count, size int
-	}{{-1, 1<<31 - 1, 4096}, {-2, 1<<31 - 1, 8192}, {-5, 1<<31 - 1, 65536}, {-100, 1<<31 - 1, 65536}, {0, 1, 8192}, {128, 128, 8192}} {
+	}{{-1, 1<<31 - 1, 4088}, {-2, 1<<31 - 1, 8184}, {-5, 1<<31 - 1, 65528}, {-100, 1<<31 - 1, 65528}, {0, 1, 8184}, {128, 128, 8184}} {
 		if count, size := nodeLimits(tc.fill); count != tc.count || size != tc.size {
 			t.Errorf("nodeLimits(%d) = %d, %d; want %d, %d", tc.fill, count, size, tc.count, tc.size)
 		}
