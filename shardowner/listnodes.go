@@ -75,15 +75,26 @@ func (q qlist) index() []byte {
 	return v.Str
 }
 
-func (q qlist) total() int { return int(binary.LittleEndian.Uint64(q.index())) }
+// ixView reads an index; it is valid until the list's table is written.
+type ixView []byte
 
-func (q qlist) nodes() int { return (len(q.index()) - listIndexHead) / listRecord }
+func (q qlist) view() ixView { return ixView(q.index()) }
+
+func (ix ixView) total() int { return int(binary.LittleEndian.Uint64(ix)) }
+
+func (ix ixView) nodes() int { return (len(ix) - listIndexHead) / listRecord }
 
 // rec returns the id and element count of node i.
-func (q qlist) rec(i int) (id uint32, cnt int) {
-	ix := q.index()[listIndexHead+i*listRecord:]
-	return binary.LittleEndian.Uint32(ix), int(binary.LittleEndian.Uint32(ix[4:]))
+func (ix ixView) rec(i int) (id uint32, cnt int) {
+	r := ix[listIndexHead+i*listRecord:]
+	return binary.LittleEndian.Uint32(r), int(binary.LittleEndian.Uint32(r[4:]))
 }
+
+func (q qlist) total() int { return q.view().total() }
+
+func (q qlist) nodes() int { return q.view().nodes() }
+
+func (q qlist) rec(i int) (id uint32, cnt int) { return q.view().rec(i) }
 
 func (q qlist) node(id uint32) []byte {
 	k := nodeKey(id)
@@ -97,12 +108,12 @@ func (q qlist) setNode(id uint32, body []byte) error {
 
 func (q qlist) dropNode(id uint32) { q.t.Delete(q.wkey(id)) }
 
-// setCount sets node i's count to cnt and the total by delta, in place.
-func (q qlist) setCount(i, cnt, delta int) {
+// setCount sets node i's count to cnt and the total to total, in place.
+func (q qlist) setCount(i, cnt, total int) {
 	var b [8]byte
 	binary.LittleEndian.PutUint32(b[:], uint32(cnt))
 	q.t.WriteAt(listIndexKey, listIndexHead+i*listRecord+4, b[:4])
-	binary.LittleEndian.PutUint64(b[:], uint64(q.total()+delta))
+	binary.LittleEndian.PutUint64(b[:], uint64(total))
 	q.t.WriteAt(listIndexKey, 0, b[:])
 }
 
@@ -207,10 +218,11 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 		return q.splice(i, i+1, nil, delta, 0)
 	}
 	if cnt <= limCount && len(body) <= limSize {
+		total := q.total() + delta
 		if err := q.setNode(id, body); err != nil {
 			return err
 		}
-		q.setCount(i, cnt, delta)
+		q.setCount(i, cnt, total)
 		return nil
 	}
 	recs := bytebufferpool.Get()

@@ -141,58 +141,49 @@ func listPush(c *Ctx, key []byte, v Value, left bool, elems [][]byte) (int, bool
 	q := c.list(v.Big)
 	limCount, limSize := c.listLimits()
 	defer c.Table().Modified(key)
+	total := 0
 	for _, e := range elems {
-		if !stored(c, pushBig(q, left, e, limCount, limSize)) {
+		var err error
+		if total, err = pushBig(q, left, e, limCount, limSize); !stored(c, err) {
 			return 0, false
 		}
 	}
-	return q.total(), true
+	return total, true
 }
 
 // pushBig pushes e at the head or tail of big list q: into the end node
-// while it has room, else into a new node.
-func pushBig(q qlist, left bool, e []byte, limCount, limSize int) error {
+// while it has room, else into a new node. It returns the new length.
+func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
 	buf := bytebufferpool.Get()
 	defer bytebufferpool.Put(buf)
 	b := kvtable.AppendElem(buf.B[:0], e)
 	buf.B = b
-	n := q.nodes()
+	ix := q.view()
+	n, total := ix.nodes(), ix.total()
 	if n > 0 {
 		i := 0
 		if !left {
 			i = n - 1
 		}
-		id, cnt := q.rec(i)
+		id, cnt := ix.rec(i)
 		body := q.node(id)
 		if nodeFits(cnt, len(body), len(b), limCount, limSize) {
-			var err error
-			switch {
-			case left:
-				b = append(b, body...)
-				buf.B = b
-				err = q.setNode(id, b)
-			case (len(body)+len(b))*3/2 <= limSize:
-				// Appending in place grows the item by half again: only
-				// while that stays within a node's size.
-				_, _, err = q.t.Append(q.wkey(id), b, math.MaxInt)
-			default:
-				// The element, then the node and the element again: the
-				// node's new body is all but the first copy.
-				n := len(b)
-				b = append(append(b, body...), b[:n]...)
-				buf.B = b
-				err = q.setNode(id, b[n:])
+			// In place, within the node's item while it has room: the
+			// item grows by half at a time, never past a node's size.
+			off := 0
+			if !left {
+				off = len(body)
 			}
-			if err != nil {
-				return err
+			if _, err := q.t.Insert(q.wkey(id), off, b, max(limSize, len(body)+len(b))); err != nil {
+				return 0, err
 			}
-			q.setCount(i, cnt+1, 1)
-			return nil
+			q.setCount(i, cnt+1, total+1)
+			return total + 1, nil
 		}
 	}
 	id := q.newID()
 	if err := q.setNode(id, b); err != nil {
-		return err
+		return 0, err
 	}
 	at := 0
 	if !left {
@@ -203,9 +194,9 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) error {
 	binary.LittleEndian.PutUint32(r[4:], 1)
 	if err := q.splice(at, at, r[:], 1, id); err != nil {
 		q.dropNode(id)
-		return err
+		return 0, err
 	}
-	return nil
+	return total + 1, nil
 }
 
 // popNode calls fn on k of the cnt elements of a node's body, from its
@@ -263,24 +254,27 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 		return
 	}
 	q := c.list(v.Big)
-	for count > 0 && q.total() > 0 {
+	total := q.total()
+	for count > 0 && total > 0 {
+		ix := q.view()
 		i := 0
 		if !left {
-			i = q.nodes() - 1
+			i = ix.nodes() - 1
 		}
-		id, cnt := q.rec(i)
+		id, cnt := ix.rec(i)
 		k := min(count, cnt)
 		rest := popNode(q.node(id), cnt, k, left, fn)
+		total -= k
 		if k == cnt {
 			q.dropNode(id)
 			q.splice(i, i+1, nil, -k, 0)
 		} else {
 			q.setNode(id, rest)
-			q.setCount(i, cnt-k, -k)
+			q.setCount(i, cnt-k, total)
 		}
 		count -= k
 	}
-	if q.total() == 0 {
+	if total == 0 {
 		t.Delete(key)
 		return
 	}

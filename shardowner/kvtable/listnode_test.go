@@ -2,6 +2,7 @@ package kvtable
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -75,5 +76,52 @@ func TestCheckList(t *testing.T) {
 		if checkList(l) == nil {
 			t.Errorf("%s: the check passed", name)
 		}
+	}
+}
+
+// TestInsert: Insert agrees with a byte-slice model through growth in
+// place and into new items, across the value length's second byte, with
+// and without a TTL, and refuses what it must.
+func TestInsert(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, ttl := range []int64{0, 1_000_000} {
+		key := []byte("k")
+		tb.SetVerbatim(key, []byte("ab"), ttl, false)
+		model := []byte("ab")
+		for i := range 400 {
+			data := bytes.Repeat([]byte{byte('a' + i%26)}, r.IntN(40))
+			off := r.IntN(len(model) + 1)
+			ok, err := tb.Insert(key, off, data, 6000)
+			if !ok || err != nil {
+				if len(model)+len(data) > 6000 {
+					break
+				}
+				t.Fatalf("insert %d bytes at %d of %d: ok %v err %v", len(data), off, len(model), ok, err)
+			}
+			model = append(model[:off:off], append(data, model[off:]...)...)
+			v, _ := tb.Get(key)
+			if !bytes.Equal(v.Str, model) || v.ExpireAt != ttl {
+				t.Fatalf("after %d inserts: value differs (len %d, want %d), expiry %d", i+1, len(v.Str), len(model), v.ExpireAt)
+			}
+			if err := tb.Check(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if ok, _ := tb.Insert([]byte("k"), 0, []byte("x"), 10); ok {
+		t.Error("an insert past maxLen went in")
+	}
+	v, _ := tb.Get([]byte("k"))
+	if ok, _ := tb.Insert([]byte("k"), len(v.Str)+1, []byte("x"), 1<<20); ok {
+		t.Error("an insert past the value's end went in")
+	}
+	tb.SetInt([]byte("n"), 5, 0)
+	if ok, _ := tb.Insert([]byte("n"), 0, []byte("x"), 1<<20); ok {
+		t.Error("an insert into an integer went in")
+	}
+	if ok, _ := tb.Insert([]byte("missing"), 0, []byte("x"), 1<<20); ok {
+		t.Error("an insert into a missing key went in")
 	}
 }
