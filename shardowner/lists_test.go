@@ -477,3 +477,28 @@ func TestListHotPathAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestListTableFull: a list write that finds no room in the keyspace's
+// table answers errFull and leaves the list as it was.
+func TestListTableFull(t *testing.T) {
+	c := newTestCtx()
+	c.Table().LimitPages(8)
+	do(c, "rpush", "l", "a", "b")
+	big := strings.Repeat("v", 9000)
+	for n := 0; n < 100; n++ {
+		if got := do(c, "set", "k"+strconv.Itoa(n), big); got != ok {
+			break
+		}
+	}
+	full := errr(errFull)
+	runScript(t, c, []step{
+		{"lpush new " + strings.Repeat("c", 3000), full},
+		{"exists new", num(0)},
+		{"rpush l " + strings.Repeat("c", 3000), full},
+		{"linsert l before a " + strings.Repeat("c", 3000), full},
+		{"lset l 0 " + strings.Repeat("c", 3000), full},
+		{"lrange l 0 -1", bulks("a", "b")},
+		{"lpop l", bulk("a")},
+		{"lrange l 0 -1", bulks("b")},
+	})
+}
