@@ -105,6 +105,17 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 			return
 		}
 		idx := cmd.KeyIndexes(nil, len(args))
+		if cmd.NumKeys > 0 {
+			n, ok := resp.ParseInt(args[cmd.NumKeys])
+			if !ok || n <= 0 || n > int64(len(args)-cmd.NumKeys-1) {
+				cn.errorReply(resp.Error("ERR Invalid arguments specified for command"))
+				return
+			}
+			idx = idx[:0]
+			for i := range int(n) {
+				idx = append(idx, cmd.NumKeys+1+i)
+			}
+		}
 		w := cn.begin()
 		w.Array(len(idx))
 		for _, i := range idx {

@@ -114,6 +114,7 @@ type Command struct {
 	FirstKey int // position of the first key, 0 if none
 	LastKey  int // position of the last key; negative counts from the end
 	Step     int // distance between keys
+	NumKeys  int // position of a key count whose keys follow it (LMPOP), for COMMAND GETKEYS; routing reads FirstKey…LastKey
 	Route    Route
 	Split    Split
 	Combine  Combine

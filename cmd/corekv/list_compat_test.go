@@ -54,6 +54,8 @@ func compatListScripts() []compatScript {
 			s("LMPOP 0 {t}n LEFT"), s("LMPOP x {t}n LEFT"), s("LMPOP -1 {t}n LEFT"), s("LMPOP 1 {t}n MIDDLE"),
 			s("LMPOP 1 {t}n LEFT COUNT 0"), s("LMPOP 1 {t}n LEFT COUNT x"), s("LMPOP 1 {t}n LEFT COUNT 1 2"),
 			s("LMPOP 1 {t}n LEFT COUNT"), s("LMPOP 2 {t}n LEFT"), s("LMPOP 3 {t}n LEFT"), s("LMPOP 1 {t}n LEFT FOO"),
+			s("COMMAND GETKEYS LMPOP 2 a b LEFT"), s("COMMAND GETKEYS LMPOP 1 a LEFT COUNT 2"), s("COMMAND GETKEYS LMPOP 0 a LEFT"),
+			s("COMMAND GETKEYS LMPOP x a LEFT"), s("COMMAND GETKEYS LMPOP 3 a LEFT"), s("COMMAND GETKEYS LMOVE a b LEFT RIGHT"),
 			s("SET {t}s v"), s("RPUSH {t}l a b"), s("LMPOP 2 {t}s {t}l LEFT"), s("LMPOP 2 {t}l {t}s LEFT"),
 			s("LMPOP 2 {t}nokey {t}s LEFT"), s("LMOVE {t}s {t}l LEFT LEFT"), s("LMOVE {t}l {t}s LEFT LEFT"),
 			s("LMOVE {t}nokey {t}s LEFT LEFT"), s("RPOPLPUSH {t}l {t}s"), s("LRANGE {t}l 0 -1"),
