@@ -264,8 +264,8 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 	return err
 }
 
-// bigList returns a big list of the cnt elements of body, or nil when the
-// table has no room.
+// bigList returns a big list of the elements of body (a packed list's body),
+// or nil when the table has no room.
 func (c *Ctx) bigList(body []byte) *Table {
 	t := c.newBig()
 	q := c.list(t)

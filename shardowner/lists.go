@@ -84,7 +84,7 @@ func listIndex(v Value, i int) []byte {
 	return e
 }
 
-// limits returns the node limits of the shard's list-max-listpack-size.
+// listLimits returns the node limits of the shard's list-max-listpack-size.
 func (c *Ctx) listLimits() (count, size int) {
 	return nodeLimits(c.Shard.Enc.ListMaxListpack.Load())
 }
