@@ -84,6 +84,8 @@ func (ix ixView) total() int { return int(binary.LittleEndian.Uint64(ix)) }
 
 func (ix ixView) nodes() int { return (len(ix) - listIndexHead) / listRecord }
 
+func (ix ixView) next() uint32 { return binary.LittleEndian.Uint32(ix[8:]) }
+
 // rec returns the id and element count of node i.
 func (ix ixView) rec(i int) (id uint32, cnt int) {
 	r := ix[listIndexHead+i*listRecord:]
@@ -108,13 +110,22 @@ func (q qlist) setNode(id uint32, body []byte) error {
 
 func (q qlist) dropNode(id uint32) { q.t.Delete(q.wkey(id)) }
 
-// setCount sets node i's count to cnt and the total to total, in place.
-func (q qlist) setCount(i, cnt, total int) {
-	var b [8]byte
+// setCount sets the count of node i, of the given id, to cnt and the total
+// to total, in place; next is the index's next id, which the head node's
+// record is written with in one go.
+func (q qlist) setCount(i int, id uint32, cnt, total int, next uint32) {
+	var b [listIndexHead + listRecord]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(total))
+	if i == 0 {
+		binary.LittleEndian.PutUint32(b[8:], next)
+		binary.LittleEndian.PutUint32(b[12:], id)
+		binary.LittleEndian.PutUint32(b[16:], uint32(cnt))
+		q.t.WriteAt(listIndexKey, 0, b[:])
+		return
+	}
+	q.t.WriteAt(listIndexKey, 0, b[:8])
 	binary.LittleEndian.PutUint32(b[:], uint32(cnt))
 	q.t.WriteAt(listIndexKey, listIndexHead+i*listRecord+4, b[:4])
-	binary.LittleEndian.PutUint64(b[:], uint64(total))
-	q.t.WriteAt(listIndexKey, 0, b[:])
 }
 
 // newID returns an id no node has.
@@ -218,11 +229,12 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 		return q.splice(i, i+1, nil, delta, 0)
 	}
 	if cnt <= limCount && len(body) <= limSize {
-		total := q.total() + delta
+		ix := q.view()
+		total, next := ix.total()+delta, ix.next()
 		if err := q.setNode(id, body); err != nil {
 			return err
 		}
-		q.setCount(i, cnt, total)
+		q.setCount(i, id, cnt, total, next)
 		return nil
 	}
 	recs := bytebufferpool.Get()

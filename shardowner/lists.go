@@ -159,26 +159,25 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
 	b := kvtable.AppendElem(buf.B[:0], e)
 	buf.B = b
 	ix := q.view()
-	n, total := ix.nodes(), ix.total()
+	n, total, next := ix.nodes(), ix.total(), ix.next()
 	if n > 0 {
-		i := 0
+		i, off := 0, 0
 		if !left {
-			i = n - 1
+			i, off = n-1, -1
 		}
 		id, cnt := ix.rec(i)
-		body := q.node(id)
-		if nodeFits(cnt, len(body), len(b), limCount, limSize) {
+		if cnt < limCount {
 			// In place, within the node's item while it has room: the
-			// item grows by half at a time, never past a node's size.
-			off := 0
-			if !left {
-				off = len(body)
-			}
-			if _, err := q.t.Insert(q.wkey(id), off, b, max(limSize, len(body)+len(b))); err != nil {
+			// item grows by half at a time, never past a node's size,
+			// and Insert refuses what would pass it.
+			ok, err := q.t.Insert(q.wkey(id), off, b, limSize)
+			if err != nil {
 				return 0, err
 			}
-			q.setCount(i, cnt+1, total+1)
-			return total + 1, nil
+			if ok {
+				q.setCount(i, id, cnt+1, total+1, next)
+				return total + 1, nil
+			}
 		}
 	}
 	id := q.newID()
@@ -257,6 +256,7 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 	total := q.total()
 	for count > 0 && total > 0 {
 		ix := q.view()
+		next := ix.next()
 		i := 0
 		if !left {
 			i = ix.nodes() - 1
@@ -270,7 +270,7 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 			q.splice(i, i+1, nil, -k, 0)
 		} else {
 			q.setNode(id, rest)
-			q.setCount(i, cnt-k, total)
+			q.setCount(i, id, cnt-k, total, next)
 		}
 		count -= k
 	}

@@ -93,7 +93,11 @@ func TestInsert(t *testing.T) {
 		for i := range 400 {
 			data := bytes.Repeat([]byte{byte('a' + i%26)}, r.IntN(40))
 			off := r.IntN(len(model) + 1)
-			ok, err := tb.Insert(key, off, data, 6000)
+			at := off
+			if off == len(model) && i%2 == 0 {
+				at = -1 // the end, by its other name
+			}
+			ok, err := tb.Insert(key, at, data, 6000)
 			if !ok || err != nil {
 				if len(model)+len(data) > 6000 {
 					break

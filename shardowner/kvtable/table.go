@@ -500,7 +500,7 @@ func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error)
 }
 
 // Insert puts data into the raw string value of key at off (at most its
-// length), moving the bytes from off on after it, when that leaves the
+// length; -1: at its end), moving the bytes from off on after it, when that leaves the
 // value at most maxLen bytes long; the room a grown item keeps spare never
 // goes past maxLen either. ok is false, changing nothing, when the key is
 // missing or expired, holds an integer-encoded string or another type, off
@@ -515,6 +515,9 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 	voff := valueOff(it)
 	vl, ln := getUvarint(it[voff:])
 	end := vl + len(data)
+	if off < 0 {
+		off = vl
+	}
 	if off > vl || end > maxLen {
 		return false, nil
 	}
