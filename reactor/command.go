@@ -104,6 +104,13 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 			cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
 			return
 		}
+		if cmd.NumKeys > 0 {
+			n, ok := resp.ParseInt(args[cmd.NumKeys])
+			if !ok || n <= 0 || n > int64(len(args)-cmd.NumKeys-1) {
+				cn.errorReply(resp.Error("ERR Invalid arguments specified for command"))
+				return
+			}
+		}
 		idx := cmd.KeyIndexes(nil, args)
 		w := cn.begin()
 		w.Array(len(idx))

@@ -96,6 +96,19 @@ var configParams = []configParam{
 	encodingParam("hash-max-listpack-value", true, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxValue }),
 	encodingParam("hash-max-ziplist-value", true, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxValue }),
 	encodingParam("set-max-intset-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.SetMaxIntset }),
+	listParam("list-max-listpack-size", math.MinInt32, func(s *Server) *atomic.Int64 { return &s.enc.ListMaxListpack }),
+	listParam("list-max-ziplist-size", math.MinInt32, func(s *Server) *atomic.Int64 { return &s.enc.ListMaxListpack }),
+	listParam("list-compress-depth", 0, func(s *Server) *atomic.Int64 { return &s.enc.ListCompressDepth }),
+}
+
+// listParam is a list encoding parameter: an int from lo to Redis's int
+// maximum.
+func listParam(name string, lo int64, field func(s *Server) *atomic.Int64) configParam {
+	return configParam{name: name, get: func(s *Server) string { return strconv.FormatInt(field(s).Load(), 10) },
+		set: func(s *Server, v string) (func(), string) {
+			n, refused := configInt(v, lo, math.MaxInt32)
+			return func() { field(s).Store(n) }, refused
+		}}
 }
 
 // encodingParam is a threshold of an aggregate's packed encoding (the

@@ -101,6 +101,27 @@ var commands = []Command{
 	{Name: "hstrlen", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HStrLen, Group: "hash", Summary: "Returns the length of the value of a field."},
 	{Name: "hvals", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HVals, Group: "hash", Summary: "Returns all values in a hash."},
 
+	// list: LMOVE, RPOPLPUSH and LMPOP run where their keys all are
+	// (CROSSSLOT when they are on different shards); LMPOP routes by its
+	// first key and checks the others itself
+	{Name: "lindex", Arity: 3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LIndex, Group: "list", Summary: "Returns an element from a list by its index."},
+	{Name: "linsert", Arity: 5, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LInsert, Group: "list", Summary: "Inserts an element before or after another element in a list."},
+	{Name: "llen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LLen, Group: "list", Summary: "Returns the length of a list."},
+	{Name: "lmove", Arity: 5, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.LMove, Group: "list", Summary: "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved."},
+	{Name: "lmpop", Arity: -4, Flags: w, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Run: so.LMPop, Group: "list", Summary: "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped."},
+	{Name: "lpop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LPop, Group: "list", Summary: "Returns the first elements in a list after removing it. Deletes the list if the last element was popped."},
+	{Name: "lpos", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LPos, Group: "list", Summary: "Returns the index of matching elements in a list."},
+	{Name: "lpush", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LPush, Group: "list", Summary: "Prepends one or more elements to a list. Creates the key if it doesn't exist."},
+	{Name: "lpushx", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LPushX, Group: "list", Summary: "Prepends one or more elements to a list only when the list exists."},
+	{Name: "lrange", Arity: 4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LRange, Group: "list", Summary: "Returns a range of elements from a list."},
+	{Name: "lrem", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LRem, Group: "list", Summary: "Removes elements from a list. Deletes the list if the last element was removed."},
+	{Name: "lset", Arity: 4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LSet, Group: "list", Summary: "Sets the value of an element in a list by its index."},
+	{Name: "ltrim", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LTrim, Group: "list", Summary: "Removes elements from both ends a list. Deletes the list if all elements were trimmed."},
+	{Name: "rpop", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.RPop, Group: "list", Summary: "Returns and removes the last elements of a list. Deletes the list if the last element was popped."},
+	{Name: "rpoplpush", Arity: 3, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.RPopLPush, Group: "list", Summary: "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped."},
+	{Name: "rpush", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.RPush, Group: "list", Summary: "Appends one or more elements to a list. Creates the key if it doesn't exist."},
+	{Name: "rpushx", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.RPushX, Group: "list", Summary: "Appends an element to a list only when the list exists."},
+
 	// set: a command over several sets runs where they all are (CROSSSLOT
 	// when they are on different shards)
 	{Name: "sadd", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SAdd, Group: "set", Summary: "Adds one or more members to a set. Creates the key if it doesn't exist."},

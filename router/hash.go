@@ -3,6 +3,8 @@ package router
 import (
 	"hash/maphash"
 	"math/bits"
+
+	so "github.com/corekv/corekv/shardowner"
 )
 
 // seed is fixed for the life of the process: every core must send a key to
@@ -41,3 +43,7 @@ func ShardOf(key []byte, n int) int {
 	hi, _ := bits.Mul64(h, uint64(n))
 	return int(hi)
 }
+
+// The shards find other shards' keys as the router does (LMPOP's keys past
+// its first).
+func init() { so.KeyShard = ShardOf }

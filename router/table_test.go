@@ -42,7 +42,7 @@ func TestLookupMisses(t *testing.T) {
 		"get ",
 		" get",
 		"getx",
-		"lpush",                 // not implemented yet
+		"blpop",                 // not implemented yet
 		"g\x00t",                // not a letter
 		"GET\xff",               // high byte
 		strings.Repeat("a", 24), // fits the buffer, no such command
@@ -328,6 +328,8 @@ func TestRedisArity(t *testing.T) {
 		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sintercard": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
 		"psubscribe": -2, "publish": 3, "pubsub": -2, "punsubscribe": -1, "spublish": 3, "ssubscribe": -2,
 		"subscribe": -2, "sunsubscribe": -1, "unsubscribe": -1,
+		"lindex": 3, "linsert": 5, "llen": 2, "lmove": 5, "lmpop": -4, "lpop": -2, "lpos": -3, "lpush": -3, "lpushx": -3,
+		"lrange": 4, "lrem": 4, "lset": 4, "ltrim": 4, "rpop": -2, "rpoplpush": 3, "rpush": -3, "rpushx": -3,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

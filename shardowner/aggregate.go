@@ -7,7 +7,7 @@ import (
 	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
-// Aggregates (hashes, sets) come in two encodings, as in Redis: packed, all
+// Aggregates (hashes, sets, lists) come in two encodings, as in Redis: packed, all
 // elements in one byte string of the shard's table (Value.Str), while they
 // are small; big, a kvtable.Table of their own (Value.Big), once they pass
 // the thresholds below. They never go back, as in Redis.
@@ -19,6 +19,9 @@ type EncodingConfig struct {
 	HashMaxEntries atomic.Int64 // hash-max-listpack-entries: fields
 	HashMaxValue   atomic.Int64 // hash-max-listpack-value: bytes of a field or value
 	SetMaxIntset   atomic.Int64 // set-max-intset-entries: members
+
+	ListMaxListpack   atomic.Int64 // list-max-listpack-size: a node's elements (> 0) or size class (< 0)
+	ListCompressDepth atomic.Int64 // list-compress-depth: accepted; nodes are not compressed
 }
 
 // NewEncodingConfig returns Redis 7.0's built-in defaults (its sample
@@ -28,6 +31,7 @@ func NewEncodingConfig() *EncodingConfig {
 	e.HashMaxEntries.Store(512)
 	e.HashMaxValue.Store(64)
 	e.SetMaxIntset.Store(512)
+	e.ListMaxListpack.Store(-2)
 	return e
 }
 

@@ -47,7 +47,8 @@ var fuzzValues = []string{"", "0", "-0", "1", "-1", "+1", "01", " 1", "1 ", "0x1
 	"-9223372036854775809", "18446744073709551615", "18446744073709551616", "99999999999999999999", "536870911",
 	"536870912", "4294967296", "2147483647", "k", "n", "t", "big", "missing", "\r\n", "a\r\nb", "\xff\xfe", "EX", "PX",
 	"EXAT", "PXAT", "KEEPTTL", "PERSIST", "NX", "XX", "GT", "LT", "GET", "REPLACE", "DB", "MATCH", "COUNT", "TYPE",
-	"SAMPLES", "ENCODING", "FREQ", "IDLETIME", "REFCOUNT", "HELP", "USAGE", "ASYNC", "SYNC", "*", "[", "\\"}
+	"SAMPLES", "ENCODING", "FREQ", "IDLETIME", "REFCOUNT", "HELP", "USAGE", "ASYNC", "SYNC", "*", "[", "\\", "LEFT", "RIGHT",
+	"BEFORE", "AFTER", "RANK", "MAXLEN", "l", "ls"}
 
 // fuzzJoin packs arguments into one fuzz input: NUL separates them.
 func fuzzJoin(args ...string) []byte {
@@ -87,6 +88,10 @@ func fuzzShard() *shardowner.Shard {
 	s.Enc.SetMaxIntset.Store(4)
 	shardowner.SAdd(c, [][]byte{[]byte("sadd"), []byte("si"), []byte("1"), []byte("-70000")})
 	shardowner.SAdd(c, [][]byte{[]byte("sadd"), []byte("ss"), []byte("a"), []byte("b")})
+	// Nodes of 2, so that a list of 3 is in nodes.
+	s.Enc.ListMaxListpack.Store(2)
+	shardowner.RPush(c, [][]byte{[]byte("rpush"), []byte("l"), []byte("a"), []byte("b"), []byte("c"), []byte("a")})
+	shardowner.RPush(c, [][]byte{[]byte("rpush"), []byte("ls"), []byte("x")})
 	return s
 }
 
@@ -226,6 +231,12 @@ func FuzzCommandSequence(f *testing.F) {
 		line("srandmember", "s", "-3"), line("sscan", "s", "0", "MATCH", "*"), line("rename", "s", "k"), line("srem", "k", "2", "3", "4", "5", "x")))
 	f.Add(seq(line("hset", "x", "f", "a long value!"), line("hincrbyfloat", "x", "g", "1.5"), line("hscan", "x", "0", "COUNT", "1"),
 		line("hdel", "x", "f", "g"), line("type", "x"), line("hsetnx", "h", "f", "2"), line("hstrlen", "h", "f"), line("hmget", "h", "f", "g", "z")))
+	f.Add(seq(line("rpush", "q", "a", "b", "c", "d", "e"), line("linsert", "q", "AFTER", "c", "x"), line("lset", "q", "-1", "y"),
+		line("lrem", "q", "-1", "a"), line("lpos", "q", "x", "RANK", "-1", "COUNT", "0"), line("ltrim", "q", "1", "-2"),
+		line("lmove", "q", "l", "LEFT", "RIGHT"), line("rpoplpush", "l", "q"), line("lmpop", "2", "ls", "q", "RIGHT", "COUNT", "9"),
+		line("rename", "l", "ls"), line("copy", "ls", "m"), line("lrange", "m", "0", "-1"), line("rpop", "m", "3")))
+	f.Add(seq(line("lpush", "l", "1", "2", "3"), line("lpop", "l", "2"), line("rpushx", "l", "z"), line("lindex", "l", "-2"),
+		line("move", "l", "1"), line("object", "ENCODING", "l"), line("lrange", "l", "-100", "100"), line("ltrim", "ls", "5", "1")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}
 		lines := bytes.Split(data, []byte("\n"))

@@ -40,7 +40,8 @@ const (
 //	bytes 2-9   ExpireAt, little endian (0: no TTL)
 //	bytes 10-   the int64 (little endian) or the string bytes; for an
 //	            aggregate its packed elements (kvtable.PackedBody's format,
-//	            or an intset), which a big one keeps big when restored
+//	            or an intset; a list's in order), which a big one keeps big
+//	            when restored
 const (
 	blobHeader   = 10
 	blobIsInt    = 1
@@ -77,6 +78,8 @@ func EncodeValue(dst []byte, v Value) []byte {
 	switch {
 	case v.IsInt:
 		return binary.LittleEndian.AppendUint64(dst, uint64(v.Int))
+	case v.Big != nil && v.Kind == KindList:
+		return listBlob(dst, v)
 	case v.Big != nil:
 		return appendBigPacked(dst, v)
 	}
@@ -122,7 +125,7 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 		if flags&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
 			return Value{}, false, false
 		}
-	case KindHash, KindSet:
+	case KindHash, KindSet, KindList:
 		v.Str = b[blobHeader:]
 		v.IntSet = flags&blobIntSet != 0
 		big = flags&blobBig != 0
@@ -244,7 +247,12 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		t.Modified(key)
 	} else {
 		if big {
-			if v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash); v.Big == nil {
+			if v.Kind == KindList {
+				v.Big = c.bigList(kvtable.PackedBody(v.Str))
+			} else {
+				v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash)
+			}
+			if v.Big == nil {
 				c.W.Err(errFull)
 				return
 			}

@@ -34,6 +34,8 @@ func kindName(k Kind) string {
 		return "hash"
 	case KindSet:
 		return "set"
+	case KindList:
+		return "list"
 	}
 	return "none"
 }
@@ -341,6 +343,10 @@ func Object(c *Ctx, argv [][]byte) {
 	switch name {
 	case "object|encoding":
 		switch {
+		case v.Kind == KindList:
+			// Redis 7.0 keeps every list in a quicklist (its listpack
+			// lists came with 7.2).
+			c.W.BulkString("quicklist")
 		case v.IntSet:
 			c.W.BulkString("intset")
 		case v.Big != nil || v.Kind == KindSet:

@@ -37,7 +37,8 @@ type Shard struct {
 
 	notifyChan, notifyMsg []byte // scratch for Notify
 
-	rng uint64 // random draws of the hash and set commands (wyrand)
+	rng     uint64  // random draws of the hash and set commands (wyrand)
+	listKey [4]byte // where a big list's node keys are built (lists.go)
 }
 
 // rand returns a pseudo-random number.

@@ -275,7 +275,8 @@ func (r *diffRunner) resync() {
 		{"CONFIG", "SET", "maxclients", "10000"},
 		{"CONFIG", "SET", "loglevel", "notice"},
 		{"CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"},
-		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512"},
+		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512",
+			"list-max-listpack-size", "-2"},
 	} {
 		for i, c := range r.pairs[0].c {
 			rep, err := c.do(compatA(setup...))
@@ -970,7 +971,7 @@ var (
 )
 
 func init() {
-	diffCommands = diffCommandTable()
+	diffCommands = append(diffCommandTable(), diffListCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}
@@ -1431,7 +1432,8 @@ func (g *diffGen) config() *diffStep {
 		for n := 1 + g.r.Intn(3); n > 0; n-- {
 			args = append(args, g.pick("maxclients", "loglevel", "databases", "timeout", "appendonly", "maxmemory",
 				"maxmemory-policy", "proto-max-bulk-len", "client-query-buffer-limit", "hz", "save", "client-output-buffer-limit",
-				"MAXCLIENTS", "nosuchparam", "hash-max-listpack-entries", "hash-max-ziplist-value", "set-max-intset-entries"))
+				"MAXCLIENTS", "nosuchparam", "hash-max-listpack-entries", "hash-max-ziplist-value", "set-max-intset-entries",
+				"list-max-listpack-size", "list-compress-depth"))
 		}
 		return diffM(compatUnordered, args...)
 	case 2, 3:
@@ -1440,7 +1442,8 @@ func (g *diffGen) config() *diffStep {
 			switch g.r.Intn(5) {
 			case 4:
 				args = append(args, g.pick("hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value",
-					"hash-max-ziplist-value", "set-max-intset-entries"), g.pick("0", "1", "2", "4", "16", "64", "512", "-1", "abc", ""))
+					"hash-max-ziplist-value", "set-max-intset-entries", "list-max-listpack-size", "list-max-ziplist-size"),
+					g.pick("0", "1", "2", "4", "16", "64", "512", "-1", "abc", ""))
 			case 0:
 				args = append(args, "maxclients", g.pick("1000", "5000", "10000", "abc", "0", "-1", "", "1e3"))
 			case 1:

@@ -152,6 +152,11 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 			if err := t.objs[i].Check(); err != nil {
 				return fmt.Errorf("key %q: %v", entryKey(it), err)
 			}
+			if kind == KindList {
+				if err := checkList(t.objs[i]); err != nil {
+					return fmt.Errorf("key %q: %v", entryKey(it), err)
+				}
+			}
 		case encRaw:
 			ok := false
 			switch {
@@ -159,7 +164,7 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 				ok = kind == KindSet && ValidIntSet(v.Str)
 			case kind == KindHash:
 				ok = ValidPacked(v.Str, 2)
-			case kind == KindSet:
+			case kind == KindSet, kind == KindList:
 				ok = ValidPacked(v.Str, 1)
 			}
 			if !ok {

@@ -24,6 +24,7 @@ const (
 	KindString
 	KindHash
 	KindSet
+	KindList
 )
 
 // Value is an entry as handlers see it.
@@ -506,6 +507,61 @@ func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error)
 	}
 	n, err = t.writeAt(key, w, it, vl, data)
 	return n, true, err
+}
+
+// Insert puts data into the raw string value of key at off (at most its
+// length; -1: at its end), moving the bytes from off on after it, when that leaves the
+// value at most maxLen bytes long; the room a grown item keeps spare never
+// goes past maxLen either. ok is false, changing nothing, when the key is
+// missing or expired, holds an integer-encoded string or another type, off
+// is past the value's end, or the value would pass maxLen. With ok, err is
+// ErrFull when the arena has no room for a bigger item, changing nothing.
+func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, err error) {
+	t.rehashStep(rehashPerOp)
+	w, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	if it == nil {
+		return false, nil
+	}
+	voff := valueOff(it)
+	vl, ln := getUvarint(it[voff:])
+	end := vl + len(data)
+	if off < 0 {
+		off = vl
+	}
+	if off > vl || end > maxLen {
+		return false, nil
+	}
+	ref := uint32(w)
+	nln := uvarintLen(end)
+	need := voff + nln + end
+	dst, nref := it, ref
+	if need > len(it) {
+		spare := 0
+		if vl > 0 {
+			spare = min(need/2, maxSpare, maxLen-end)
+		}
+		if nref = t.ar.alloc(need + spare); nref == 0 {
+			return true, ErrFull
+		}
+		dst = t.ar.item(nref)
+		copy(dst, it[:voff])
+	}
+	// Tail first, then head: both only ever move towards the end.
+	val := it[voff+ln : voff+ln+vl]
+	copy(dst[voff+nln+off+len(data):], val[off:])
+	copy(dst[voff+nln:], val[:off])
+	copy(dst[voff+nln+off:], data)
+	putUvarint(dst[voff:], end)
+	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
+	t.touched(key, true)
+	if nref != ref {
+		if dst[0]&hdrTTL != 0 {
+			t.exp.set(entryExpIdx(dst), nref)
+		}
+		t.reindex(w, nref)
+		t.freeItem(ref, true)
+	}
+	return true, nil
 }
 
 // live returns the slot word and entry of key when it is live and its

@@ -1,0 +1,57 @@
+package kvtable
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// A big list is a table of its own (package shardowner keeps it) holding a
+// chain of nodes, as Redis's quicklist is a chain of listpacks:
+//
+//	key ""     the index: the total count (8 bytes), the next node id
+//	           (4 bytes), then per node, head first, its id and its count
+//	           (4 bytes each)
+//	key id     a node (4-byte id): its elements as in a packed list's body,
+//	           with no count (the index has it)
+//
+// All integers are little-endian.
+const (
+	ListIndexHead = 12
+	ListRecord    = 8
+)
+
+// ValidListNode reports whether body is a node of exactly cnt well-formed
+// elements, which ElemAt can then walk.
+func ValidListNode(body []byte, cnt int) bool {
+	off := 0
+	for ; cnt > 0; cnt-- {
+		l, next, ok := readUvarint(body, off)
+		if !ok || l > len(body)-next {
+			return false
+		}
+		off = next + l
+	}
+	return off == len(body)
+}
+
+// checkList verifies the big list t: its index and nodes agree.
+func checkList(t *Table) error {
+	ix, ok := t.Get(nil)
+	if !ok || len(ix.Str) < ListIndexHead || (len(ix.Str)-ListIndexHead)%ListRecord != 0 {
+		return fmt.Errorf("list index missing or malformed")
+	}
+	recs := ix.Str[ListIndexHead:]
+	total := 0
+	for i := 0; i < len(recs); i += ListRecord {
+		id, cnt := recs[i:i+4], int(binary.LittleEndian.Uint32(recs[i+4:]))
+		v, ok := t.Get(id)
+		if !ok || v.IsInt || cnt == 0 || !ValidListNode(v.Str, cnt) {
+			return fmt.Errorf("list node %x: missing, empty or not of %d elements", id, cnt)
+		}
+		total += cnt
+	}
+	if total != int(binary.LittleEndian.Uint64(ix.Str)) || t.Len() != len(recs)/ListRecord+1 {
+		return fmt.Errorf("list index counts %d elements in %d nodes, table has %d keys", total, len(recs)/ListRecord, t.Len())
+	}
+	return nil
+}

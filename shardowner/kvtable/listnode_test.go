@@ -1,0 +1,131 @@
+package kvtable
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestValidListNode(t *testing.T) {
+	node := PackedBody(packOf([]byte("a"), nil, bytes.Repeat([]byte("x"), 300)))
+	if !ValidListNode(node, 3) {
+		t.Fatalf("ValidListNode(%q, 3) = false", node)
+	}
+	for _, tc := range []struct {
+		b   []byte
+		cnt int
+	}{
+		{node, 2}, {node, 4}, {node[:len(node)-1], 3}, {append(node[:len(node):len(node)], 0), 3},
+		{[]byte{0x80}, 1}, {[]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, 1}, {[]byte{0x80, 0x00}, 1}, {[]byte{5, 'a'}, 1},
+	} {
+		if ValidListNode(tc.b, tc.cnt) {
+			t.Errorf("ValidListNode(%q, %d) = true", tc.b, tc.cnt)
+		}
+	}
+}
+
+// FuzzValidListNode: a node that passes can be walked with ElemAt to its
+// end without going past it, and builds back to the same bytes.
+func FuzzValidListNode(f *testing.F) {
+	f.Add(PackedBody(packOf([]byte("a"), []byte("bc"))), uint8(2))
+	f.Add(PackedBody(packOf(bytes.Repeat([]byte("x"), 200))), uint8(1))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, uint8(1))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, b []byte, cnt uint8) {
+		if !ValidListNode(b, int(cnt)) {
+			return
+		}
+		var again []byte
+		n := 0
+		for off := 0; off < len(b); n++ {
+			var e []byte
+			e, off = ElemAt(b, off)
+			again = AppendElem(again, e)
+		}
+		if n != int(cnt) || !bytes.Equal(again, b) {
+			t.Fatalf("%d elements of %d, rebuilt %q from %q", n, cnt, again, b)
+		}
+	})
+}
+
+// TestCheckList: the self-check finds a big list whose index and nodes
+// disagree.
+func TestCheckList(t *testing.T) {
+	clock := &Clock{}
+	good := func() *Table {
+		l := NewTable(clock)
+		ix := []byte{3, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}
+		l.SetVerbatim(nil, ix, 0, false)
+		l.SetVerbatim([]byte{0, 0, 0, 0}, []byte("\x01a\x01b"), 0, false)
+		l.SetVerbatim([]byte{1, 0, 0, 0}, []byte("\x01c"), 0, false)
+		return l
+	}
+	if err := checkList(good()); err != nil {
+		t.Fatalf("a good list: %v", err)
+	}
+	for name, spoil := range map[string]func(l *Table){
+		"total":      func(l *Table) { l.WriteAt(nil, 0, []byte{4}) },
+		"count":      func(l *Table) { l.WriteAt(nil, ListIndexHead+4, []byte{3}) },
+		"node bytes": func(l *Table) { l.SetVerbatim([]byte{1, 0, 0, 0}, []byte("\x02c"), 0, false) },
+		"no node":    func(l *Table) { l.Delete([]byte{1, 0, 0, 0}) },
+		"stray node": func(l *Table) { l.SetVerbatim([]byte{9, 0, 0, 0}, []byte("\x01c"), 0, false) },
+		"no index":   func(l *Table) { l.Delete(nil) },
+	} {
+		l := good()
+		spoil(l)
+		if checkList(l) == nil {
+			t.Errorf("%s: the check passed", name)
+		}
+	}
+}
+
+// TestInsert: Insert agrees with a byte-slice model through growth in
+// place and into new items, across the value length's second byte, with
+// and without a TTL, and refuses what it must.
+func TestInsert(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, ttl := range []int64{0, 1_000_000} {
+		key := []byte("k")
+		tb.SetVerbatim(key, []byte("ab"), ttl, false)
+		model := []byte("ab")
+		for i := range 400 {
+			data := bytes.Repeat([]byte{byte('a' + i%26)}, r.IntN(40))
+			off := r.IntN(len(model) + 1)
+			at := off
+			if off == len(model) && i%2 == 0 {
+				at = -1 // the end, by its other name
+			}
+			ok, err := tb.Insert(key, at, data, 6000)
+			if !ok || err != nil {
+				if len(model)+len(data) > 6000 {
+					break
+				}
+				t.Fatalf("insert %d bytes at %d of %d: ok %v err %v", len(data), off, len(model), ok, err)
+			}
+			model = append(model[:off:off], append(data, model[off:]...)...)
+			v, _ := tb.Get(key)
+			if !bytes.Equal(v.Str, model) || v.ExpireAt != ttl {
+				t.Fatalf("after %d inserts: value differs (len %d, want %d), expiry %d", i+1, len(v.Str), len(model), v.ExpireAt)
+			}
+			if err := tb.Check(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if ok, _ := tb.Insert([]byte("k"), 0, []byte("x"), 10); ok {
+		t.Error("an insert past maxLen went in")
+	}
+	v, _ := tb.Get([]byte("k"))
+	if ok, _ := tb.Insert([]byte("k"), len(v.Str)+1, []byte("x"), 1<<20); ok {
+		t.Error("an insert past the value's end went in")
+	}
+	tb.SetInt([]byte("n"), 5, 0)
+	if ok, _ := tb.Insert([]byte("n"), 0, []byte("x"), 1<<20); ok {
+		t.Error("an insert into an integer went in")
+	}
+	if ok, _ := tb.Insert([]byte("missing"), 0, []byte("x"), 1<<20); ok {
+		t.Error("an insert into a missing key went in")
+	}
+}

@@ -1,0 +1,313 @@
+package shardowner
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/valyala/bytebufferpool"
+
+	"github.com/corekv/corekv/shardowner/kvtable"
+)
+
+// A small list is a packed list (kvtable.PackedBody) of its elements, head
+// first. A big one, past the size of one node (list-max-listpack-size), is
+// a chain of nodes in a table of its own (its layout: kvtable/listnode.go).
+// Pushes and pops touch one node and one index record in place; a node
+// that fills or empties rewrites the index, so the cost is O(nodes) at worst,
+// and finding an element by position reads the index, not the elements.
+// Nothing of it is a Go pointer.
+
+var listIndexKey = []byte{}
+
+const (
+	listIndexHead = kvtable.ListIndexHead
+	listRecord    = kvtable.ListRecord
+	// listSafetyBytes bounds a node of a list whose fill is a count, as
+	// Redis bounds it.
+	listSafetyBytes = 8192
+)
+
+// listNodeEntry is what a node's table entry takes besides its elements
+// (header, key and value length), so that an 8 KB node fits the arena's
+// biggest item class.
+const listNodeEntry = 8
+
+// nodeLimits returns the most elements and bytes a node may hold for a
+// list-max-listpack-size of fill: a count when positive, a size class of
+// 4 KB to 64 KB when negative.
+func nodeLimits(fill int64) (count, size int) {
+	if fill >= 0 {
+		return int(min(max(fill, 1), math.MaxInt32)), listSafetyBytes - listNodeEntry
+	}
+	return math.MaxInt32, 4096<<(min(-fill, 5)-1) - listNodeEntry
+}
+
+// nodeFits reports whether a node of cnt elements in n bytes may take one
+// more of elen bytes (a lone element always fits).
+func nodeFits(cnt, n, elen int, limCount, limSize int) bool {
+	return cnt == 0 || (cnt+1 <= limCount && n+elen <= limSize)
+}
+
+// qlist is a big list's table. kb is where the keys of the nodes it
+// writes are built: the shard's, since a key given to a write escapes.
+type qlist struct {
+	t  *Table
+	kb *[4]byte
+}
+
+// list returns big list t for writing.
+func (c *Ctx) list(t *Table) qlist { return qlist{t, &c.Shard.listKey} }
+
+func nodeKey(id uint32) [4]byte {
+	var k [4]byte
+	binary.LittleEndian.PutUint32(k[:], id)
+	return k
+}
+
+// wkey returns the key of node id for a write.
+func (q qlist) wkey(id uint32) []byte {
+	binary.LittleEndian.PutUint32(q.kb[:], id)
+	return q.kb[:]
+}
+
+func (q qlist) index() []byte {
+	v, _ := q.t.Get(listIndexKey)
+	return v.Str
+}
+
+// ixView reads an index; it is valid until the list's table is written.
+type ixView []byte
+
+func (q qlist) view() ixView { return ixView(q.index()) }
+
+func (ix ixView) total() int { return int(binary.LittleEndian.Uint64(ix)) }
+
+func (ix ixView) nodes() int { return (len(ix) - listIndexHead) / listRecord }
+
+func (ix ixView) next() uint32 { return binary.LittleEndian.Uint32(ix[8:]) }
+
+// rec returns the id and element count of node i.
+func (ix ixView) rec(i int) (id uint32, cnt int) {
+	r := ix[listIndexHead+i*listRecord:]
+	return binary.LittleEndian.Uint32(r), int(binary.LittleEndian.Uint32(r[4:]))
+}
+
+func (q qlist) total() int { return q.view().total() }
+
+func (q qlist) nodes() int { return q.view().nodes() }
+
+func (q qlist) rec(i int) (id uint32, cnt int) { return q.view().rec(i) }
+
+func (q qlist) node(id uint32) []byte {
+	k := nodeKey(id)
+	v, _ := q.t.Get(k[:])
+	return v.Str
+}
+
+func (q qlist) setNode(id uint32, body []byte) error {
+	return q.t.SetVerbatim(q.wkey(id), body, 0, false)
+}
+
+func (q qlist) dropNode(id uint32) { q.t.Delete(q.wkey(id)) }
+
+// setCount sets the count of node i, of the given id, to cnt and the total
+// to total, in place; next is the index's next id, which the head node's
+// record is written with in one go.
+func (q qlist) setCount(i int, id uint32, cnt, total int, next uint32) {
+	var b [listIndexHead + listRecord]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(total))
+	if i == 0 {
+		binary.LittleEndian.PutUint32(b[8:], next)
+		binary.LittleEndian.PutUint32(b[12:], id)
+		binary.LittleEndian.PutUint32(b[16:], uint32(cnt))
+		q.t.WriteAt(listIndexKey, 0, b[:])
+		return
+	}
+	q.t.WriteAt(listIndexKey, 0, b[:8])
+	binary.LittleEndian.PutUint32(b[:], uint32(cnt))
+	q.t.WriteAt(listIndexKey, listIndexHead+i*listRecord+4, b[:4])
+}
+
+// newID returns an id no node has.
+func (q qlist) newID() uint32 {
+	ix := q.index()
+	id := binary.LittleEndian.Uint32(ix[8:])
+	for {
+		k := nodeKey(id)
+		if !q.t.Exists(k[:]) {
+			return id
+		}
+		id++
+	}
+}
+
+// splice replaces the records of nodes [from, to) with recs (id, count
+// pairs, 8 bytes each), moving the total by delta and the next id past
+// next.
+func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) error {
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	ix := q.index()
+	b := append(buf.B[:0], ix[:listIndexHead+from*listRecord]...)
+	b = append(b, recs...)
+	b = append(b, ix[listIndexHead+to*listRecord:]...)
+	binary.LittleEndian.PutUint64(b, uint64(q.total()+delta))
+	if next >= binary.LittleEndian.Uint32(b[8:]) {
+		binary.LittleEndian.PutUint32(b[8:], next+1)
+	}
+	buf.B = b
+	return q.t.SetVerbatim(listIndexKey, b, 0, false)
+}
+
+// find returns the node holding element i (0 <= i < total) and i's place
+// in it, reading the index from the nearer end.
+func (q qlist) find(i int) (node, local int) {
+	ix := q.index()
+	total := int(binary.LittleEndian.Uint64(ix))
+	recs := ix[listIndexHead:]
+	n := len(recs) / listRecord
+	count := func(k int) int { return int(binary.LittleEndian.Uint32(recs[k*listRecord+4:])) }
+	if i < total/2 {
+		for k := 0; k < n; k++ {
+			if cnt := count(k); i < cnt {
+				return k, i
+			} else {
+				i -= cnt
+			}
+		}
+		return n - 1, 0
+	}
+	j := total - 1 - i // from the tail
+	for k := n - 1; k >= 0; k-- {
+		if cnt := count(k); j < cnt {
+			return k, cnt - 1 - j
+		} else {
+			j -= cnt
+		}
+	}
+	return 0, 0
+}
+
+// skipElems returns the offset of element k of a node's body.
+func skipElems(body []byte, k int) int {
+	off := 0
+	for ; k > 0; k-- {
+		_, off = kvtable.ElemAt(body, off)
+	}
+	return off
+}
+
+// chunk cuts the body of cnt elements into nodes within the limits and
+// calls fn with each part and its count, head first. It stops at the
+// first error fn returns.
+func chunk(body []byte, limCount, limSize int, fn func(part []byte, cnt int) error) error {
+	start, cnt := 0, 0
+	for off := 0; off < len(body); {
+		_, next := kvtable.ElemAt(body, off)
+		if !nodeFits(cnt, off-start, next-off, limCount, limSize) {
+			if err := fn(body[start:off], cnt); err != nil {
+				return err
+			}
+			start, cnt = off, 0
+		}
+		cnt++
+		off = next
+	}
+	if cnt > 0 {
+		return fn(body[start:], cnt)
+	}
+	return nil
+}
+
+// replaceNode stores body, cnt elements, as node i of q, cut into several
+// nodes when it passes the limits, or drops the node when cnt is 0. The
+// total moves by delta.
+func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize int) error {
+	id, _ := q.rec(i)
+	if cnt == 0 {
+		q.dropNode(id)
+		return q.splice(i, i+1, nil, delta, 0)
+	}
+	if cnt <= limCount && len(body) <= limSize {
+		ix := q.view()
+		total, next := ix.total()+delta, ix.next()
+		if err := q.setNode(id, body); err != nil {
+			return err
+		}
+		q.setCount(i, id, cnt, total, next)
+		return nil
+	}
+	recs := bytebufferpool.Get()
+	defer bytebufferpool.Put(recs)
+	r := recs.B[:0]
+	next, first := q.newID(), true
+	var made []uint32
+	err := chunk(body, limCount, limSize, func(part []byte, n int) error {
+		pid := id
+		if !first {
+			pid = next
+			k := nodeKey(pid)
+			for q.t.Exists(k[:]) {
+				pid++
+				k = nodeKey(pid)
+			}
+			next = pid + 1
+		}
+		first = false
+		if err := q.setNode(pid, part); err != nil {
+			return err
+		}
+		if pid != id {
+			made = append(made, pid)
+		}
+		r = binary.LittleEndian.AppendUint32(r, pid)
+		r = binary.LittleEndian.AppendUint32(r, uint32(n))
+		return nil
+	})
+	if err == nil {
+		err = q.splice(i, i+1, r, delta, next)
+	}
+	recs.B = r
+	if err != nil {
+		for _, m := range made {
+			q.dropNode(m)
+		}
+	}
+	return err
+}
+
+// bigList returns a big list of the elements of body (a packed list's body),
+// or nil when the table has no room.
+func (c *Ctx) bigList(body []byte) *Table {
+	t := c.newBig()
+	q := c.list(t)
+	var head [listIndexHead]byte
+	if t.SetVerbatim(listIndexKey, head[:], 0, false) != nil {
+		t.Clear()
+		return nil
+	}
+	limCount, limSize := nodeLimits(c.Shard.Enc.ListMaxListpack.Load())
+	recs := bytebufferpool.Get()
+	defer bytebufferpool.Put(recs)
+	r := recs.B[:0]
+	id, total := uint32(0), 0
+	err := chunk(body, limCount, limSize, func(part []byte, n int) error {
+		if err := q.setNode(id, part); err != nil {
+			return err
+		}
+		r = binary.LittleEndian.AppendUint32(r, id)
+		r = binary.LittleEndian.AppendUint32(r, uint32(n))
+		id++
+		total += n
+		return nil
+	})
+	recs.B = r
+	if err == nil {
+		err = q.splice(0, 0, r, total, id)
+	}
+	if err != nil {
+		t.Clear()
+		return nil
+	}
+	return t
+}
