@@ -3,8 +3,6 @@ package router
 import (
 	"hash/maphash"
 	"math/bits"
-
-	so "github.com/corekv/corekv/shardowner"
 )
 
 // seed is fixed for the life of the process: every core must send a key to
@@ -44,6 +42,3 @@ func ShardOf(key []byte, n int) int {
 	return int(hi)
 }
 
-// The shards find other shards' keys as the router does (LMPOP's keys past
-// its first).
-func init() { so.KeyShard = ShardOf }

@@ -20,12 +20,7 @@ const (
 	errMaxlenNegative resp.Error = "ERR MAXLEN can't be negative"
 	errNumkeys        resp.Error = "ERR numkeys should be greater than 0"
 	errCountPositive  resp.Error = "ERR count should be greater than 0"
-	errCrossSlot      resp.Error = "CROSSSLOT Keys in request don't hash to the same slot"
 )
-
-// KeyShard returns the shard that owns key among n (the router's ShardOf),
-// for the commands whose other keys the router cannot find (LMPOP).
-var KeyShard func(key []byte, n int) int
 
 // listLen is the number of elements of list v.
 func listLen(v Value) int {
@@ -895,14 +890,6 @@ func LMPop(c *Ctx, argv [][]byte) {
 		count = n
 	}
 	count = max(count, 1)
-	if s := c.Shard; s.Count > 1 && KeyShard != nil {
-		for _, k := range keys {
-			if KeyShard(k, s.Count) != s.ID {
-				c.W.Err(errCrossSlot)
-				return
-			}
-		}
-	}
 	for _, k := range keys {
 		v, found, ok := getKind(c, k, KindList)
 		if !ok {

@@ -8,7 +8,6 @@ import "strings"
 func compatListScripts() []compatScript {
 	s, a, shape := compatS, compatA, compatShp
 	defaults := s("CONFIG SET list-max-listpack-size -2")
-	const crossSlot = "LMOVE, RPOPLPUSH and LMPOP answer CROSSSLOT when their keys are on different shards"
 	long := strings.Repeat("L", 5000)
 	return []compatScript{
 		{name: "list-commands", cmds: []compatCmd{
@@ -59,10 +58,10 @@ func compatListScripts() []compatScript {
 			s("SET {t}s v"), s("RPUSH {t}l a b"), s("LMPOP 2 {t}s {t}l LEFT"), s("LMPOP 2 {t}l {t}s LEFT"),
 			s("LMPOP 2 {t}nokey {t}s LEFT"), s("LMOVE {t}s {t}l LEFT LEFT"), s("LMOVE {t}l {t}s LEFT LEFT"),
 			s("LMOVE {t}nokey {t}s LEFT LEFT"), s("RPOPLPUSH {t}l {t}s"), s("LRANGE {t}l 0 -1"),
-			// Keys on several shards: refused for now.
-			s("RPUSH a1 x"), s("LMOVE a1 b1 LEFT LEFT").knownIn(4, crossSlot), s("RPOPLPUSH a1 b1").knownIn(4, crossSlot),
-			s("LMPOP 2 b1 a1 LEFT").knownIn(4, crossSlot), s("LRANGE a1 0 -1").knownIn(4, crossSlot),
-			s("LRANGE b1 0 -1"),
+			// Keys on several shards: gathered, run whole, written back.
+			s("RPUSH a1 x"), s("LMOVE a1 b1 LEFT LEFT"), s("RPOPLPUSH b1 a1"), s("RPUSH b1 y z"),
+			s("LMPOP 2 b1 a1 LEFT"), s("LMPOP 2 nokey a1 RIGHT COUNT 5"), s("LRANGE a1 0 -1"), s("LRANGE b1 0 -1"),
+			s("SET s1 v"), s("LMOVE b1 s1 LEFT LEFT"), s("LMPOP 2 b1 s1 LEFT"), s("LRANGE b1 0 -1"),
 		}},
 		{name: "list-big", cmds: []compatCmd{
 			s("CONFIG SET list-max-listpack-size 3"), s("CONFIG GET list-max-listpack-size"),

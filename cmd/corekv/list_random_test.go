@@ -3,8 +3,8 @@ package main
 import "strconv"
 
 // diffListCommands are TestRandomDiff's list commands. LMOVE, RPOPLPUSH
-// and LMPOP take keys of one hash tag, which corekv keeps on one shard
-// (others answer CROSSSLOT), and are not mutated.
+// and LMPOP take keys of one hash tag, on one shard, or any keys, which
+// corekv gathers from their shards; they are not mutated.
 func diffListCommands() []diffCommand {
 	return []diffCommand{
 		{35, func(g *diffGen) *diffStep {
@@ -36,15 +36,15 @@ func diffListCommands() []diffCommand {
 		}, false},
 		{10, func(g *diffGen) *diffStep {
 			if g.chance(3) {
-				return diffS("RPOPLPUSH", g.tagKey(), g.tagKey())
+				return diffS("RPOPLPUSH", g.listKey(), g.listKey())
 			}
-			return diffS("LMOVE", g.tagKey(), g.tagKey(), g.pick("LEFT", "RIGHT", "left", "UP"), g.pick("LEFT", "RIGHT", "right"))
+			return diffS("LMOVE", g.listKey(), g.listKey(), g.pick("LEFT", "RIGHT", "left", "UP"), g.pick("LEFT", "RIGHT", "right"))
 		}, true},
 		{8, func(g *diffGen) *diffStep {
 			n := 1 + g.r.Intn(3)
 			args := []string{"LMPOP", g.pick(strconv.Itoa(n), strconv.Itoa(n), strconv.Itoa(n), "0", "-1", "abc", strconv.Itoa(n+1))}
 			for range n {
-				args = append(args, g.tagKey())
+				args = append(args, g.listKey())
 			}
 			args = append(args, g.pick("LEFT", "RIGHT", "right", "MIDDLE"))
 			return diffS(append(args, g.opts([]string{"COUNT", g.pick("1", "2", "10", "0", "-1", "abc")}, []string{"x"})...)...)
