@@ -41,4 +41,3 @@ func ShardOf(key []byte, n int) int {
 	hi, _ := bits.Mul64(h, uint64(n))
 	return int(hi)
 }
-
