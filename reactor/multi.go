@@ -312,6 +312,13 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 		// run: it needs no locks.
 		e.RunUnlocked(c, e, cn.watched != nil && c.shard.WatchTouched(cn.id))
 	} else {
+		if cn.watched == nil {
+			// No watch check to wait for: the commands may queue behind
+			// the last lock request (Txn.RunEarly). The connection still
+			// waits for EXEC's answer: the block's SELECTs and the
+			// commands after EXEC share its database.
+			e.RunEarly(false)
+		}
 		e.Start(c, e)
 	}
 	if !slot.Filled {
@@ -428,8 +435,14 @@ func (e *execTxn) step() {
 		})
 	}
 	e.stepping = false
-	if e.next == len(e.m.cmds) && e.pending == 0 && e.wait == nil {
-		e.finish()
+	if e.next == len(e.m.cmds) && e.wait == nil {
+		if e.pending == 0 {
+			e.finish()
+			return
+		}
+		// Every command has sent all it will: the last shard may let go
+		// as soon as it has run them.
+		e.ReleaseLast(c)
 	}
 }
 

@@ -95,7 +95,7 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 			b.LockKey(ShardOf(argv[2], n), to, argv[2])
 		}
 	}
-	b.RunEarly()
+	b.RunEarly(true)
 	b.Start(ex, b)
 }
 
@@ -143,7 +143,7 @@ func (b *splitTxn) Run(ex Exec, t *Txn, touched bool) {
 	}
 	b.inner = t.NewPart(ex)
 	startPlan(ex, b.inner, b.cmd, b.db, t.proto, b.argv)
-	if !t.done && !MultiRound(b.cmd) && b.cmd.Split != SplitGather {
+	if !t.done && !MultiRound(b.cmd) {
 		// One round: every part is sent.
 		t.ReleaseLast(ex)
 	}
@@ -220,10 +220,10 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 }
 
 // MultiRound reports whether a split of cmd takes more than one round
-// (check, then write): within a transaction, what follows it must wait for
-// it, or it could overtake its second round.
+// (check, then write; gather, then write back): within a transaction, what
+// follows it must wait for it, or it could overtake its later rounds.
 func MultiRound(cmd *Command) bool {
-	return cmd.Split == SplitMSETNX || cmd.Split == SplitMoveKey
+	return cmd.Split == SplitMSETNX || cmd.Split == SplitMoveKey || cmd.Split == SplitGather
 }
 
 // begin opens a round; the extra pending count keeps a part that completes

@@ -43,6 +43,7 @@ type Txn struct {
 	// parts queue behind it on that shard. A transaction that must know
 	// whether a watched key was touched waits for the last grant.
 	eager    bool
+	unblock  bool // with eager: the connection's next commands may run then too (Slot.Locked)
 	running  bool
 	released int    // shards at the end of shards unlocked early (ReleaseLast)
 	finished []byte // the reply, when the body ended before the last grant came
@@ -76,15 +77,16 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	clear(t.whole)
 	t.shards = t.shards[:0]
 	t.next, t.locking, t.stepping, t.touched, t.body = 0, nil, false, false, nil
-	t.eager, t.running, t.done, t.released = false, false, false, 0
+	t.eager, t.unblock, t.running, t.done, t.released = false, false, false, false, 0
 	t.finished = t.finished[:0]
 }
 
 // RunEarly lets the body start once the last lock request is sent, rather
 // than granted: its parts on that shard wait behind the request there, and
 // the hop saved is a whole round trip. Only a body that ignores the watch
-// check may.
-func (t *Txn) RunEarly() { t.eager = true }
+// check may. With unblock the connection's next commands may run from then
+// on too (Slot.Locked): the shards order them after the transaction.
+func (t *Txn) RunEarly(unblock bool) { t.eager, t.unblock = true, unblock }
 
 // Client is the ID of the connection the transaction runs for.
 func (t *Txn) Client() int64 { return t.client }
@@ -153,7 +155,7 @@ func (t *Txn) lockNext(ex Exec) {
 		return
 	}
 	t.running = true
-	if t.eager && t.slot != nil {
+	if t.unblock && t.slot != nil {
 		t.slot.Locked = true
 	}
 	t.body.Run(ex, t, t.touched)
