@@ -87,6 +87,10 @@ var configParams = []configParam{
 	encodingParam("hash-max-listpack-value", true, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxValue }),
 	encodingParam("hash-max-ziplist-value", true, func(s *Server) *atomic.Int64 { return &s.enc.HashMaxValue }),
 	encodingParam("set-max-intset-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.SetMaxIntset }),
+	encodingParam("zset-max-listpack-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxEntries }),
+	encodingParam("zset-max-ziplist-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxEntries }),
+	encodingParam("zset-max-listpack-value", true, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxValue }),
+	encodingParam("zset-max-ziplist-value", true, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxValue }),
 }
 
 // encodingParam is a threshold of an aggregate's packed encoding (the

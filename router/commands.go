@@ -108,6 +108,30 @@ var commands = []Command{
 	{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SUnion, Group: "set", Summary: "Returns the union of multiple sets."},
 	{Name: "sunionstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.SUnionStore, Group: "set", Summary: "Stores the union of multiple sets in a key."},
 
+	// sorted set: a command over several keys runs where they all are
+	// (CROSSSLOT when they are on different shards)
+	{Name: "zadd", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZAdd, Group: "sorted-set", Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist."},
+	{Name: "zcard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZCard, Group: "sorted-set", Summary: "Returns the number of members in a sorted set."},
+	{Name: "zcount", Arity: 4, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZCount, Group: "sorted-set", Summary: "Returns the count of members in a sorted set that have scores within a range."},
+	{Name: "zincrby", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZIncrBy, Group: "sorted-set", Summary: "Increments the score of a member in a sorted set."},
+	{Name: "zlexcount", Arity: 4, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZLexCount, Group: "sorted-set", Summary: "Returns the number of members in a sorted set within a lexicographical range."},
+	{Name: "zmscore", Arity: -3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZMScore, Group: "sorted-set", Summary: "Returns the score of one or more members in a sorted set."},
+	{Name: "zpopmax", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZPopMax, Group: "sorted-set", Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."},
+	{Name: "zpopmin", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZPopMin, Group: "sorted-set", Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."},
+	{Name: "zrange", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRange, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of indexes."},
+	{Name: "zrangebylex", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRangeByLex, Group: "sorted-set", Summary: "Returns members in a sorted set within a lexicographical range."},
+	{Name: "zrangebyscore", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRangeByScore, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of scores."},
+	{Name: "zrank", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRank, Group: "sorted-set", Summary: "Returns the index of a member in a sorted set ordered by ascending scores."},
+	{Name: "zrem", Arity: -3, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRem, Group: "sorted-set", Summary: "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed."},
+	{Name: "zremrangebylex", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRemRangeByLex, Group: "sorted-set", Summary: "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed."},
+	{Name: "zremrangebyrank", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRemRangeByRank, Group: "sorted-set", Summary: "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed."},
+	{Name: "zremrangebyscore", Arity: 4, Flags: w, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRemRangeByScore, Group: "sorted-set", Summary: "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed."},
+	{Name: "zrevrange", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRange, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of indexes in reverse order."},
+	{Name: "zrevrangebylex", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRangeByLex, Group: "sorted-set", Summary: "Returns members in a sorted set within a lexicographical range in reverse order."},
+	{Name: "zrevrangebyscore", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRangeByScore, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of scores in reverse order."},
+	{Name: "zrevrank", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRank, Group: "sorted-set", Summary: "Returns the index of a member in a sorted set ordered by descending scores."},
+	{Name: "zscore", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZScore, Group: "sorted-set", Summary: "Returns the score of a member in a sorted set."},
+
 	// string
 	{Name: "append", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Append, Group: "string", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist."},
 	{Name: "decr", Arity: 2, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Decr, Group: "string", Summary: "Decrements the integer value of a key by one."},

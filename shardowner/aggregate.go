@@ -19,6 +19,8 @@ type EncodingConfig struct {
 	HashMaxEntries atomic.Int64 // hash-max-listpack-entries: fields
 	HashMaxValue   atomic.Int64 // hash-max-listpack-value: bytes of a field or value
 	SetMaxIntset   atomic.Int64 // set-max-intset-entries: members
+	ZSetMaxEntries atomic.Int64 // zset-max-listpack-entries: members
+	ZSetMaxValue   atomic.Int64 // zset-max-listpack-value: bytes of a member
 }
 
 // NewEncodingConfig returns Redis 7.0's built-in defaults (its sample
@@ -28,6 +30,8 @@ func NewEncodingConfig() *EncodingConfig {
 	e.HashMaxEntries.Store(512)
 	e.HashMaxValue.Store(64)
 	e.SetMaxIntset.Store(512)
+	e.ZSetMaxEntries.Store(128)
+	e.ZSetMaxValue.Store(64)
 	return e
 }
 
@@ -105,7 +109,7 @@ func aggLen(v Value) int {
 		return v.Big.Len()
 	case v.IntSet:
 		return kvtable.IntSetLen(v.Str)
-	case v.Kind == KindHash:
+	case v.Kind == KindHash, v.Kind == KindZSet:
 		return kvtable.PackedCount(v.Str) / 2
 	}
 	return kvtable.PackedCount(v.Str)

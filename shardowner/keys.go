@@ -34,6 +34,8 @@ func kindName(k Kind) string {
 		return "hash"
 	case KindSet:
 		return "set"
+	case KindZSet:
+		return "zset"
 	}
 	return "none"
 }
@@ -321,6 +323,8 @@ func Object(c *Ctx, argv [][]byte) {
 		switch {
 		case v.IntSet:
 			c.W.BulkString("intset")
+		case v.Kind == KindZSet && v.Big != nil:
+			c.W.BulkString("skiplist")
 		case v.Big != nil || v.Kind == KindSet:
 			// A packed set of strings is what Redis 7.0 keeps in a
 			// hashtable (its listpack sets came with 7.2).

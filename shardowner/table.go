@@ -21,6 +21,7 @@ const (
 	KindString = kvtable.KindString
 	KindHash   = kvtable.KindHash
 	KindSet    = kvtable.KindSet
+	KindZSet   = kvtable.KindZSet
 )
 
 // NewTable returns an empty table whose expiry reads clock.
