@@ -74,6 +74,9 @@ func (c *Ctx) bigFromPacked(b []byte, pairs bool) *Table {
 // copyBig returns a copy of the big aggregate src (COPY), or nil, clearing
 // what it built, when the copy has no room.
 func (c *Ctx) copyBig(src *Table) *Table {
+	if src.Order != nil {
+		return copyZSetBig(c, src)
+	}
 	dst := c.newBig()
 	ok := true
 	eachBig(src, func(e []byte, v Value) bool {

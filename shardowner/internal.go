@@ -85,6 +85,9 @@ func EncodeValue(dst []byte, v Value) []byte {
 // appendBigPacked appends the elements of big aggregate v as a packed list.
 func appendBigPacked(dst []byte, v Value) []byte {
 	n := v.Big.Len()
+	if v.Kind == KindZSet {
+		return appendZSetBody(kvtable.AppendLen(dst, 2*n), zviewOf(v))
+	}
 	if v.Kind == KindHash {
 		n *= 2
 	}
@@ -121,7 +124,7 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 		if flags&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
 			return Value{}, false, false
 		}
-	case KindHash, KindSet:
+	case KindHash, KindSet, KindZSet:
 		v.Str = b[blobHeader:]
 		v.IntSet = flags&blobIntSet != 0
 		big = flags&blobBig != 0
@@ -132,6 +135,8 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 			ok = kvtable.ValidIntSet(v.Str)
 		case v.Kind == KindHash:
 			ok = kvtable.ValidPacked(v.Str, 2)
+		case v.Kind == KindZSet:
+			ok = kvtable.ValidPacked(v.Str, 2) && validZSetBody(kvtable.PackedBody(v.Str))
 		default:
 			ok = kvtable.ValidPacked(v.Str, 1)
 		}
@@ -225,7 +230,13 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		c.W.Int(1)
 		return
 	}
-	if big {
+	switch {
+	case big && v.Kind == KindZSet:
+		if v.Big = zsetBigFromSorted(c, kvtable.PackedBody(v.Str)); v.Big == nil {
+			c.W.Err(errFull)
+			return
+		}
+	case big:
 		if v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash); v.Big == nil {
 			c.W.Err(errFull)
 			return

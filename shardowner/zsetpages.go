@@ -287,17 +287,9 @@ func (w *zwriter) len() int {
 
 // toBig moves a small sorted set into a new big one.
 func (w *zwriter) toBig() {
-	big := newZSetBig(w.c)
-	z := w.view()
-	body := kvtable.PackedBody(z.str)
-	for off := 0; off < len(body) && !w.failed; {
-		var m []byte
-		var s float64
-		m, s, off = zAt(body, off)
-		w.failed = !bigZInsert(big, m, s)
-	}
-	if w.failed {
-		big.Clear()
+	big := zsetBigFromSorted(w.c, w.buf.B[kvtable.PackedHeadRoom:])
+	if big == nil {
+		w.failed = true
 		return
 	}
 	w.big, w.owned = big, true
@@ -318,6 +310,9 @@ func (w *zwriter) insert(m []byte, s float64) {
 	if w.big != nil {
 		w.failed = !bigZInsert(w.big, m, s)
 		return
+	}
+	if s == 0 {
+		s = 0 // a listpack keeps -0 as the integer 0
 	}
 	body := w.buf.B[kvtable.PackedHeadRoom:]
 	off := 0
@@ -500,4 +495,90 @@ func dropPage(o *kvtable.Order, pi int) {
 	o.Pages.Delete(k[:])
 	o.FreeID(o.Dir[pi].ID)
 	o.Dir = append(o.Dir[:pi], o.Dir[pi+1:]...)
+}
+
+// zsetPageFill is how full a bulk load leaves a page, so that the next
+// inserts do not split it at once.
+const zsetPageFill = zsetPageEntries * 3 / 4
+
+// zsetBigFromSorted returns a big sorted set holding the pairs of packed
+// body, which are in order. It returns nil, clearing what it built, when a
+// table has no room or a member comes twice.
+func zsetBigFromSorted(c *Ctx, body []byte) *Table {
+	big := newZSetBig(c)
+	o := big.Order
+	page := bytebufferpool.Get()
+	defer bytebufferpool.Put(page)
+	var room [kvtable.PackedHeadRoom]byte
+	page.B = append(page.B[:0], room[:]...)
+	n := 0
+	flush := func() bool {
+		if n == 0 {
+			return true
+		}
+		id := o.NewID()
+		o.Dir = append(o.Dir, kvtable.PageRef{ID: id, N: uint32(n)})
+		ok := putPage(o, id, kvtable.FinishPacked(page.B, 2*n))
+		page.B, n = page.B[:kvtable.PackedHeadRoom], 0
+		return ok
+	}
+	var sb [8]byte
+	for off := 0; off < len(body); {
+		start := off
+		m, s, next := zAt(body, off)
+		off = next
+		binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+		before := big.Len()
+		if big.SetVerbatim(m, sb[:], 0, false) != nil || big.Len() == before {
+			big.Clear()
+			return nil
+		}
+		page.B = append(page.B, body[start:off]...)
+		n++
+		if (n >= zsetPageFill || len(page.B) > zsetPageBytes/2) && !flush() {
+			big.Clear()
+			return nil
+		}
+	}
+	if !flush() {
+		big.Clear()
+		return nil
+	}
+	return big
+}
+
+// appendZSetBody appends the pairs of sorted set z, in order, to dst.
+func appendZSetBody(dst []byte, z zview) []byte {
+	for pi := range z.npages() {
+		dst = append(dst, z.page(pi)...)
+	}
+	return dst
+}
+
+// copyZSetBig returns a copy of big sorted set src, or nil when a table
+// has no room.
+func copyZSetBig(c *Ctx, src *Table) *Table {
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	buf.B = appendZSetBody(buf.B[:0], zview{big: src})
+	return zsetBigFromSorted(c, buf.B)
+}
+
+// validZSetBody reports whether packed body b, already a well-formed list
+// of pairs, holds 8-byte scores that are numbers, in order.
+func validZSetBody(b []byte) bool {
+	var pm []byte
+	var ps float64
+	for off, i := 0, 0; off < len(b); i++ {
+		m, next := kvtable.ElemAt(b, off)
+		if next >= len(b) || b[next] != 8 || len(b)-next < scoreElemLen {
+			return false
+		}
+		s := decodeScore(b[next+1:])
+		if math.IsNaN(s) || (i > 0 && !zLess(ps, pm, s, m)) {
+			return false
+		}
+		pm, ps, off = m, s, next+scoreElemLen
+	}
+	return true
 }

@@ -280,8 +280,23 @@ func parseScoreBound(b []byte) (scoreBound, bool) {
 		b = b[1:]
 	}
 	s, ok := resp.ParseFloat(b)
+	if !ok && len(b) > 0 && !isNaNText(b) {
+		// A range's ends, unlike scores, may be out of range: strtod's
+		// ±inf or 0 stands.
+		f, err := strconv.ParseFloat(string(b), 64)
+		if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
+			s, ok = f, true
+		}
+	}
 	r.s = s
 	return r, ok
+}
+
+func isNaNText(b []byte) bool {
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		b = b[1:]
+	}
+	return resp.EqualFold(b, "nan")
 }
 
 // geMin reports whether s is at or past min; leMax whether s is at or
@@ -444,11 +459,13 @@ type zrangeReq struct {
 	count      int64 // -1: all
 	limit      bool
 	lo, hi     []byte // the range's ends as given (for REV: max, min)
+	fixed      bool   // by and rev come from the command's name, not options
 }
 
 // parseZRangeOpts reads ZRANGE's options after its ends; store is for
 // ZRANGESTORE, which takes no WITHSCORES.
 func parseZRangeOpts(c *Ctx, q *zrangeReq, opts [][]byte, store bool) bool {
+	byGiven := false
 	for i := 0; i < len(opts); i++ {
 		a := opts[i]
 		switch {
@@ -463,11 +480,11 @@ func parseZRangeOpts(c *Ctx, q *zrangeReq, opts [][]byte, store bool) bool {
 			}
 			q.offset, q.count, q.limit = off, cnt, true
 			i += 2
-		case q.by == byRank && resp.EqualFold(a, "byscore"):
-			q.by = byScore
-		case q.by == byRank && resp.EqualFold(a, "bylex"):
-			q.by = byLex
-		case resp.EqualFold(a, "rev"):
+		case !q.fixed && !byGiven && resp.EqualFold(a, "byscore"):
+			q.by, byGiven = byScore, true
+		case !q.fixed && !byGiven && resp.EqualFold(a, "bylex"):
+			q.by, byGiven = byLex, true
+		case !q.fixed && !q.rev && resp.EqualFold(a, "rev"):
 			q.rev = true
 		default:
 			c.W.Err(resp.ErrSyntax)
@@ -573,30 +590,13 @@ func ZRangeByLex(c *Ctx, argv [][]byte) { zrangeOld(c, argv, byLex, false) }
 // ZRevRangeByLex: ZREVRANGEBYLEX key max min [LIMIT offset count].
 func ZRevRangeByLex(c *Ctx, argv [][]byte) { zrangeOld(c, argv, byLex, true) }
 
-// zrangeOld runs the commands ZRANGE's options replaced: their options are
-// WITHSCORES (not for lex) and LIMIT (not for ranks).
+// zrangeOld runs the commands ZRANGE's options replaced: their names say
+// how the range is read and in which direction.
 func zrangeOld(c *Ctx, argv [][]byte, by zrangeBy, rev bool) {
-	q := zrangeReq{lo: argv[2], hi: argv[3], count: -1, by: by, rev: rev}
-	opts := argv[4:]
-	for i := 0; i < len(opts); i++ {
-		switch a := opts[i]; {
-		case by != byLex && resp.EqualFold(a, "withscores"):
-			q.withScores = true
-		case by != byRank && resp.EqualFold(a, "limit") && i+2 < len(opts):
-			off, ok1 := resp.ParseInt(opts[i+1])
-			cnt, ok2 := resp.ParseInt(opts[i+2])
-			if !ok1 || !ok2 {
-				c.W.Err(resp.ErrNotInteger)
-				return
-			}
-			q.offset, q.count, q.limit = off, cnt, true
-			i += 2
-		default:
-			c.W.Err(resp.ErrSyntax)
-			return
-		}
+	q := zrangeReq{lo: argv[2], hi: argv[3], count: -1, by: by, rev: rev, fixed: true}
+	if parseZRangeOpts(c, &q, argv[4:], false) {
+		zrange(c, argv[1], &q)
 	}
-	zrange(c, argv[1], &q)
 }
 
 func zrange(c *Ctx, key []byte, q *zrangeReq) {
