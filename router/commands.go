@@ -119,6 +119,8 @@ var commands = []Command{
 	{Name: "zpopmax", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZPopMax, Group: "sorted-set", Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."},
 	{Name: "zpopmin", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZPopMin, Group: "sorted-set", Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."},
 	{Name: "zrange", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRange, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of indexes."},
+	{Name: "zrandmember", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRandMember, Group: "sorted-set", Summary: "Returns one or more random members from a sorted set."},
+	{Name: "zrangestore", Arity: -5, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.ZRangeStore, Group: "sorted-set", Summary: "Stores a range of members from sorted set in a key."},
 	{Name: "zrangebylex", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRangeByLex, Group: "sorted-set", Summary: "Returns members in a sorted set within a lexicographical range."},
 	{Name: "zrangebyscore", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRangeByScore, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of scores."},
 	{Name: "zrank", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRank, Group: "sorted-set", Summary: "Returns the index of a member in a sorted set ordered by ascending scores."},
@@ -130,6 +132,7 @@ var commands = []Command{
 	{Name: "zrevrangebylex", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRangeByLex, Group: "sorted-set", Summary: "Returns members in a sorted set within a lexicographical range in reverse order."},
 	{Name: "zrevrangebyscore", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRangeByScore, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of scores in reverse order."},
 	{Name: "zrevrank", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRank, Group: "sorted-set", Summary: "Returns the index of a member in a sorted set ordered by descending scores."},
+	{Name: "zscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZScan, Group: "sorted-set", Summary: "Iterates over members and scores of a sorted set."},
 	{Name: "zscore", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZScore, Group: "sorted-set", Summary: "Returns the score of a member in a sorted set."},
 
 	// string

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
 var (
@@ -760,4 +761,251 @@ func zremRange(c *Ctx, argv [][]byte, by zrangeBy) {
 	}
 	sp, _ := q.span(c, zviewOf(v))
 	c.W.Int(int64(zremSpan(c, argv[1], v, sp)))
+}
+
+// appendScoreText appends a score as Redis writes it into a listpack or a
+// scan reply: %.17g, and inf, -inf.
+func appendScoreText(dst []byte, s float64) []byte {
+	switch {
+	case math.IsInf(s, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(s, -1):
+		return append(dst, "-inf"...)
+	}
+	return strconv.AppendFloat(dst, s, 'g', 17, 64)
+}
+
+// ZRangeStore: ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT
+// offset count]. Replies the number of elements stored.
+func ZRangeStore(c *Ctx, argv [][]byte) {
+	q := zrangeReq{lo: argv[3], hi: argv[4], count: -1}
+	if !parseZRangeOpts(c, &q, argv[5:], true) || !q.checkEnds(c) {
+		return
+	}
+	v, found, ok := getKind(c, argv[2], KindZSet)
+	if !ok {
+		return
+	}
+	var sp zspan
+	if found {
+		sp, _ = q.span(c, zviewOf(v))
+	}
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	var room [kvtable.PackedHeadRoom]byte
+	buf.B = append(buf.B[:0], room[:]...)
+	n := sp.to - sp.from
+	if n > 0 {
+		z := zviewOf(v)
+		var it ziter
+		it.start(z, sp.from)
+		for k := 0; k < n; k++ {
+			if k > 0 {
+				it.next()
+			}
+			m, s := it.at()
+			buf.B = appendZElem(buf.B, m, s)
+		}
+		it.release()
+	}
+	if storeZSet(c, argv[1], buf.B, n) {
+		c.W.Int(int64(n))
+	}
+}
+
+// storeZSet stores the n pairs in buf, after PackedHeadRoom bytes of room
+// and in order, as a new sorted set under key in the encoding their size
+// calls for; none deletes key. It answers errFull and returns false when
+// the table has no room.
+func storeZSet(c *Ctx, key, buf []byte, n int) bool {
+	t := c.Table()
+	if n == 0 {
+		if t.Delete(key) {
+			t.Modified(key)
+		}
+		return true
+	}
+	enc := c.Shard.Enc
+	small := int64(n) <= enc.ZSetMaxEntries.Load()
+	body := buf[kvtable.PackedHeadRoom:]
+	for off := 0; off < len(body) && small; {
+		var m []byte
+		m, _, off = zAt(body, off)
+		small = int64(len(m)) <= enc.ZSetMaxValue.Load()
+	}
+	if small {
+		return stored(c, t.SetPacked(key, KindZSet, false, kvtable.FinishPacked(buf, 2*n), 0))
+	}
+	big := zsetBigFromSorted(c, body)
+	if big == nil {
+		c.W.Err(errFull)
+		return false
+	}
+	if !stored(c, t.SetBig(key, KindZSet, big, 0)) {
+		big.Clear()
+		return false
+	}
+	return true
+}
+
+// ZRandMember: ZRANDMEMBER key [count [WITHSCORES]].
+func ZRandMember(c *Ctx, argv [][]byte) {
+	if len(argv) == 2 {
+		v, found, ok := getKind(c, argv[1], KindZSet)
+		if !ok {
+			return
+		}
+		if !found {
+			c.W.Null()
+			return
+		}
+		z := zviewOf(v)
+		m, _ := zAtRank(z, int(c.Shard.rand()%uint64(z.len())))
+		c.W.Bulk(m)
+		return
+	}
+	l, ok := resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return
+	}
+	if l == math.MinInt64 {
+		c.W.Err(errRandRange)
+		return
+	}
+	withScores := false
+	if len(argv) > 4 || (len(argv) == 4 && !resp.EqualFold(argv[3], "withscores")) {
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	if len(argv) == 4 {
+		withScores = true
+		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+			c.W.Err(errOutOfRange)
+			return
+		}
+	}
+	if l < -maxRandRepeats {
+		c.W.Err(errOutOfRange)
+		return
+	}
+	v, found, ok := getKind(c, argv[1], KindZSet)
+	if !ok {
+		return
+	}
+	if !found || l == 0 {
+		c.W.Array(0)
+		return
+	}
+	z := zviewOf(v)
+	size := z.len()
+	pairs := withScores && c.W.RESP3()
+	per := 1
+	if withScores && !pairs {
+		per = 2
+	}
+	writeOne := func(m []byte, s float64) {
+		if pairs {
+			c.W.Array(2)
+		}
+		c.W.Bulk(m)
+		if withScores {
+			writeScore(c, s)
+		}
+	}
+	switch {
+	case l < 0:
+		c.W.Array(int(-l) * per)
+		for range -l {
+			writeOne(zAtRank(z, int(c.Shard.rand()%uint64(size))))
+		}
+	case l >= int64(size):
+		// the whole set, last first, as Redis lists a listpack here
+		writeElems(c, z, zspan{0, size}, true, withScores, pairs)
+	default:
+		// Keep each element with probability (wanted left)/(elements
+		// left): exactly l of them, every choice equally likely.
+		c.W.Array(int(l) * per)
+		left := int(l)
+		var it ziter
+		it.start(z, 0)
+		defer it.release()
+		for i := 0; left > 0; i++ {
+			if i > 0 {
+				it.next()
+			}
+			if c.Shard.rand()%uint64(size-i) < uint64(left) {
+				writeOne(it.at())
+				left--
+			}
+		}
+	}
+}
+
+// zAtRank returns the element of rank r.
+func zAtRank(z zview, r int) ([]byte, float64) {
+	pi, idx := z.locate(r)
+	body := z.page(pi)
+	off := 0
+	for range idx {
+		_, _, off = zAt(body, off)
+	}
+	m, s, _ := zAt(body, off)
+	return m, s
+}
+
+// ZScan: ZSCAN key cursor [MATCH pattern] [COUNT count]. A listpack is
+// returned whole, with cursor 0, as Redis does; a big sorted set is
+// scanned through its member table.
+func ZScan(c *Ctx, argv [][]byte) {
+	cursor, ok := ParseCursor(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrCursor)
+		return
+	}
+	v, found, ok := getKind(c, argv[1], KindZSet)
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Array(2)
+		c.W.BulkString("0")
+		c.W.Array(0)
+		return
+	}
+	pattern, count, ok := scanOptions(c, argv[3:])
+	if !ok {
+		return
+	}
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	// The elements go to a buffer first: the array header needs their count.
+	w := resp.Writer{B: buf.B[:0], Proto: c.W.Proto}
+	n := 0
+	var tmp [32]byte
+	add := func(m []byte, s float64) {
+		if pattern != nil && !MatchGlob(pattern, m, false) {
+			return
+		}
+		w.Bulk(m)
+		w.Bulk(appendScoreText(tmp[:0], s))
+		n += 2
+	}
+	next := uint64(0)
+	if v.Big != nil {
+		next = v.Big.Scan(cursor, count, func(m []byte, sv Value) { add(m, decodeScore(sv.Str)) })
+	} else {
+		body := kvtable.PackedBody(v.Str)
+		for off := 0; off < len(body); {
+			var m []byte
+			var s float64
+			m, s, off = zAt(body, off)
+			add(m, s)
+		}
+	}
+	c.W.Array(2)
+	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
+	c.W.Array(n)
+	c.W.B = append(c.W.B, w.B...)
+	buf.B = w.B
 }
