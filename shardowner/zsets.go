@@ -94,11 +94,26 @@ flagsDone:
 
 // ZIncrBy: ZINCRBY key increment member.
 func ZIncrBy(c *Ctx, argv [][]byte) {
+	if isZAddFlag(argv[2]) {
+		// Redis reads ZINCRBY's arguments as ZADD's: a flag here leaves one
+		// argument for a score and member pair.
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
 	if _, ok := resp.ParseFloat(argv[2]); !ok {
 		c.W.Err(resp.ErrNotFloat)
 		return
 	}
 	zadd(c, argv[1], argv[2:4], false, false, false, false, false, true)
+}
+
+func isZAddFlag(a []byte) bool {
+	for _, f := range [...]string{"nx", "xx", "gt", "lt", "ch", "incr"} {
+		if resp.EqualFold(a, f) {
+			return true
+		}
+	}
+	return false
 }
 
 func zadd(c *Ctx, key []byte, pairs [][]byte, nx, xx, gt, lt, ch, incr bool) {
@@ -280,12 +295,24 @@ func parseScoreBound(b []byte) (scoreBound, bool) {
 		r.excl = true
 		b = b[1:]
 	}
+	// Redis reads a range's end with strtod alone: a NUL byte ends the
+	// text, no text at all reads as 0, and white space before a number is
+	// skipped.
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) == 0 {
+		return r, true
+	}
+	if t := bytes.TrimLeft(b, " \t\n\v\f\r"); len(t) > 0 {
+		b = t
+	}
 	s, ok := resp.ParseFloat(b)
 	if !ok && len(b) > 0 && !isNaNText(b) {
 		// A range's ends, unlike scores, may be out of range: strtod's
 		// ±inf or 0 stands.
 		f, err := strconv.ParseFloat(string(b), 64)
-		if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
+		if ne, isNum := err.(*strconv.NumError); err == nil || (isNum && ne.Err == strconv.ErrRange) {
 			s, ok = f, true
 		}
 	}
@@ -372,10 +399,75 @@ func scoreSpan(z zview, min, max scoreBound) zspan {
 	return zspan{from, max2(from, to)}
 }
 
-func lexSpan(z zview, min, max lexBound) zspan {
-	_, _, from := z.seek(func(m []byte, _ float64) bool { return min.ge(m) })
-	_, _, to := z.seek(func(m []byte, _ float64) bool { return !max.le(m) })
-	return zspan{from, max2(from, to)}
+// lexSpan finds a lex range as Redis does, which assumes that all scores
+// are equal: forward, from the first member at or past min while members
+// stay at or before max; rev, from the last member at or before max while
+// members stay at or past min. A listpack is walked in order; a big sorted
+// set is searched as if its members were sorted.
+func lexSpan(z zview, min, max lexBound, rev bool) zspan {
+	n := z.len()
+	if n == 0 || lexEmpty(min, max) {
+		return zspan{}
+	}
+	first, _ := zAtRank(z, 0)
+	last, _ := zAtRank(z, n-1)
+	if !min.ge(last) || !max.le(first) {
+		return zspan{}
+	}
+	if z.big != nil {
+		_, _, from := z.seek(func(m []byte, _ float64) bool { return min.ge(m) })
+		_, _, to := z.seek(func(m []byte, _ float64) bool { return !max.le(m) })
+		return zspan{from, max2(from, to)}
+	}
+	var it ziter
+	defer it.release()
+	if !rev {
+		it.start(z, 0)
+		from := 0
+		for m, _ := it.at(); !min.ge(m); m, _ = it.at() {
+			if from++; !it.next() {
+				return zspan{}
+			}
+		}
+		to := from
+		for m, _ := it.at(); max.le(m); m, _ = it.at() {
+			if to++; !it.next() {
+				break
+			}
+		}
+		return zspan{from, to}
+	}
+	it.start(z, n-1)
+	to := n
+	for m, _ := it.at(); !max.le(m); m, _ = it.at() {
+		if to--; !it.prev() {
+			return zspan{}
+		}
+	}
+	from := to
+	for m, _ := it.at(); min.ge(m); m, _ = it.at() {
+		if from--; !it.prev() {
+			break
+		}
+	}
+	return zspan{from, to}
+}
+
+// lexEmpty reports whether no string can be in the range, by its ends
+// alone.
+func lexEmpty(min, max lexBound) bool {
+	var cmp int
+	switch {
+	case min.neg && max.neg, min.plus && max.plus:
+		cmp = 0
+	case min.neg, max.plus:
+		cmp = -1
+	case min.plus, max.neg:
+		cmp = 1
+	default:
+		cmp = bytes.Compare(min.b, max.b)
+	}
+	return cmp > 0 || (cmp == 0 && (min.excl || max.excl))
 }
 
 func max2(a, b int) int {
@@ -438,7 +530,7 @@ func ZLexCount(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	sp := lexSpan(zviewOf(v), min, max)
+	sp := lexSpan(zviewOf(v), min, max, false)
 	c.W.Int(int64(sp.to - sp.from))
 }
 
@@ -493,7 +585,9 @@ func parseZRangeOpts(c *Ctx, q *zrangeReq, opts [][]byte, store bool) bool {
 		}
 	}
 	switch {
-	case q.limit && q.by == byRank:
+	case q.count != -1 && q.by == byRank:
+		// A count of -1 is no limit, so an offset alone passes (and is
+		// ignored), as in Redis.
 		c.W.Err(errLimitOnly)
 		return false
 	case q.withScores && q.by == byLex:
@@ -540,7 +634,7 @@ func (q *zrangeReq) span(c *Ctx, z zview) (sp zspan, ok bool) {
 			c.W.Err(errMinMaxLex)
 			return sp, false
 		}
-		sp = lexSpan(z, min, max)
+		sp = lexSpan(z, min, max, q.rev)
 	}
 	if q.limit {
 		// LIMIT counts from the range's start in its direction.

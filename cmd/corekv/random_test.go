@@ -275,7 +275,8 @@ func (r *diffRunner) resync() {
 		{"CONFIG", "SET", "maxclients", "10000"},
 		{"CONFIG", "SET", "loglevel", "notice"},
 		{"CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"},
-		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512"},
+		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512",
+			"zset-max-listpack-entries", "128", "zset-max-listpack-value", "64"},
 	} {
 		for i, c := range r.pairs[0].c {
 			rep, err := c.do(compatA(setup...))
@@ -970,7 +971,7 @@ var (
 )
 
 func init() {
-	diffCommands = diffCommandTable()
+	diffCommands = append(diffCommandTable(), diffZSetCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}
