@@ -454,8 +454,7 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 }
 
 func putPage(o *kvtable.Order, id uint32, page []byte) bool {
-	k := pageKey(id)
-	return o.Pages.SetVerbatim(k[:], page, 0, false) == nil
+	return o.Pages.SetVerbatim(o.Key(id), page, 0, false) == nil
 }
 
 // bigZRemove removes member m, whose score is s, from big sorted set big.
@@ -491,8 +490,7 @@ func bigZRemove(big *Table, m []byte, s float64) {
 }
 
 func dropPage(o *kvtable.Order, pi int) {
-	k := pageKey(o.Dir[pi].ID)
-	o.Pages.Delete(k[:])
+	o.Pages.Delete(o.Key(o.Dir[pi].ID))
 	o.FreeID(o.Dir[pi].ID)
 	o.Dir = append(o.Dir[:pi], o.Dir[pi+1:]...)
 }

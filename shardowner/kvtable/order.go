@@ -12,6 +12,14 @@ type Order struct {
 	Dir   []PageRef
 	free  []uint32 // ids of deleted pages, for reuse
 	next  uint32   // the next id never used
+	key   [4]byte  // Key's buffer: a table may keep a key it is given
+}
+
+// Key returns the key of page id, in a buffer of o's that the next call
+// reuses (so that writing a page allocates nothing).
+func (o *Order) Key(id uint32) []byte {
+	le.PutUint32(o.key[:], id)
+	return o.key[:]
 }
 
 // PageRef is a page of an Order: its id and how many elements it holds.
