@@ -311,6 +311,11 @@ func TestRedisArity(t *testing.T) {
 		"hmget": -3, "hmset": -4, "hrandfield": -2, "hscan": -3, "hset": -4, "hsetnx": 4, "hstrlen": 3, "hvals": 2,
 		"sadd": -3, "srem": -3, "scard": 2, "sismember": 3, "smismember": -3, "smembers": 2, "srandmember": -2, "spop": -2,
 		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
+		"zadd": -4, "zcard": 2, "zcount": 4, "zdiff": -3, "zdiffstore": -4, "zincrby": 4, "zinter": -3, "zintercard": -3,
+		"zinterstore": -4, "zlexcount": 4, "zmpop": -4, "zmscore": -3, "zpopmax": -2, "zpopmin": -2, "zrandmember": -2,
+		"zrange": -4, "zrangebylex": -4, "zrangebyscore": -4, "zrangestore": -5, "zrank": 3, "zrem": -3, "zremrangebylex": 4,
+		"zremrangebyrank": 4, "zremrangebyscore": 4, "zrevrange": -4, "zrevrangebylex": -4, "zrevrangebyscore": -4,
+		"zrevrank": 3, "zscan": -3, "zscore": 3, "zunion": -3, "zunionstore": -4,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

@@ -1,5 +1,10 @@
 package main
 
+import (
+	"strconv"
+	"strings"
+)
+
 // diffZSetCommands are TestRandomDiff's sorted-set commands. Commands over
 // two keys take keys of one hash tag, which corekv keeps on one shard.
 func diffZSetCommands() []diffCommand {
@@ -51,6 +56,31 @@ func diffZSetCommands() []diffCommand {
 			return diffS(diffJ([]string{g.pick("ZPOPMIN", "ZPOPMAX"), g.zsetKey()},
 				g.opts([]string{g.pick("0", "1", "2", "5", "1000", "-1", "abc")}, []string{"x"}))...)
 		}, false},
+		{10, func(g *diffGen) *diffStep {
+			// Fixed: a mutation could move a key to another shard.
+			name := g.pick("ZUNION", "ZINTER", "ZDIFF", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZINTERCARD", "ZMPOP")
+			args := []string{name}
+			if strings.HasSuffix(name, "STORE") {
+				args = append(args, g.tagKey())
+			}
+			n := 1 + g.r.Intn(3)
+			args = append(args, g.pick(strconv.Itoa(n), strconv.Itoa(n), "0", "x", "9"))
+			for range n {
+				args = append(args, g.tagKey())
+			}
+			switch name {
+			case "ZINTERCARD":
+				return diffS(diffJ(args, g.opts([]string{"LIMIT", g.pick("0", "1", "-1", "x")}))...)
+			case "ZMPOP":
+				args = append(args, g.pick("MIN", "MAX", "max", "foo"))
+				return diffS(diffJ(args, g.opts([]string{"COUNT", g.pick("1", "2", "10", "0", "x")}))...)
+			}
+			weights := []string{"WEIGHTS"}
+			for range n {
+				weights = append(weights, g.pick("1", "2", "-1", "0", "inf", "x"))
+			}
+			return diffS(diffJ(args, g.opts(weights, []string{"AGGREGATE", g.pick("SUM", "min", "MAX", "foo")}, []string{"WITHSCORES"}))...)
+		}, true},
 		{5, func(g *diffGen) *diffStep {
 			args := []string{"ZRANDMEMBER", g.zsetKey()}
 			if !g.chance(4) {
