@@ -57,6 +57,22 @@ func parseNumKeys(c *Ctx, argv [][]byte, i int, name string) ([][]byte, bool) {
 	return argv[i+1 : i+1+int(n)], true
 }
 
+// zinputs reads the inputs of a command over several sorted sets; a key
+// of another type than set or sorted set answers WRONGTYPE.
+func zinputs(c *Ctx, keys [][]byte) ([]zinput, bool) {
+	ins := make([]zinput, len(keys))
+	t := c.Table()
+	for i, k := range keys {
+		v, found := t.Get(k)
+		if found && v.Kind != KindZSet && v.Kind != KindSet {
+			c.W.Err(resp.ErrWrongType)
+			return nil, false
+		}
+		ins[i] = zinput{v: v, found: found, weight: 1}
+	}
+	return ins, true
+}
+
 type zsetOp uint8
 
 const (
@@ -150,9 +166,13 @@ func zalgebra(c *Ctx, argv [][]byte, numAt int, op zsetOp, dst []byte) {
 	if !ok {
 		return
 	}
-	ins := make([]zinput, len(keys))
-	for i := range ins {
-		ins[i].weight = 1
+	if (dst != nil && !localKeys(c, [][]byte{dst})) || !localKeys(c, keys) {
+		return
+	}
+	// As in Redis, the inputs' types are checked before the options.
+	ins, ok := zinputs(c, keys)
+	if !ok {
+		return
 	}
 	agg, withScores := aggSum, false
 	opts := argv[numAt+1+len(keys):]
@@ -188,18 +208,6 @@ func zalgebra(c *Ctx, argv [][]byte, numAt int, op zsetOp, dst []byte) {
 			c.W.Err(resp.ErrSyntax)
 			return
 		}
-	}
-	if (dst != nil && !localKeys(c, [][]byte{dst})) || !localKeys(c, keys) {
-		return
-	}
-	t := c.Table()
-	for i, k := range keys {
-		v, found := t.Get(k)
-		if found && v.Kind != KindZSet && v.Kind != KindSet {
-			c.W.Err(resp.ErrWrongType)
-			return
-		}
-		ins[i].v, ins[i].found = v, found
 	}
 	// The result is gathered in a map, then sorted; its members alias the
 	// inputs, which nothing writes until the reply or store is done.
@@ -318,16 +326,19 @@ func ZInterCard(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
+	if !localKeys(c, keys) {
+		return
+	}
+	ins, ok := zinputs(c, keys)
+	if !ok {
+		return
+	}
 	limit := int64(0)
 	opts := argv[2+len(keys):]
 	for i := 0; i < len(opts); i++ {
 		if resp.EqualFold(opts[i], "limit") && i+1 < len(opts) {
 			n, ok := resp.ParseInt(opts[i+1])
-			if !ok {
-				c.W.Err(resp.ErrNotInteger)
-				return
-			}
-			if n < 0 {
+			if !ok || n < 0 {
 				c.W.Err(errLimitNegative)
 				return
 			}
@@ -337,19 +348,6 @@ func ZInterCard(c *Ctx, argv [][]byte) {
 		}
 		c.W.Err(resp.ErrSyntax)
 		return
-	}
-	if !localKeys(c, keys) {
-		return
-	}
-	ins := make([]zinput, len(keys))
-	t := c.Table()
-	for i, k := range keys {
-		v, found := t.Get(k)
-		if found && v.Kind != KindZSet && v.Kind != KindSet {
-			c.W.Err(resp.ErrWrongType)
-			return
-		}
-		ins[i].v, ins[i].found = v, found
 	}
 	order := make([]int, len(ins))
 	for i := range order {
@@ -394,19 +392,19 @@ func ZMPop(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrSyntax)
 		return
 	}
-	count := int64(1)
-	switch {
-	case len(opts) == 1:
-	case len(opts) == 3 && resp.EqualFold(opts[1], "count"):
-		v, ok := resp.ParseInt(opts[2])
+	count, counted := int64(1), false
+	for i := 1; i < len(opts); i++ {
+		if counted || !resp.EqualFold(opts[i], "count") || i+1 >= len(opts) {
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+		v, ok := resp.ParseInt(opts[i+1])
 		if !ok || v < 1 {
 			c.W.Err(errCountPositive)
 			return
 		}
-		count = v
-	default:
-		c.W.Err(resp.ErrSyntax)
-		return
+		count, counted = v, true
+		i++
 	}
 	if !localKeys(c, keys) {
 		return
