@@ -60,6 +60,9 @@ func BenchmarkZRangeBig10(b *testing.B) {
 
 // Sorted-set handlers on their hot paths allocate nothing.
 func TestZSetHotPathAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops buffers under the race detector")
+	}
 	for _, n := range []int{100, 5000} {
 		c := benchZSet(n)
 		mid := "member:" + strconv.Itoa(n/2)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package shardowner
+
+const raceEnabled = false
