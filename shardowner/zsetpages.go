@@ -433,9 +433,17 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 		o.Dir[pi].N = uint32(n)
 		return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
 	}
-	// Split in two halves; the second is a new page after this one.
+	// Split in two; the second is a new page after this one. An element
+	// added at either end of its page goes alone to its side, so that
+	// members added in order leave full pages behind, not half-full ones.
 	body = buf.B[kvtable.PackedHeadRoom:]
 	half := n / 2
+	switch idx {
+	case n - 1:
+		half = n - 1
+	case 0:
+		half = 1
+	}
 	mid := 0
 	for range half {
 		_, _, mid = zAt(body, mid)
