@@ -1016,6 +1016,19 @@ func ZRandMember(c *Ctx, argv [][]byte) {
 	case l >= int64(size):
 		// the whole set, last first, as Redis lists a listpack here
 		writeElems(c, z, zspan{0, size}, true, withScores, pairs)
+	case z.big != nil && int(l)*(z.npages()+zsetPageEntries) < size:
+		// A few of many: distinct random ranks, each found through the
+		// page directory, rather than a walk over every member.
+		c.W.Array(int(l) * per)
+		seen := make(map[int]struct{}, l)
+		for len(seen) < int(l) {
+			r := int(c.Shard.rand() % uint64(size))
+			if _, dup := seen[r]; dup {
+				continue
+			}
+			seen[r] = struct{}{}
+			writeOne(zAtRank(z, r))
+		}
 	default:
 		// Keep each element with probability (wanted left)/(elements
 		// left): exactly l of them, every choice equally likely.

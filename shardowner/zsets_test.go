@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -17,7 +18,10 @@ func init() {
 		"zrangebyscore": ZRangeByScore, "zrevrangebyscore": ZRevRangeByScore,
 		"zrangebylex": ZRangeByLex, "zrevrangebylex": ZRevRangeByLex, "zpopmin": ZPopMin,
 		"zpopmax": ZPopMax, "zremrangebyrank": ZRemRangeByRank,
-		"zremrangebyscore": ZRemRangeByScore, "zremrangebylex": ZRemRangeByLex,
+		"zremrangebyscore": ZRemRangeByScore, "zremrangebylex": ZRemRangeByLex, "zrandmember": ZRandMember,
+		"zscan": ZScan, "zrangestore": ZRangeStore, "zunion": ZUnion, "zinter": ZInter, "zdiff": ZDiff,
+		"zunionstore": ZUnionStore, "zinterstore": ZInterStore, "zdiffstore": ZDiffStore, "zintercard": ZInterCard,
+		"zmpop": ZMPop,
 	} {
 		handlers[name] = h
 	}
@@ -206,6 +210,32 @@ func TestZSetPagesSplit(t *testing.T) {
 		for _, p := range v.Big.Order.Dir {
 			if p.N > zsetPageEntries {
 				t.Fatalf("%s: page of %d", order, p.N)
+			}
+		}
+	}
+}
+
+// TestZRandMemberBig draws a few distinct members of a big sorted set.
+func TestZRandMemberBig(t *testing.T) {
+	c := newTestCtx()
+	args := []string{"zadd", "z"}
+	for i := range 20000 {
+		args = append(args, strconv.Itoa(i), "m"+strconv.Itoa(i))
+	}
+	do(c, args...)
+	for _, n := range []int{1, 5, 50} {
+		got := members(t, do(c, "zrandmember", "z", strconv.Itoa(n)))
+		if len(got) != n {
+			t.Fatalf("ZRANDMEMBER %d: %d members", n, len(got))
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i] == got[i-1] {
+				t.Fatalf("ZRANDMEMBER %d: %q twice", n, got[i])
+			}
+		}
+		for _, m := range got {
+			if !strings.HasPrefix(m, "m") {
+				t.Fatalf("not a member: %q", m)
 			}
 		}
 	}
