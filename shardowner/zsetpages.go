@@ -17,8 +17,9 @@ import (
 // the score an 8-byte element holding the float64's bits. A big sorted set
 // is a table of its own mapping each member to its score, and its Order:
 // pages in that same packed form, each at most zsetPageEntries members,
-// listed in order with their counts. A write touches one page; finding it
-// is a binary search over the pages' first elements.
+// listed in order with their counts, and a Fenwick tree over the counts for
+// ranks. A write touches one page; finding it is a binary search over the
+// pages' first elements.
 const (
 	zsetPageEntries = 128
 	zsetPageBytes   = 4096 // a page of two or more members splits past this
@@ -148,13 +149,10 @@ func (z zview) seek(ge func(m []byte, s float64) bool) (pi, idx, rank int) {
 
 // ranksBefore is the number of elements on the pages before page pi.
 func (z zview) ranksBefore(pi int) int {
-	r := 0
-	if z.big != nil {
-		for _, p := range z.big.Order.Dir[:pi] {
-			r += int(p.N)
-		}
+	if z.big == nil {
+		return 0
 	}
-	return r
+	return z.big.Order.Before(pi)
 }
 
 // locate returns the page and index of the element of rank r.
@@ -162,13 +160,7 @@ func (z zview) locate(r int) (pi, idx int) {
 	if z.big == nil {
 		return 0, r
 	}
-	for i, p := range z.big.Order.Dir {
-		if r < int(p.N) {
-			return i, r
-		}
-		r -= int(p.N)
-	}
-	return len(z.big.Order.Dir), 0
+	return z.big.Order.Locate(r)
 }
 
 // rank returns the rank of member m with score s.
@@ -410,6 +402,7 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 	o := big.Order
 	if len(o.Dir) == 0 {
 		o.Dir = append(o.Dir, kvtable.PageRef{ID: o.NewID()})
+		o.Rebuild()
 	}
 	z := zview{big: big}
 	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
@@ -430,7 +423,7 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 	buf.B = append(buf.B, body[off:]...)
 	n := int(o.Dir[pi].N) + 1
 	if n <= zsetPageEntries && len(buf.B)-kvtable.PackedHeadRoom <= zsetPageBytes {
-		o.Dir[pi].N = uint32(n)
+		o.Count(pi, 1)
 		return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
 	}
 	// Split in two; the second is a new page after this one. An element
@@ -457,6 +450,7 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 	o.Dir = append(o.Dir, kvtable.PageRef{})
 	copy(o.Dir[pi+2:], o.Dir[pi+1:])
 	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half)}
+	o.Rebuild()
 	return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*half)) &&
 		putPage(o, id, kvtable.FinishPacked(right.B, 2*(n-half)))
 }
@@ -492,7 +486,7 @@ func bigZRemove(big *Table, m []byte, s float64) {
 		dropPage(o, pi)
 		return
 	}
-	o.Dir[pi].N = uint32(n)
+	o.Count(pi, -1)
 	// A shorter value replaces a longer one in place: this cannot fail.
 	putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
 }
@@ -501,6 +495,7 @@ func dropPage(o *kvtable.Order, pi int) {
 	o.Pages.Delete(o.Key(o.Dir[pi].ID))
 	o.FreeID(o.Dir[pi].ID)
 	o.Dir = append(o.Dir[:pi], o.Dir[pi+1:]...)
+	o.Rebuild()
 }
 
 // zsetPageFill is how full a bulk load leaves a page, so that the next
@@ -550,6 +545,7 @@ func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 		big.Clear()
 		return nil
 	}
+	o.Rebuild()
 	return big
 }
 
