@@ -22,6 +22,8 @@ type EncodingConfig struct {
 
 	ListMaxListpack   atomic.Int64 // list-max-listpack-size: a node's elements (> 0) or size class (< 0)
 	ListCompressDepth atomic.Int64 // list-compress-depth: accepted; nodes are not compressed
+	ZSetMaxEntries    atomic.Int64 // zset-max-listpack-entries: members
+	ZSetMaxValue      atomic.Int64 // zset-max-listpack-value: bytes of a member
 }
 
 // NewEncodingConfig returns Redis 7.0's built-in defaults (its sample
@@ -32,6 +34,8 @@ func NewEncodingConfig() *EncodingConfig {
 	e.HashMaxValue.Store(64)
 	e.SetMaxIntset.Store(512)
 	e.ListMaxListpack.Store(-2)
+	e.ZSetMaxEntries.Store(128)
+	e.ZSetMaxValue.Store(64)
 	return e
 }
 
@@ -74,6 +78,9 @@ func (c *Ctx) bigFromPacked(b []byte, pairs bool) *Table {
 // copyBig returns a copy of the big aggregate src (COPY), or nil, clearing
 // what it built, when the copy has no room.
 func (c *Ctx) copyBig(src *Table) *Table {
+	if src.Order != nil {
+		return copyZSetBig(c, src)
+	}
 	dst := c.newBig()
 	ok := true
 	eachBig(src, func(e []byte, v Value) bool {
@@ -109,7 +116,7 @@ func aggLen(v Value) int {
 		return v.Big.Len()
 	case v.IntSet:
 		return kvtable.IntSetLen(v.Str)
-	case v.Kind == KindHash:
+	case v.Kind == KindHash, v.Kind == KindZSet:
 		return kvtable.PackedCount(v.Str) / 2
 	}
 	return kvtable.PackedCount(v.Str)

@@ -92,6 +92,13 @@ func fuzzShard() *shardowner.Shard {
 	s.Enc.ListMaxListpack.Store(2)
 	shardowner.RPush(c, [][]byte{[]byte("rpush"), []byte("l"), []byte("a"), []byte("b"), []byte("c"), []byte("a")})
 	shardowner.RPush(c, [][]byte{[]byte("rpush"), []byte("ls"), []byte("x")})
+	s.Enc.ZSetMaxEntries.Store(4)
+	shardowner.ZAdd(c, [][]byte{[]byte("zadd"), []byte("zs"), []byte("1"), []byte("a"), []byte("2"), []byte("b")})
+	zb := [][]byte{[]byte("zadd"), []byte("zb")}
+	for i := range 300 {
+		zb = append(zb, []byte(strconv.Itoa(i%7)), []byte("m"+strconv.Itoa(i)))
+	}
+	shardowner.ZAdd(c, zb)
 	return s
 }
 
@@ -183,6 +190,12 @@ func FuzzCommand(f *testing.F) {
 		case "sinter", "sunion", "sdiff", "sinterstore", "sunionstore", "sdiffstore":
 			f.Add(uint8(i), false, fuzzJoin("si", "ss", "k", "missing"))
 			f.Add(uint8(i), true, fuzzJoin("si", "si", "ss"))
+		case "zadd", "zincrby", "zrem", "zscore", "zrank", "zrange", "zrangebyscore", "zrangebylex", "zrevrange",
+			"zremrangebyscore", "zremrangebylex", "zremrangebyrank", "zpopmin", "zrandmember", "zscan", "zrangestore":
+			f.Add(uint8(i), false, fuzzJoin("zs", "1", "x", "(2", "+inf"))
+			f.Add(uint8(i), true, fuzzJoin("zb", "(1", "[m5", "WITHSCORES", "LIMIT", "0", "3"))
+			f.Add(uint8(i), false, fuzzJoin("zb", "-1", "5", "BYSCORE", "REV"))
+			f.Add(uint8(i), false, fuzzJoin("zs", "zb", "[a", "+", "BYLEX"))
 		case "hset", "hmset", "hsetnx", "hincrby", "hincrbyfloat", "hdel":
 			f.Add(uint8(i), false, fuzzJoin("h", "f", "123456789"))
 			f.Add(uint8(i), false, fuzzJoin("h", "x", "1", "y", "2", "z", "3"))
@@ -237,6 +250,10 @@ func FuzzCommandSequence(f *testing.F) {
 		line("rename", "l", "ls"), line("copy", "ls", "m"), line("lrange", "m", "0", "-1"), line("rpop", "m", "3")))
 	f.Add(seq(line("lpush", "l", "1", "2", "3"), line("lpop", "l", "2"), line("rpushx", "l", "z"), line("lindex", "l", "-2"),
 		line("move", "l", "1"), line("object", "ENCODING", "l"), line("lrange", "l", "-100", "100"), line("ltrim", "ls", "5", "1")))
+	f.Add(seq(line("zadd", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"), line("object", "ENCODING", "z"),
+		line("zincrby", "z", "-10", "c"), line("zrange", "z", "0", "-1", "WITHSCORES"), line("zremrangebyrank", "zb", "5", "200"),
+		line("zrangestore", "zb", "z", "(1", "+inf", "BYSCORE"), line("rename", "zb", "k"), line("copy", "k", "k2", "DB", "1"),
+		line("zpopmax", "k", "3"), line("zrank", "k2", "e"), line("zscan", "zb", "0"), line("zrem", "k", "a", "b", "c", "d", "e")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}
 		lines := bytes.Split(data, []byte("\n"))

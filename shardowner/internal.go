@@ -89,6 +89,9 @@ func EncodeValue(dst []byte, v Value) []byte {
 // appendBigPacked appends the elements of big aggregate v as a packed list.
 func appendBigPacked(dst []byte, v Value) []byte {
 	n := v.Big.Len()
+	if v.Kind == KindZSet {
+		return appendZSetBody(kvtable.AppendLen(dst, 2*n), zviewOf(v))
+	}
 	if v.Kind == KindHash {
 		n *= 2
 	}
@@ -125,7 +128,7 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 		if flags&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
 			return Value{}, false, false
 		}
-	case KindHash, KindSet, KindList:
+	case KindHash, KindSet, KindList, KindZSet:
 		v.Str = b[blobHeader:]
 		v.IntSet = flags&blobIntSet != 0
 		big = flags&blobBig != 0
@@ -136,6 +139,8 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 			ok = kvtable.ValidIntSet(v.Str)
 		case v.Kind == KindHash:
 			ok = kvtable.ValidPacked(v.Str, 2)
+		case v.Kind == KindZSet:
+			ok = kvtable.ValidPacked(v.Str, 2) && validZSetBody(kvtable.PackedBody(v.Str))
 		default:
 			ok = kvtable.ValidPacked(v.Str, 1)
 		}
@@ -247,9 +252,12 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		t.Modified(key)
 	} else {
 		if big {
-			if v.Kind == KindList {
+			switch v.Kind {
+			case KindList:
 				v.Big = c.bigList(kvtable.PackedBody(v.Str))
-			} else {
+			case KindZSet:
+				v.Big = zsetBigFromSorted(c, kvtable.PackedBody(v.Str))
+			default:
 				v.Big = c.bigFromPacked(v.Str, v.Kind == KindHash)
 			}
 			if v.Big == nil {

@@ -36,6 +36,8 @@ func kindName(k Kind) string {
 		return "set"
 	case KindList:
 		return "list"
+	case KindZSet:
+		return "zset"
 	}
 	return "none"
 }
@@ -349,6 +351,8 @@ func Object(c *Ctx, argv [][]byte) {
 			c.W.BulkString("quicklist")
 		case v.IntSet:
 			c.W.BulkString("intset")
+		case v.Kind == KindZSet && v.Big != nil:
+			c.W.BulkString("skiplist")
 		case v.Big != nil || v.Kind == KindSet:
 			// A packed set of strings is what Redis 7.0 keeps in a
 			// hashtable (its listpack sets came with 7.2).

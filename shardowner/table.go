@@ -22,6 +22,7 @@ const (
 	KindHash   = kvtable.KindHash
 	KindSet    = kvtable.KindSet
 	KindList   = kvtable.KindList
+	KindZSet   = kvtable.KindZSet
 )
 
 // NewTable returns an empty table whose expiry reads clock.

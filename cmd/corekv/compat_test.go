@@ -601,7 +601,7 @@ func compatScripts() []compatScript {
 			in("ECHO \"tab\\there\\n\"\r\n"), in("ECHO ''\r\n"), in("GET\r\n"),
 			in("GET \"unbalanced\r\n"), s("PING"),
 		}},
-	}, append(compatHashScripts(), compatListScripts()...)...)
+	}, append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...)...)
 }
 
 func TestCompatWithRedis(t *testing.T) {

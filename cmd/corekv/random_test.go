@@ -276,7 +276,8 @@ func (r *diffRunner) resync() {
 		{"CONFIG", "SET", "loglevel", "notice"},
 		{"CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"},
 		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512",
-			"list-max-listpack-size", "-2"},
+			"list-max-listpack-size", "-2",
+			"zset-max-listpack-entries", "128", "zset-max-listpack-value", "64"},
 	} {
 		for i, c := range r.pairs[0].c {
 			rep, err := c.do(compatA(setup...))
@@ -971,7 +972,7 @@ var (
 )
 
 func init() {
-	diffCommands = append(diffCommandTable(), diffListCommands()...)
+	diffCommands = append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}

@@ -162,7 +162,7 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 			switch {
 			case v.IntSet:
 				ok = kind == KindSet && ValidIntSet(v.Str)
-			case kind == KindHash:
+			case kind == KindHash, kind == KindZSet:
 				ok = ValidPacked(v.Str, 2)
 			case kind == KindSet, kind == KindList:
 				ok = ValidPacked(v.Str, 1)

@@ -25,6 +25,7 @@ const (
 	KindHash
 	KindSet
 	KindList
+	KindZSet
 )
 
 // Value is an entry as handlers see it.
@@ -78,6 +79,10 @@ type Table struct {
 	objs    []*Table
 	objFree []uint32
 	objTick int // the last of objs that Tick looked after
+
+	// Order, on the table of a big sorted set, holds its members in score
+	// order; its pages go with the table.
+	Order *Order
 
 	watcher Watcher // nil unless a key of the table is watched
 	// OnExpire, when set, is called with the key of each entry that
@@ -733,6 +738,9 @@ func (t *Table) dropObj(it []byte) {
 // another goroutine: deleting a 10M-element hash costs the shard no more
 // than a small one.
 func (t *Table) drop() {
+	if t.Order != nil {
+		t.Order.Pages.drop()
+	}
 	t.pool.releaseAsync(true)
 	t.reset()
 }
@@ -800,6 +808,9 @@ func (t *Table) Clear() {
 			o.drop()
 		}
 	}
+	if t.Order != nil {
+		t.Order.Pages.Clear()
+	}
 	t.pool.release()
 	t.reset()
 }
@@ -825,7 +836,7 @@ func (t *Table) MemoryUsage(key []byte) (int, bool) {
 // the TTL wheel and page descriptors, and those of its big aggregates.
 func (t *Table) ArenaBytes() int {
 	n := t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
-		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs)
+		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs) + t.Order.bytes()
 	for _, o := range t.objs {
 		if o != nil {
 			n += o.ArenaBytes() + int(unsafe.Sizeof(Table{}))
@@ -839,6 +850,9 @@ func (t *Table) ArenaBytes() int {
 // ones.
 func (t *Table) OffHeapBytes() int {
 	n := (t.pool.inUse + t.pool.warm) * blockBytes
+	if t.Order != nil {
+		n += t.Order.Pages.OffHeapBytes()
+	}
 	for _, o := range t.objs {
 		if o != nil {
 			n += o.OffHeapBytes()

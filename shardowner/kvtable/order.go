@@ -1,0 +1,103 @@
+package kvtable
+
+import "unsafe"
+
+// Order keeps the members of a big sorted set in score order, as byte
+// pages: each page a packed list of member, score pairs (see shardowner's
+// zsets.go), stored under its 4-byte id in Pages, a table of its own. Dir
+// lists the pages in order with their element counts; it holds no Go
+// pointer, so neither it nor the pages are scanned by the garbage collector.
+type Order struct {
+	Pages *Table
+	Dir   []PageRef
+	Fen   []uint32 // a Fenwick tree over Dir's counts, 1-based: ranks in O(log pages)
+	free  []uint32 // ids of deleted pages, for reuse
+	next  uint32   // the next id never used
+	key   [4]byte  // Key's buffer: a table may keep a key it is given
+}
+
+// Key returns the key of page id, in a buffer of o's that the next call
+// reuses (so that writing a page allocates nothing).
+func (o *Order) Key(id uint32) []byte {
+	le.PutUint32(o.key[:], id)
+	return o.key[:]
+}
+
+// PageRef is a page of an Order: its id and how many elements it holds.
+type PageRef struct {
+	ID, N uint32
+}
+
+// NewOrder returns an empty order whose pages' table reads clock.
+func NewOrder(clock *Clock) *Order { return &Order{Pages: NewTable(clock)} }
+
+// NewID returns an id for a new page.
+func (o *Order) NewID() uint32 {
+	if k := len(o.free); k > 0 {
+		id := o.free[k-1]
+		o.free = o.free[:k-1]
+		return id
+	}
+	o.next++
+	return o.next - 1
+}
+
+// Rebuild recomputes Fen from Dir, after pages come or go.
+func (o *Order) Rebuild() {
+	n := len(o.Dir)
+	o.Fen = append(o.Fen[:0], make([]uint32, n+1)...)
+	for k := 1; k <= n; k++ {
+		o.Fen[k] += o.Dir[k-1].N
+		if j := k + k&-k; j <= n {
+			o.Fen[j] += o.Fen[k]
+		}
+	}
+}
+
+// Count adds d to the count of page i, in Dir and Fen.
+func (o *Order) Count(i, d int) {
+	o.Dir[i].N = uint32(int(o.Dir[i].N) + d)
+	for k := i + 1; k < len(o.Fen); k += k & -k {
+		o.Fen[k] = uint32(int(o.Fen[k]) + d)
+	}
+}
+
+// Before returns the number of elements on the pages before page i.
+func (o *Order) Before(i int) int {
+	s := 0
+	for k := i; k > 0; k -= k & -k {
+		s += int(o.Fen[k])
+	}
+	return s
+}
+
+// Locate returns the page holding the element of rank r and its index
+// there; past the last element it returns (len(Dir), 0).
+func (o *Order) Locate(r int) (page, idx int) {
+	n := len(o.Dir)
+	step := 1
+	for step*2 <= n {
+		step *= 2
+	}
+	pos := 0
+	for ; step > 0; step /= 2 {
+		if pos+step <= n && int(o.Fen[pos+step]) <= r {
+			pos += step
+			r -= int(o.Fen[pos])
+		}
+	}
+	if pos == n {
+		return n, 0
+	}
+	return pos, r
+}
+
+// FreeID takes back the id of a deleted page.
+func (o *Order) FreeID(id uint32) { o.free = append(o.free, id) }
+
+func (o *Order) bytes() int {
+	if o == nil {
+		return 0
+	}
+	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + 8*cap(o.Dir) + 4*cap(o.Fen) + 4*cap(o.free)
+}

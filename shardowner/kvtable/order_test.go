@@ -1,0 +1,49 @@
+package kvtable
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestOrderRanks checks Before and Locate against sums over the directory
+// as pages come, go and change their counts at random.
+func TestOrderRanks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	o := NewOrder(new(Clock))
+	for step := range 3000 {
+		switch op := rng.IntN(4); {
+		case op == 0 || len(o.Dir) == 0:
+			at := rng.IntN(len(o.Dir) + 1)
+			o.Dir = append(o.Dir, PageRef{})
+			copy(o.Dir[at+1:], o.Dir[at:])
+			o.Dir[at] = PageRef{ID: o.NewID(), N: uint32(1 + rng.IntN(128))}
+			o.Rebuild()
+		case op == 1 && len(o.Dir) > 1:
+			at := rng.IntN(len(o.Dir))
+			o.Dir = append(o.Dir[:at], o.Dir[at+1:]...)
+			o.Rebuild()
+		default:
+			i := rng.IntN(len(o.Dir))
+			if o.Dir[i].N > 1 && rng.IntN(2) == 0 {
+				o.Count(i, -1)
+			} else {
+				o.Count(i, 1)
+			}
+		}
+		total := 0
+		for i, p := range o.Dir {
+			if got := o.Before(i); got != total {
+				t.Fatalf("step %d: Before(%d) = %d, want %d", step, i, got, total)
+			}
+			for _, r := range []int{total, total + int(p.N) - 1} {
+				if pi, idx := o.Locate(r); pi != i || idx != r-total {
+					t.Fatalf("step %d: Locate(%d) = %d, %d, want %d, %d", step, r, pi, idx, i, r-total)
+				}
+			}
+			total += int(p.N)
+		}
+		if pi, _ := o.Locate(total); pi != len(o.Dir) {
+			t.Fatalf("step %d: Locate past the end = %d", step, pi)
+		}
+	}
+}

@@ -1,0 +1,586 @@
+package shardowner
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/valyala/bytebufferpool"
+
+	"github.com/corekv/corekv/shardowner/kvtable"
+)
+
+// A sorted set is, as in Redis, a listpack while it is small and a
+// skiplist past zset-max-listpack-entries members or a member longer than
+// zset-max-listpack-value bytes. corekv's listpack is a packed list (see
+// kvtable/packed.go) of member, score pairs sorted by score then member,
+// the score an 8-byte element holding the float64's bits. A big sorted set
+// is a table of its own mapping each member to its score, and its Order:
+// pages in that same packed form, each at most zsetPageEntries members,
+// listed in order with their counts, and a Fenwick tree over the counts for
+// ranks. A write touches one page; finding it is a binary search over the
+// pages' first elements.
+const (
+	zsetPageEntries = 128
+	zsetPageBytes   = 4096 // a page of two or more members splits past this
+	scoreElemLen    = 9    // a score's length byte and 8 bytes
+)
+
+// zLess orders elements by score, then member bytes.
+func zLess(s1 float64, m1 []byte, s2 float64, m2 []byte) bool {
+	return s1 < s2 || (s1 == s2 && bytes.Compare(m1, m2) < 0)
+}
+
+// appendZElem appends member m with score s to a packed body.
+func appendZElem(dst, m []byte, s float64) []byte {
+	dst = kvtable.AppendElem(dst, m)
+	dst = append(dst, 8)
+	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(s))
+}
+
+// zAt reads the pair at off of a packed body and returns the next offset.
+func zAt(body []byte, off int) (m []byte, s float64, next int) {
+	m, off = kvtable.ElemAt(body, off)
+	return m, math.Float64frombits(binary.LittleEndian.Uint64(body[off+1:])), off + scoreElemLen
+}
+
+// decodeScore reads a score stored in a big sorted set's member table.
+func decodeScore(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+
+func pageKey(id uint32) [4]byte {
+	var k [4]byte
+	binary.LittleEndian.PutUint32(k[:], id)
+	return k
+}
+
+// zview reads a sorted set of either encoding as a list of pages: a small
+// one is a single page.
+type zview struct {
+	str []byte // the packed pairs, when big is nil
+	big *Table
+}
+
+func zviewOf(v Value) zview { return zview{str: v.Str, big: v.Big} }
+
+func (z zview) len() int {
+	if z.big != nil {
+		return z.big.Len()
+	}
+	return kvtable.PackedCount(z.str) / 2
+}
+
+func (z zview) npages() int {
+	if z.big != nil {
+		return len(z.big.Order.Dir)
+	}
+	if len(z.str) == 0 {
+		return 0
+	}
+	return 1
+}
+
+func (z zview) pageLen(i int) int {
+	if z.big != nil {
+		return int(z.big.Order.Dir[i].N)
+	}
+	return kvtable.PackedCount(z.str) / 2
+}
+
+// page returns the body of page i. It aliases table memory.
+func (z zview) page(i int) []byte {
+	if z.big == nil {
+		return kvtable.PackedBody(z.str)
+	}
+	k := pageKey(z.big.Order.Dir[i].ID)
+	v, _ := z.big.Order.Pages.Get(k[:])
+	return kvtable.PackedBody(v.Str)
+}
+
+// score returns member m's score.
+func (z zview) score(m []byte) (float64, bool) {
+	if z.big != nil {
+		v, ok := z.big.Get(m)
+		if !ok {
+			return 0, false
+		}
+		return decodeScore(v.Str), true
+	}
+	body := kvtable.PackedBody(z.str)
+	for off := 0; off < len(body); {
+		e, s, next := zAt(body, off)
+		if bytes.Equal(e, m) {
+			return s, true
+		}
+		off = next
+	}
+	return 0, false
+}
+
+// seek finds the first element for which ge is true, ge being false and
+// then true along the order. It returns the page, the index in it (which
+// may be the page's length: the place after its last element) and the
+// element's rank.
+func (z zview) seek(ge func(m []byte, s float64) bool) (pi, idx, rank int) {
+	np := z.npages()
+	if np == 0 {
+		return 0, 0, 0
+	}
+	lo, hi := 1, np // the first page whose first element is ge, in [1, np]
+	for lo < hi {
+		mid := (lo + hi) / 2
+		m, s, _ := zAt(z.page(mid), 0)
+		if ge(m, s) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	pi = lo - 1
+	body := z.page(pi)
+	for off := 0; off < len(body); idx++ {
+		m, s, next := zAt(body, off)
+		if ge(m, s) {
+			break
+		}
+		off = next
+	}
+	return pi, idx, z.ranksBefore(pi) + idx
+}
+
+// ranksBefore is the number of elements on the pages before page pi.
+func (z zview) ranksBefore(pi int) int {
+	if z.big == nil {
+		return 0
+	}
+	return z.big.Order.Before(pi)
+}
+
+// locate returns the page and index of the element of rank r.
+func (z zview) locate(r int) (pi, idx int) {
+	if z.big == nil {
+		return 0, r
+	}
+	return z.big.Order.Locate(r)
+}
+
+// rank returns the rank of member m with score s.
+func (z zview) rank(m []byte, s float64) int {
+	_, _, r := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+	return r
+}
+
+// ziter walks a sorted set's elements in either direction from a rank. The
+// offsets of the current page's elements are kept in a pooled buffer.
+type ziter struct {
+	z    zview
+	pi   int
+	idx  int
+	body []byte
+	offs *bytebufferpool.ByteBuffer
+}
+
+// start places it at the element of rank r; release frees its buffer.
+func (it *ziter) start(z zview, r int) {
+	*it = ziter{z: z, offs: bytebufferpool.Get()}
+	it.pi, it.idx = z.locate(r)
+	if it.pi < z.npages() {
+		it.load()
+	}
+}
+
+func (it *ziter) release() { bytebufferpool.Put(it.offs) }
+
+func (it *ziter) load() {
+	it.body = it.z.page(it.pi)
+	it.offs.B = it.offs.B[:0]
+	for off := 0; off < len(it.body); {
+		it.offs.B = binary.LittleEndian.AppendUint32(it.offs.B, uint32(off))
+		_, _, off = zAt(it.body, off)
+	}
+}
+
+// at returns the current element.
+func (it *ziter) at() ([]byte, float64) {
+	off := int(binary.LittleEndian.Uint32(it.offs.B[4*it.idx:]))
+	m, s, _ := zAt(it.body, off)
+	return m, s
+}
+
+// next moves to the following element; false past the last.
+func (it *ziter) next() bool {
+	it.idx++
+	for it.idx >= it.z.pageLen(it.pi) {
+		it.pi++
+		it.idx = 0
+		if it.pi >= it.z.npages() {
+			return false
+		}
+		it.load()
+	}
+	return true
+}
+
+// prev moves to the preceding element; false before the first.
+func (it *ziter) prev() bool {
+	it.idx--
+	for it.idx < 0 {
+		it.pi--
+		if it.pi < 0 {
+			return false
+		}
+		it.idx = it.z.pageLen(it.pi) - 1
+		it.load()
+	}
+	return true
+}
+
+// zwriter changes a sorted set for a command: a small one in buf (after
+// PackedHeadRoom bytes of room), a big one in place, converting as members
+// come, as Redis's zsetAdd does.
+type zwriter struct {
+	c      *Ctx
+	buf    *bytebufferpool.ByteBuffer
+	n      int // members of a small one
+	big    *Table
+	owned  bool // big was made by this writer
+	failed bool // a write found no room
+}
+
+// init starts w from sorted set z (the zero zview for a new one).
+func (w *zwriter) init(c *Ctx, z zview) {
+	*w = zwriter{c: c, buf: bytebufferpool.Get(), big: z.big}
+	if z.big == nil {
+		var room [kvtable.PackedHeadRoom]byte
+		w.buf.B = append(append(w.buf.B[:0], room[:]...), kvtable.PackedBody(z.str)...)
+		w.n = z.len()
+	}
+}
+
+func (w *zwriter) release() {
+	bytebufferpool.Put(w.buf)
+	if w.owned && w.big != nil {
+		w.big.Clear()
+	}
+}
+
+func (w *zwriter) view() zview {
+	if w.big != nil {
+		return zview{big: w.big}
+	}
+	return zview{str: kvtable.FinishPacked(w.buf.B, 2*w.n)}
+}
+
+func (w *zwriter) len() int {
+	if w.big != nil {
+		return w.big.Len()
+	}
+	return w.n
+}
+
+// toBig moves a small sorted set into a new big one.
+func (w *zwriter) toBig() {
+	big := zsetBigFromSorted(w.c, w.buf.B[kvtable.PackedHeadRoom:])
+	if big == nil {
+		w.failed = true
+		return
+	}
+	w.big, w.owned = big, true
+}
+
+// insert adds member m, not yet a member, with score s.
+func (w *zwriter) insert(m []byte, s float64) {
+	if w.failed {
+		return
+	}
+	enc := w.c.Shard.Enc
+	if w.big == nil && (int64(w.n+1) > enc.ZSetMaxEntries.Load() || int64(len(m)) > enc.ZSetMaxValue.Load()) {
+		w.toBig()
+		if w.failed {
+			return
+		}
+	}
+	if w.big != nil {
+		w.failed = !bigZInsert(w.big, m, s)
+		return
+	}
+	if s == 0 {
+		s = 0 // a listpack keeps -0 as the integer 0
+	}
+	body := w.buf.B[kvtable.PackedHeadRoom:]
+	off := 0
+	for off < len(body) {
+		e, es, next := zAt(body, off)
+		if zLess(s, m, es, e) {
+			break
+		}
+		off = next
+	}
+	at := kvtable.PackedHeadRoom + off
+	tail := len(w.buf.B) - at
+	w.buf.B = appendZElem(w.buf.B, m, s)
+	// rotate the new element in front of the tail
+	added := len(w.buf.B) - at - tail
+	rotate(w.buf.B[at:], tail, added)
+	w.n++
+}
+
+// rotate moves the last k bytes of b, which has t bytes before them, to
+// its front.
+func rotate(b []byte, t, k int) {
+	reverse(b[:t])
+	reverse(b[t : t+k])
+	reverse(b[:t+k])
+}
+
+func reverse(b []byte) {
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+}
+
+// remove removes member m, whose score is s.
+func (w *zwriter) remove(m []byte, s float64) {
+	if w.big != nil {
+		bigZRemove(w.big, m, s)
+		return
+	}
+	body := w.buf.B[kvtable.PackedHeadRoom:]
+	for off := 0; off < len(body); {
+		e, _, next := zAt(body, off)
+		if bytes.Equal(e, m) {
+			at := kvtable.PackedHeadRoom + off
+			w.buf.B = append(w.buf.B[:at], w.buf.B[kvtable.PackedHeadRoom+next:]...)
+			w.n--
+			return
+		}
+		off = next
+	}
+}
+
+// store writes the sorted set under key, or deletes key when it is empty.
+// On a full table it answers errFull and returns false.
+func (w *zwriter) store(key []byte, expireAt int64) bool {
+	t := w.c.Table()
+	if w.failed {
+		w.c.W.Err(errFull)
+		return false
+	}
+	switch {
+	case w.len() == 0:
+		t.Delete(key)
+		return true
+	case w.big != nil:
+		if !w.owned {
+			t.Modified(key) // changed in place, where the table cannot see
+			return true
+		}
+		if !stored(w.c, t.SetBig(key, KindZSet, w.big, expireAt)) {
+			return false
+		}
+		w.owned = false
+		return true
+	}
+	return stored(w.c, t.SetPacked(key, KindZSet, false, kvtable.FinishPacked(w.buf.B, 2*w.n), expireAt))
+}
+
+// newZSetBig returns an empty big sorted set.
+func newZSetBig(c *Ctx) *Table {
+	big := c.newBig()
+	big.Order = kvtable.NewOrder(&c.Shard.Clock)
+	return big
+}
+
+// bigZInsert adds member m, not yet a member, with score s to big sorted
+// set big, splitting its page when full. It reports false when a table has
+// no room.
+func bigZInsert(big *Table, m []byte, s float64) bool {
+	var sb [8]byte
+	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+	if big.SetVerbatim(m, sb[:], 0, false) != nil {
+		return false
+	}
+	o := big.Order
+	if len(o.Dir) == 0 {
+		o.Dir = append(o.Dir, kvtable.PageRef{ID: o.NewID()})
+		o.Rebuild()
+	}
+	z := zview{big: big}
+	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+	if idx == 0 && pi > 0 {
+		pi, idx = pi-1, int(o.Dir[pi-1].N) // append to the page before
+	}
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	var room [kvtable.PackedHeadRoom]byte
+	buf.B = append(buf.B[:0], room[:]...)
+	body := z.page(pi)
+	off := 0
+	for range idx {
+		_, _, off = zAt(body, off)
+	}
+	buf.B = append(buf.B, body[:off]...)
+	buf.B = appendZElem(buf.B, m, s)
+	buf.B = append(buf.B, body[off:]...)
+	n := int(o.Dir[pi].N) + 1
+	if n <= zsetPageEntries && len(buf.B)-kvtable.PackedHeadRoom <= zsetPageBytes {
+		o.Count(pi, 1)
+		return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
+	}
+	// Split in two; the second is a new page after this one. An element
+	// added at either end of its page goes alone to its side, so that
+	// members added in order leave full pages behind, not half-full ones.
+	body = buf.B[kvtable.PackedHeadRoom:]
+	half := n / 2
+	switch idx {
+	case n - 1:
+		half = n - 1
+	case 0:
+		half = 1
+	}
+	mid := 0
+	for range half {
+		_, _, mid = zAt(body, mid)
+	}
+	right := bytebufferpool.Get()
+	defer bytebufferpool.Put(right)
+	right.B = append(append(right.B[:0], room[:]...), body[mid:]...)
+	buf.B = buf.B[:kvtable.PackedHeadRoom+mid]
+	id := o.NewID()
+	o.Dir[pi].N = uint32(half)
+	o.Dir = append(o.Dir, kvtable.PageRef{})
+	copy(o.Dir[pi+2:], o.Dir[pi+1:])
+	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half)}
+	o.Rebuild()
+	return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*half)) &&
+		putPage(o, id, kvtable.FinishPacked(right.B, 2*(n-half)))
+}
+
+func putPage(o *kvtable.Order, id uint32, page []byte) bool {
+	return o.Pages.SetVerbatim(o.Key(id), page, 0, false) == nil
+}
+
+// bigZRemove removes member m, whose score is s, from big sorted set big.
+// A page left empty goes.
+func bigZRemove(big *Table, m []byte, s float64) {
+	big.Delete(m)
+	o := big.Order
+	z := zview{big: big}
+	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+	if idx == int(o.Dir[pi].N) {
+		pi, idx = pi+1, 0
+	}
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	var room [kvtable.PackedHeadRoom]byte
+	buf.B = append(buf.B[:0], room[:]...)
+	body := z.page(pi)
+	off := 0
+	for range idx {
+		_, _, off = zAt(body, off)
+	}
+	_, _, next := zAt(body, off)
+	buf.B = append(buf.B, body[:off]...)
+	buf.B = append(buf.B, body[next:]...)
+	n := int(o.Dir[pi].N) - 1
+	if n == 0 {
+		dropPage(o, pi)
+		return
+	}
+	o.Count(pi, -1)
+	// A shorter value replaces a longer one in place: this cannot fail.
+	putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
+}
+
+func dropPage(o *kvtable.Order, pi int) {
+	o.Pages.Delete(o.Key(o.Dir[pi].ID))
+	o.FreeID(o.Dir[pi].ID)
+	o.Dir = append(o.Dir[:pi], o.Dir[pi+1:]...)
+	o.Rebuild()
+}
+
+// zsetPageFill is how full a bulk load leaves a page, so that the next
+// inserts do not split it at once.
+const zsetPageFill = zsetPageEntries * 3 / 4
+
+// zsetBigFromSorted returns a big sorted set holding the pairs of packed
+// body, which are in order. It returns nil, clearing what it built, when a
+// table has no room or a member comes twice.
+func zsetBigFromSorted(c *Ctx, body []byte) *Table {
+	big := newZSetBig(c)
+	o := big.Order
+	page := bytebufferpool.Get()
+	defer bytebufferpool.Put(page)
+	var room [kvtable.PackedHeadRoom]byte
+	page.B = append(page.B[:0], room[:]...)
+	n := 0
+	flush := func() bool {
+		if n == 0 {
+			return true
+		}
+		id := o.NewID()
+		o.Dir = append(o.Dir, kvtable.PageRef{ID: id, N: uint32(n)})
+		ok := putPage(o, id, kvtable.FinishPacked(page.B, 2*n))
+		page.B, n = page.B[:kvtable.PackedHeadRoom], 0
+		return ok
+	}
+	var sb [8]byte
+	for off := 0; off < len(body); {
+		start := off
+		m, s, next := zAt(body, off)
+		off = next
+		binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+		before := big.Len()
+		if big.SetVerbatim(m, sb[:], 0, false) != nil || big.Len() == before {
+			big.Clear()
+			return nil
+		}
+		page.B = append(page.B, body[start:off]...)
+		n++
+		if (n >= zsetPageFill || len(page.B) > zsetPageBytes/2) && !flush() {
+			big.Clear()
+			return nil
+		}
+	}
+	if !flush() {
+		big.Clear()
+		return nil
+	}
+	o.Rebuild()
+	return big
+}
+
+// appendZSetBody appends the pairs of sorted set z, in order, to dst.
+func appendZSetBody(dst []byte, z zview) []byte {
+	for pi := range z.npages() {
+		dst = append(dst, z.page(pi)...)
+	}
+	return dst
+}
+
+// copyZSetBig returns a copy of big sorted set src, or nil when a table
+// has no room.
+func copyZSetBig(c *Ctx, src *Table) *Table {
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	buf.B = appendZSetBody(buf.B[:0], zview{big: src})
+	return zsetBigFromSorted(c, buf.B)
+}
+
+// validZSetBody reports whether packed body b, already a well-formed list
+// of pairs, holds 8-byte scores that are numbers, in order.
+func validZSetBody(b []byte) bool {
+	var pm []byte
+	var ps float64
+	for off, i := 0, 0; off < len(b); i++ {
+		m, next := kvtable.ElemAt(b, off)
+		if next >= len(b) || b[next] != 8 || len(b)-next < scoreElemLen {
+			return false
+		}
+		s := decodeScore(b[next+1:])
+		if math.IsNaN(s) || (i > 0 && !zLess(ps, pm, s, m)) {
+			return false
+		}
+		pm, ps, off = m, s, next+scoreElemLen
+	}
+	return true
+}

@@ -1,0 +1,82 @@
+package shardowner
+
+import (
+	"strconv"
+	"testing"
+)
+
+// benchZSet returns a context holding sorted set "z" of n members.
+func benchZSet(n int) *Ctx {
+	c := benchCtx()
+	argv := args("zadd", "z")
+	for i := range n {
+		argv = append(argv, []byte(strconv.Itoa(i)), []byte("member:"+strconv.Itoa(i)))
+	}
+	ZAdd(c, argv)
+	return c
+}
+
+// The ZADD benchmarks move one member's score back and forth, so that
+// each ZADD writes.
+func BenchmarkZAddSmall(b *testing.B) { benchZAdd(b, 100) }
+func BenchmarkZAddBig(b *testing.B)   { benchZAdd(b, 100_000) }
+
+func benchZAdd(b *testing.B, n int) {
+	c := benchZSet(n)
+	mid := "member:" + strconv.Itoa(n/2)
+	up, down := args("zadd", "z", "1.5", mid), args("zadd", "z", strconv.Itoa(n/2), mid)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		ZAdd(c, up)
+		ZAdd(c, down)
+	}
+}
+
+func BenchmarkZScoreSmall(b *testing.B) { benchZRead(b, 100, ZScore, "zscore") }
+func BenchmarkZScoreBig(b *testing.B)   { benchZRead(b, 100_000, ZScore, "zscore") }
+func BenchmarkZRankSmall(b *testing.B)  { benchZRead(b, 100, ZRank, "zrank") }
+func BenchmarkZRankBig(b *testing.B)    { benchZRead(b, 100_000, ZRank, "zrank") }
+
+func benchZRead(b *testing.B, n int, h func(*Ctx, [][]byte), name string) {
+	c := benchZSet(n)
+	argv := args(name, "z", "member:"+strconv.Itoa(n/3))
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		h(c, argv)
+	}
+}
+
+func BenchmarkZRangeBig10(b *testing.B) {
+	c := benchZSet(100_000)
+	argv := args("zrange", "z", "50000", "50009", "WITHSCORES")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		ZRange(c, argv)
+	}
+}
+
+// Sorted-set handlers on their hot paths allocate nothing.
+func TestZSetHotPathAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops buffers under the race detector")
+	}
+	for _, n := range []int{100, 5000} {
+		c := benchZSet(n)
+		mid := "member:" + strconv.Itoa(n/2)
+		up, down := args("zadd", "z", "1.5", mid), args("zadd", "z", strconv.Itoa(n/2), mid)
+		score, rank := args("zscore", "z", mid), args("zrank", "z", mid)
+		allocs := testing.AllocsPerRun(200, func() {
+			c.W.B = c.W.B[:0]
+			ZAdd(c, up)
+			ZAdd(c, down)
+			ZScore(c, score)
+			ZRank(c, rank)
+		})
+		if allocs != 0 {
+			t.Errorf("%d members: %v allocations per ZADD, ZSCORE and ZRANK", n, allocs)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package shardowner
+
+import (
+	"math"
+	"testing"
+
+	"github.com/corekv/corekv/shardowner/kvtable"
+)
+
+// FuzzZSetBody feeds packed lists to the check a sorted set from another
+// shard passes, and those it accepts to the page builder, which must keep
+// them whole and in order.
+func FuzzZSetBody(f *testing.F) {
+	var room [kvtable.PackedHeadRoom]byte
+	good := append(room[:], nil...)
+	good = appendZElem(good, []byte("a"), 1)
+	good = appendZElem(good, []byte("b"), 1)
+	good = appendZElem(good, []byte("a"), math.Inf(1))
+	f.Add(kvtable.FinishPacked(good, 6))
+	f.Add([]byte{2, 1, 'a', 8, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f}) // NaN
+	f.Add([]byte{2, 1, 'a', 7, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !kvtable.ValidPacked(b, 2) || !validZSetBody(kvtable.PackedBody(b)) {
+			return
+		}
+		c := newTestCtx()
+		body := kvtable.PackedBody(b)
+		big := zsetBigFromSorted(c, body)
+		if big == nil {
+			return // a member twice
+		}
+		defer big.Clear()
+		z := zview{big: big}
+		if z.len() != kvtable.PackedCount(b)/2 {
+			t.Fatalf("%d members, want %d", z.len(), kvtable.PackedCount(b)/2)
+		}
+		if got := appendZSetBody(nil, z); string(got) != string(body) {
+			t.Fatalf("pages hold %q, want %q", got, body)
+		}
+	})
+}
+
+// FuzzScoreBound reads any text as a score range's end: no panic, and a
+// NaN never passes.
+func FuzzScoreBound(f *testing.F) {
+	for _, s := range []string{"1", "(1", "-inf", "(+inf", "nan", "(", "", " 1", "1\x00x", "1e400", "(1e-400", "0x1p3", "inf"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if r, ok := parseScoreBound(b); ok && math.IsNaN(r.s) {
+			t.Fatalf("%q reads as NaN", b)
+		}
+		parseLexBound(b)
+	})
+}
