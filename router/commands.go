@@ -142,27 +142,25 @@ var commands = []Command{
 	{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SUnion, Group: "set", Summary: "Returns the union of multiple sets."},
 	{Name: "sunionstore", Arity: -3, Flags: w | dn, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SUnionStore, Group: "set", Summary: "Stores the union of multiple sets in a key."},
 
-	// sorted set: a command over several keys runs where they all are
-	// (CROSSSLOT when they are on different shards); those that take a count
-	// of keys route by their first (or destination) key, and their handlers
-	// check the others (shardowner.ShardOfKey)
+	// sorted set: a command over keys of several shards gathers them
+	// (SplitGather); NumKeys is where a count of keys stands
 	{Name: "zadd", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZAdd, Group: "sorted-set", Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist."},
 	{Name: "zcard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZCard, Group: "sorted-set", Summary: "Returns the number of members in a sorted set."},
 	{Name: "zcount", Arity: 4, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZCount, Group: "sorted-set", Summary: "Returns the count of members in a sorted set that have scores within a range."},
-	{Name: "zdiff", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.ZDiff, Group: "sorted-set", Summary: "Returns the difference between multiple sorted sets."},
-	{Name: "zdiffstore", Arity: -4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZDiffStore, Group: "sorted-set", Summary: "Stores the difference of multiple sorted sets in a key."},
+	{Name: "zdiff", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Split: SplitGather, Run: so.ZDiff, Group: "sorted-set", Summary: "Returns the difference between multiple sorted sets."},
+	{Name: "zdiffstore", Arity: -4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, NumKeys: 2, Route: RouteKey, Split: SplitGather, Run: so.ZDiffStore, Group: "sorted-set", Summary: "Stores the difference of multiple sorted sets in a key."},
 	{Name: "zincrby", Arity: 4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZIncrBy, Group: "sorted-set", Summary: "Increments the score of a member in a sorted set."},
-	{Name: "zinter", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.ZInter, Group: "sorted-set", Summary: "Returns the intersect of multiple sorted sets."},
-	{Name: "zintercard", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.ZInterCard, Group: "sorted-set", Summary: "Returns the number of members of the intersect of multiple sorted sets."},
-	{Name: "zinterstore", Arity: -4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZInterStore, Group: "sorted-set", Summary: "Stores the intersect of multiple sorted sets in a key."},
+	{Name: "zinter", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Split: SplitGather, Run: so.ZInter, Group: "sorted-set", Summary: "Returns the intersect of multiple sorted sets."},
+	{Name: "zintercard", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Split: SplitGather, Run: so.ZInterCard, Group: "sorted-set", Summary: "Returns the number of members of the intersect of multiple sorted sets."},
+	{Name: "zinterstore", Arity: -4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, NumKeys: 2, Route: RouteKey, Split: SplitGather, Run: so.ZInterStore, Group: "sorted-set", Summary: "Stores the intersect of multiple sorted sets in a key."},
 	{Name: "zlexcount", Arity: 4, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZLexCount, Group: "sorted-set", Summary: "Returns the number of members in a sorted set within a lexicographical range."},
 	{Name: "zmscore", Arity: -3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZMScore, Group: "sorted-set", Summary: "Returns the score of one or more members in a sorted set."},
-	{Name: "zmpop", Arity: -4, Flags: w, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.ZMPop, Group: "sorted-set", Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped."},
+	{Name: "zmpop", Arity: -4, Flags: w, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Split: SplitGather, Run: so.ZMPop, Group: "sorted-set", Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped."},
 	{Name: "zpopmax", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZPopMax, Group: "sorted-set", Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."},
 	{Name: "zpopmin", Arity: -2, Flags: w | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZPopMin, Group: "sorted-set", Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."},
 	{Name: "zrange", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRange, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of indexes."},
 	{Name: "zrandmember", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRandMember, Group: "sorted-set", Summary: "Returns one or more random members from a sorted set."},
-	{Name: "zrangestore", Arity: -5, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitCrossSlot, Run: so.ZRangeStore, Group: "sorted-set", Summary: "Stores a range of members from sorted set in a key."},
+	{Name: "zrangestore", Arity: -5, Flags: w | dn, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.ZRangeStore, Group: "sorted-set", Summary: "Stores a range of members from sorted set in a key."},
 	{Name: "zrangebylex", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRangeByLex, Group: "sorted-set", Summary: "Returns members in a sorted set within a lexicographical range."},
 	{Name: "zrangebyscore", Arity: -4, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRangeByScore, Group: "sorted-set", Summary: "Returns members in a sorted set within a range of scores."},
 	{Name: "zrank", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRank, Group: "sorted-set", Summary: "Returns the index of a member in a sorted set ordered by ascending scores."},
@@ -176,8 +174,8 @@ var commands = []Command{
 	{Name: "zrevrank", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZRevRank, Group: "sorted-set", Summary: "Returns the index of a member in a sorted set ordered by descending scores."},
 	{Name: "zscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZScan, Group: "sorted-set", Summary: "Iterates over members and scores of a sorted set."},
 	{Name: "zscore", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZScore, Group: "sorted-set", Summary: "Returns the score of a member in a sorted set."},
-	{Name: "zunion", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.ZUnion, Group: "sorted-set", Summary: "Returns the union of multiple sorted sets."},
-	{Name: "zunionstore", Arity: -4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZUnionStore, Group: "sorted-set", Summary: "Stores the union of multiple sorted sets in a key."},
+	{Name: "zunion", Arity: -3, Flags: r, FirstKey: 2, LastKey: 2, Step: 1, NumKeys: 1, Route: RouteKey, Split: SplitGather, Run: so.ZUnion, Group: "sorted-set", Summary: "Returns the union of multiple sorted sets."},
+	{Name: "zunionstore", Arity: -4, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, NumKeys: 2, Route: RouteKey, Split: SplitGather, Run: so.ZUnionStore, Group: "sorted-set", Summary: "Stores the union of multiple sorted sets in a key."},
 
 	// string
 	{Name: "append", Arity: 3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Append, Group: "string", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist."},

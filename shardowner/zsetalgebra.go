@@ -11,33 +11,11 @@ import (
 	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
-// ShardOfKey is router.ShardOf, set by the router: the commands that take a
-// count of keys route by their first and check the others here.
-var ShardOfKey func(key []byte, n int) int
-
-const errCrossSlot resp.Error = "CROSSSLOT Keys in request don't hash to the same slot"
-
 var (
 	errWeightFloat   = resp.Error("ERR weight value is not a float")
 	errLimitNegative = resp.Error("ERR LIMIT can't be negative")
 	errNumKeys       = resp.Error("ERR numkeys should be greater than 0")
-	errCountPositive = resp.Error("ERR count should be greater than 0")
 )
-
-// localKeys reports whether every key lives on c's shard; if not it
-// answers CROSSSLOT.
-func localKeys(c *Ctx, keys [][]byte) bool {
-	if c.Shard.Count <= 1 || ShardOfKey == nil {
-		return true
-	}
-	for _, k := range keys {
-		if ShardOfKey(k, c.Shard.Count) != c.Shard.ID {
-			c.W.Err(errCrossSlot)
-			return false
-		}
-	}
-	return true
-}
 
 // parseNumKeys reads a count of keys at argv[i] and returns the keys after
 // it, writing Redis's errors.
@@ -164,9 +142,6 @@ func zalgebra(c *Ctx, argv [][]byte, numAt int, op zsetOp, dst []byte) {
 	name := string(bytes.ToLower(argv[0]))
 	keys, ok := parseNumKeys(c, argv, numAt, name)
 	if !ok {
-		return
-	}
-	if (dst != nil && !localKeys(c, [][]byte{dst})) || !localKeys(c, keys) {
 		return
 	}
 	// As in Redis, the inputs' types are checked before the options.
@@ -326,9 +301,6 @@ func ZInterCard(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
-	if !localKeys(c, keys) {
-		return
-	}
 	ins, ok := zinputs(c, keys)
 	if !ok {
 		return
@@ -405,9 +377,6 @@ func ZMPop(c *Ctx, argv [][]byte) {
 		}
 		count, counted = v, true
 		i++
-	}
-	if !localKeys(c, keys) {
-		return
 	}
 	for _, key := range keys {
 		v, found, ok := getKind(c, key, KindZSet)

@@ -49,8 +49,9 @@ func diffZSetCommands() []diffCommand {
 			return g.zrange([]string{name, g.zsetKey()})
 		}, false},
 		{6, func(g *diffGen) *diffStep {
-			// Fixed: a mutation could move a key to another shard.
-			return g.zrange([]string{"ZRANGESTORE", g.tagKey(), g.tagKey()})
+			// Fixed: a mutation could move a key to another shard. Keys
+			// of one hash tag, or any (gathered from their shards).
+			return g.zrange([]string{"ZRANGESTORE", g.zsetKey(), g.zsetKey()})
 		}, true},
 		{8, func(g *diffGen) *diffStep {
 			return diffS(diffJ([]string{g.pick("ZPOPMIN", "ZPOPMAX"), g.zsetKey()},
@@ -60,15 +61,19 @@ func diffZSetCommands() []diffCommand {
 			// Fixed: a mutation could move a key to another shard.
 			name := g.pick("ZUNION", "ZINTER", "ZDIFF", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZINTERCARD", "ZMPOP")
 			args := []string{name}
+			key := g.tagKey
+			if g.chance(2) {
+				key = g.zsetKey
+			}
 			if strings.HasSuffix(name, "STORE") {
-				args = append(args, g.tagKey())
+				args = append(args, key())
 			}
 			n := 1 + g.r.Intn(3)
 			// A count past the keys would make option words keys, which
 			// corekv may find on other shards.
 			args = append(args, g.pick(strconv.Itoa(n), strconv.Itoa(n), "0", "x", "-1"))
 			for range n {
-				args = append(args, g.tagKey())
+				args = append(args, key())
 			}
 			switch name {
 			case "ZINTERCARD":
