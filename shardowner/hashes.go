@@ -191,6 +191,7 @@ func HSet(c *Ctx, argv [][]byte) {
 		return
 	}
 	if n, ok := hashSet(c, argv[1], h, argv[2:]); ok {
+		c.Notify(NotifyHash, "hset", argv[1])
 		c.W.Int(int64(n))
 	}
 }
@@ -207,6 +208,7 @@ func HMSet(c *Ctx, argv [][]byte) {
 		return
 	}
 	if _, ok := hashSet(c, argv[1], h, argv[2:]); ok {
+		c.Notify(NotifyHash, "hset", argv[1])
 		c.W.OK()
 	}
 }
@@ -223,6 +225,7 @@ func HSetNX(c *Ctx, argv [][]byte) {
 		return
 	}
 	if n, ok := hashSet(c, argv[1], h, argv[2:]); ok {
+		c.Notify(NotifyHash, "hset", argv[1])
 		c.W.Int(int64(n))
 	}
 }
@@ -323,6 +326,7 @@ func HDel(c *Ctx, argv [][]byte) {
 		case removed > 0:
 			t.Modified(argv[1])
 		}
+		notifyHDel(c, argv[1], removed)
 		c.W.Int(int64(removed))
 		return
 	}
@@ -352,7 +356,16 @@ func HDel(c *Ctx, argv [][]byte) {
 		// Shrinking a value in place never needs a new item.
 		t.SetPacked(argv[1], KindHash, false, kvtable.FinishPacked(b, 2*n), h.ExpireAt)
 	}
+	notifyHDel(c, argv[1], removed)
 	c.W.Int(int64(removed))
+}
+
+// notifyHDel publishes HDEL's events: hdel when it removed fields, and del
+// when the hash went with them.
+func notifyHDel(c *Ctx, key []byte, removed int) {
+	if removed > 0 {
+		c.NotifyRemoval(NotifyHash, "hdel", key)
+	}
 }
 
 // HKeys: HKEYS key.
@@ -425,6 +438,7 @@ func HIncrBy(c *Ctx, argv [][]byte) {
 	var tmp [20]byte
 	pair := [2][]byte{argv[2], strconv.AppendInt(tmp[:0], n, 10)}
 	if _, ok := hashSet(c, argv[1], h, pair[:]); ok {
+		c.Notify(NotifyHash, "hincrby", argv[1])
 		c.W.Int(n)
 	}
 }
@@ -468,6 +482,7 @@ func HIncrByFloat(c *Ctx, argv [][]byte) {
 	b.B = appendLongDouble(b.B[:0], sum)
 	pair := [2][]byte{argv[2], b.B}
 	if _, ok := hashSet(c, argv[1], h, pair[:]); ok {
+		c.Notify(NotifyHash, "hincrbyfloat", argv[1])
 		c.W.Bulk(b.B)
 	}
 }

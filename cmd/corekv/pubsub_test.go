@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -350,7 +351,9 @@ func TestPubSubSlowSubscriberCutOff(t *testing.T) {
 // notifySteps are writes whose keyspace notifications are compared with
 // redis-server's. Keys on several shards, one subscriber of every
 // notification channel.
-var notifySteps = []string{
+var notifySteps = slices.Concat(stringNotifySteps, hashNotifySteps, setNotifySteps, listNotifySteps)
+
+var stringNotifySteps = []string{
 	"SET k1 v",
 	"SET k1 v EX 100",
 	"SETNX k2 v",
@@ -412,6 +415,156 @@ var notifySteps = []string{
 	"SETRANGE fresh3 0 x",
 	"OBJECT ENCODING nokey",
 	"DEL nokey3 nokey4 fresh fresh2 fresh3",
+}
+
+// Values past the small encodings' limits: a hash value and a set member
+// longer than 64 bytes, a list element longer than a list node's 8 KB.
+var (
+	notifyLong = strings.Repeat("v", 100)
+	notifyHuge = strings.Repeat("e", 9000)
+)
+
+var hashNotifySteps = []string{
+	"HSET hash:1 f1 v1 f2 v2",
+	"HSET hash:1 f1 v1",
+	"HMSET hash:1 f3 v3",
+	"HSETNX hash:1 f1 x",
+	"HSETNX hash:1 f4 v4",
+	"HSETNX hash:2 f v",
+	"HINCRBY hash:1 n 5",
+	"HINCRBY hash:1 f1 1",
+	"HINCRBYFLOAT hash:1 fl 1.5",
+	"HINCRBYFLOAT hash:1 f1 1",
+	"HDEL hash:1 nofield",
+	"HDEL hash:1 f1 f2",
+	"HDEL hash:2 f",
+	"HDEL hash:nokey f",
+	"HSET hash:big f " + notifyLong,
+	"HSET hash:big g v",
+	"HINCRBY hash:big n 1",
+	"HDEL hash:big g",
+	"HDEL hash:big f n",
+	"HDEL hash:1 f3 f4 n fl",
+	"SADD hash:1 a",
+	"HSET hash:1 f v",
+	"DEL hash:1",
+}
+
+var setNotifySteps = []string{
+	"SADD set:1 a b c",
+	"SADD set:1 a",
+	"SREM set:1 x",
+	"SREM set:1 a",
+	"SADD set:i 1 2 3",
+	"SPOP set:i",
+	"SPOP set:i 0",
+	"SPOP set:i 5",
+	"SPOP set:nokey",
+	"SPOP set:nokey 2",
+	"SADD set:i 7",
+	"SPOP set:i",
+	"SADD set:big a " + notifyLong,
+	"SADD set:big b c",
+	"SREM set:big a b",
+	"SPOP set:big 1",
+	"SREM set:big a c b " + notifyLong,
+	"SMOVE set:1 set:2 b",
+	"SMOVE set:1 set:2 x",
+	"SMOVE set:1 set:2 c",
+	"SADD set:3 b",
+	"SMOVE set:2 set:3 b",
+	"SMOVE set:nokey set:3 b",
+	"SMOVE set:3 set:3 b",
+	"SINTERSTORE set:d set:2 set:3",
+	"SUNIONSTORE set:d set:2 set:3",
+	"SUNIONSTORE set:d set:2 set:3",
+	"SDIFFSTORE set:d set:2 set:2",
+	"SINTERSTORE set:d set:2 set:nokey",
+	"SET set:str x",
+	"SINTERSTORE set:str set:2 set:nokey",
+	"SDIFFSTORE set:e set:2 set:3",
+	"SINTERSTORE set:e set:2 set:2",
+	"SADD set:4 1 2 " + notifyLong,
+	"SUNIONSTORE set:big2 set:4 set:3",
+	"SINTERSTORE set:big2 set:4 set:big2",
+	"SDIFFSTORE set:big2 set:4 set:4",
+	"SADD set:e x",
+	"SREM set:1 x",
+	// a member moved through sets that may live on different shards
+	"SADD set:c1 m " + notifyLong,
+	"SMOVE set:c1 set:c2 m",
+	"SMOVE set:c2 set:c3 m",
+	"SMOVE set:c3 set:c4 m",
+	"SMOVE set:c4 set:c5 m",
+	"SMOVE set:c1 set:c5 " + notifyLong,
+	"SUNIONSTORE set:c6 set:c5 set:c1",
+	"SINTERSTORE set:c7 set:c6 set:c5",
+	"SDIFFSTORE set:c7 set:c6 set:c5",
+	"SMOVE set:c5 set:c6 m",
+	"SINTER set:c6 set:nokey set:c5",
+	"SUNION set:nokey set:c6 set:nokey2",
+	"SDIFF set:c6 set:c1",
+	"SINTERCARD 2 set:c5 set:nokey",
+	"DEL set:2 set:3 set:4 set:e set:big set:c5 set:c6",
+}
+
+var listNotifySteps = []string{
+	"RPUSH list:1 a b c",
+	"LPUSH list:1 z",
+	"LPUSHX list:nokey a",
+	"RPUSHX list:nokey a",
+	"RPUSHX list:1 d",
+	"LPUSHX list:1 y",
+	"LINSERT list:1 BEFORE b x",
+	"LINSERT list:1 AFTER nopivot x",
+	"LINSERT list:nokey AFTER a x",
+	"LSET list:1 0 w",
+	"LREM list:1 0 nomatch",
+	"LREM list:1 1 x",
+	"LTRIM list:1 0 -1",
+	"LTRIM list:1 1 4",
+	"LTRIM list:nokey 0 1",
+	"LPOP list:1",
+	"RPOP list:1 0",
+	"RPOP list:1 5",
+	"LPOP list:nokey",
+	"RPOP list:nokey 2",
+	"RPUSH list:2 a",
+	"LTRIM list:2 5 10",
+	"RPUSH list:2 a b",
+	"LREM list:2 0 a",
+	"LREM list:2 0 b",
+	"RPUSH list:3 a b",
+	"LMOVE list:3 list:4 LEFT RIGHT",
+	"RPOPLPUSH list:3 list:4",
+	"LMOVE list:4 list:4 LEFT RIGHT",
+	"RPOPLPUSH list:nokey list:4",
+	"RPUSH list:5 x",
+	"LMOVE list:5 list:5 RIGHT LEFT",
+	"LMPOP 2 list:nokey list:4 LEFT COUNT 1",
+	"LMPOP 2 list:nokey list:4 RIGHT COUNT 5",
+	"LMPOP 1 list:nokey LEFT",
+	"RPUSH list:big " + notifyHuge + " b c d",
+	"LPUSH list:big " + notifyHuge,
+	"LINSERT list:big AFTER c x",
+	"LSET list:big -1 y",
+	"LREM list:big 1 x",
+	"LPOP list:big",
+	"LTRIM list:big 0 1",
+	"RPOP list:big 3",
+	"RPUSH list:5 y",
+	"SADD list:5 x",
+	// elements moved through lists that may live on different shards
+	"RPUSH list:c1 a b " + notifyHuge,
+	"LMOVE list:c1 list:c2 LEFT RIGHT",
+	"RPOPLPUSH list:c2 list:c3",
+	"LMOVE list:c3 list:c4 RIGHT LEFT",
+	"LMOVE list:c1 list:c4 RIGHT LEFT",
+	"LMOVE list:c4 list:c5 LEFT LEFT",
+	"LMOVE list:c1 list:c5 LEFT LEFT",
+	"LMPOP 3 list:c1 list:c4 list:c5 RIGHT",
+	"LMPOP 3 list:c1 list:c4 list:c5 LEFT COUNT 9",
+	"DEL list:5",
 }
 
 // TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
