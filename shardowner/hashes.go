@@ -232,7 +232,7 @@ func HSetNX(c *Ctx, argv [][]byte) {
 
 // HGet: HGET key field.
 func HGet(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -246,7 +246,7 @@ func HGet(c *Ctx, argv [][]byte) {
 
 // HMGet: HMGET key field [field ...].
 func HMGet(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -263,7 +263,7 @@ func HMGet(c *Ctx, argv [][]byte) {
 
 // HExists: HEXISTS key field.
 func HExists(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -277,7 +277,7 @@ func HExists(c *Ctx, argv [][]byte) {
 // HStrLen: HSTRLEN key field. The length of the field's value, 0 when
 // missing.
 func HStrLen(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -290,7 +290,7 @@ func HStrLen(c *Ctx, argv [][]byte) {
 
 // HLen: HLEN key.
 func HLen(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -380,7 +380,7 @@ func HGetAll(c *Ctx, argv [][]byte) { hashReplyAll(c, argv[1], true, true) }
 // hashReplyAll is HKEYS, HVALS and HGETALL: the fields and/or values of the
 // whole hash, in the hash's order.
 func hashReplyAll(c *Ctx, key []byte, fields, values bool) {
-	h, found, ok := getKind(c, key, KindHash)
+	h, found, ok := readKind(c, key, KindHash)
 	if !ok {
 		return
 	}
@@ -494,7 +494,7 @@ func HIncrByFloat(c *Ctx, argv [][]byte) {
 // negative one that many fields, each drawn independently.
 func HRandField(c *Ctx, argv [][]byte) {
 	if len(argv) == 2 {
-		h, found, ok := getKind(c, argv[1], KindHash)
+		h, found, ok := readKind(c, argv[1], KindHash)
 		if !ok {
 			return
 		}
@@ -531,7 +531,7 @@ func HRandField(c *Ctx, argv [][]byte) {
 		c.W.Err(errOutOfRange)
 		return
 	}
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -631,7 +631,7 @@ func HScan(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrCursor)
 		return
 	}
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}

@@ -406,7 +406,7 @@ func popCommand(c *Ctx, argv [][]byte, left bool) {
 
 // LLen: LLEN key.
 func LLen(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -420,7 +420,7 @@ func LLen(c *Ctx, argv [][]byte) {
 // LIndex: LINDEX key index. A negative index counts from the tail. The key
 // is looked up before the index is read, as in Redis.
 func LIndex(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -467,7 +467,7 @@ func LRange(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNotInteger)
 		return
 	}
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -743,7 +743,7 @@ func LPos(c *Ctx, argv [][]byte) {
 			return
 		}
 	}
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}

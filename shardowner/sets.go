@@ -364,7 +364,7 @@ func SRem(c *Ctx, argv [][]byte) {
 
 // SCard: SCARD key.
 func SCard(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -377,7 +377,7 @@ func SCard(c *Ctx, argv [][]byte) {
 
 // SIsMember: SISMEMBER key member.
 func SIsMember(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -390,7 +390,7 @@ func SIsMember(c *Ctx, argv [][]byte) {
 
 // SMIsMember: SMISMEMBER key member [member ...].
 func SMIsMember(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -406,7 +406,7 @@ func SMIsMember(c *Ctx, argv [][]byte) {
 
 // SMembers: SMEMBERS key. A set in RESP3.
 func SMembers(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -426,7 +426,7 @@ func SRandMember(c *Ctx, argv [][]byte) {
 		return
 	}
 	if len(argv) == 2 {
-		s, found, ok := getKind(c, argv[1], KindSet)
+		s, found, ok := readKind(c, argv[1], KindSet)
 		if !ok {
 			return
 		}
@@ -451,7 +451,7 @@ func SRandMember(c *Ctx, argv [][]byte) {
 		c.W.Err(errOutOfRange)
 		return
 	}
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -835,7 +835,7 @@ func SScan(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrCursor)
 		return
 	}
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}

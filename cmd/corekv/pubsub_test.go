@@ -448,6 +448,21 @@ var hashNotifySteps = []string{
 	"SADD hash:1 a",
 	"HSET hash:1 f v",
 	"DEL hash:1",
+	// reads of missing keys: keymiss
+	"HGET hash:nokey f",
+	"HMGET hash:nokey f g",
+	"HEXISTS hash:nokey f",
+	"HSTRLEN hash:nokey f",
+	"HLEN hash:nokey",
+	"HKEYS hash:nokey",
+	"HVALS hash:nokey",
+	"HGETALL hash:nokey",
+	"HRANDFIELD hash:nokey",
+	"HRANDFIELD hash:nokey 2",
+	"HRANDFIELD hash:nokey x",
+	"HSCAN hash:nokey 0",
+	"HGET hash:big f",
+	"HGET k5 f",
 }
 
 var setNotifySteps = []string{
@@ -506,6 +521,15 @@ var setNotifySteps = []string{
 	"SDIFF set:c6 set:c1",
 	"SINTERCARD 2 set:c5 set:nokey",
 	"DEL set:2 set:3 set:4 set:e set:big set:c5 set:c6",
+	"SCARD set:nokey",
+	"SISMEMBER set:nokey a",
+	"SMISMEMBER set:nokey a b",
+	"SMEMBERS set:nokey",
+	"SRANDMEMBER set:nokey",
+	"SRANDMEMBER set:nokey 3",
+	"SSCAN set:nokey 0",
+	"SINTER set:nokey",
+	"SCARD set:c1",
 }
 
 var listNotifySteps = []string{
@@ -565,6 +589,12 @@ var listNotifySteps = []string{
 	"LMPOP 3 list:c1 list:c4 list:c5 RIGHT",
 	"LMPOP 3 list:c1 list:c4 list:c5 LEFT COUNT 9",
 	"DEL list:5",
+	"LLEN list:nokey",
+	"LINDEX list:nokey 0",
+	"LRANGE list:nokey 0 -1",
+	"LPOS list:nokey a",
+	"LPOS list:nokey a RANK 0",
+	"LLEN list:c5",
 }
 
 // TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
