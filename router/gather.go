@@ -209,7 +209,8 @@ func (p *plan) keyEvents(events []shardowner.RecordedEvent) {
 	}
 }
 
-// writeNext writes back the next changed key, or answers once none is left.
+// writeNext writes back the next key to write back, or answers once none is
+// left.
 func (p *plan) writeNext(ex Exec, s *Slot) {
 	for i := range p.gkeys {
 		g := &p.gkeys[i]
