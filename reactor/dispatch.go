@@ -242,6 +242,8 @@ func (c *Core) Scratch() *shardowner.Shard {
 	if c.scratchShard == nil {
 		c.scratchShard = shardowner.NewShard(c.id, c.srv.cfg.Shards, c.srv.cfg.Databases)
 		c.scratchShard.Enc = c.shard.Enc
+		// For the events it records (no Hub: it publishes none).
+		c.scratchShard.Events = c.shard.Events
 	}
 	c.scratchShard.Clock.Ms = c.shard.Clock.Ms
 	return c.scratchShard

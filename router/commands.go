@@ -205,7 +205,7 @@ var commands = []Command{
 	{Name: "corekv.dumps", Arity: -2, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.InternalDumps, Internal: true},
 	{Name: "corekv.dump", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalDump, Internal: true},
 	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
-	{Name: "corekv.restore", Arity: 4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},
+	{Name: "corekv.restore", Arity: -4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},
 	{Name: "corekv.randomkey", Arity: 1, Route: RouteAll, Combine: CombineRandomKey, Run: so.InternalRandomKey, Internal: true},
 	// a transaction's lock requests (Txn, Locks)
 	{Name: "corekv.lock", Arity: -2, Route: RouteAll, Run: so.InternalLock, Internal: true},

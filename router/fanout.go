@@ -54,10 +54,12 @@ type plan struct {
 	led      bool // a part that stands for the plan in the slow log was sent
 
 	// A gathering plan's keys and values (gather.go) and its reply.
-	gkeys  []gatherKey
-	gbuf   []byte
-	newBuf []byte
-	reply  []byte
+	gkeys   []gatherKey
+	gbuf    []byte
+	newBuf  []byte
+	gevents [][]byte // the keys' events, class/event pairs in evBuf
+	evBuf   []byte
+	reply   []byte
 }
 
 // StartSplit runs cmd, whose keys live on more than one shard (or, for

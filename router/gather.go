@@ -2,6 +2,8 @@ package router
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
@@ -17,7 +19,12 @@ import (
 //     and runs the command's own handler there, so its reply and effects are
 //     exactly those of the single-shard command;
 //  3. writes back, one key at a time, every key whose value the command
-//     changed (corekv.restore, or DEL for a key it removed).
+//     changed or that it published events for (corekv.restore, whose "del"
+//     mode removes a key). The scratch keyspace publishes no keyspace
+//     notification: it records them (Shard.StartRecording), and each key's
+//     write-back publishes its events on the key's owner, the keys in the
+//     order of their first event, so that subscribers see what the
+//     single-shard command would have published.
 //
 // Values travel whole, so the cost grows with their size: the price of
 // running such a command over several shards.
@@ -26,6 +33,8 @@ var (
 	cmdDumps     = LookupString("corekv.dumps")
 	wordAny      = []byte("any")
 	wordReplaceW = []byte("replace")
+	wordDel      = []byte("del")
+	wordNone     = []byte("none")
 )
 
 // gatherKey is one distinct key of a gathering plan: its shard, its value
@@ -34,7 +43,11 @@ type gatherKey struct {
 	shard    int
 	key      []byte
 	old, new []byte
-	write    bool
+	write    bool // to write back: changed, or published events
+	changed  bool
+	// events: the command's events for the key, p.gevents[evFrom:evTo];
+	// first: the place of its first among all the command's events.
+	evFrom, evTo, first int
 }
 
 // gather starts step 1.
@@ -124,7 +137,8 @@ func (p *plan) gathered() {
 }
 
 // runScratch runs the command on the scratch keyspace with the gathered
-// values, keeps its reply in p.reply and marks the keys it changed.
+// values, keeps its reply in p.reply and marks the keys to write back:
+// those it changed or published events for.
 func (p *plan) runScratch(ex Exec) {
 	sc := ex.Scratch()
 	var w resp.Writer
@@ -136,9 +150,17 @@ func (p *plan) runScratch(ex Exec) {
 		}
 	}
 	w.Proto = p.proto
+	sc.StartRecording()
 	p.cmd.Run(&ctx, p.argv)
+	events := sc.Recorded()
 	p.reply = append(p.reply[:0], w.B...)
 	p.newBuf = p.newBuf[:0]
+	p.keyEvents(events)
+	for i := range p.gkeys {
+		g := &p.gkeys[i]
+		g.new, g.changed = nil, false
+		g.write = g.evTo > g.evFrom
+	}
 	if p.cmd.Flags&FlagWrite != 0 {
 		for i := range p.gkeys {
 			g := &p.gkeys[i]
@@ -151,15 +173,44 @@ func (p *plan) runScratch(ex Exec) {
 				p.newBuf = append(p.newBuf, body...)
 				g.new = p.newBuf[start:len(p.newBuf):len(p.newBuf)]
 			}
-			g.write = !bytes.Equal(g.old, g.new) || (g.old == nil) != (g.new == nil)
+			g.changed = !bytes.Equal(g.old, g.new) || (g.old == nil) != (g.new == nil)
+			g.write = g.write || g.changed
 		}
 	}
+	slices.SortStableFunc(p.gkeys, func(a, b gatherKey) int { return cmp.Compare(a.first, b.first) })
 	for _, t := range sc.DBs {
 		t.Clear()
 	}
 }
 
-// writeNext writes back the next changed key, or answers once none is left.
+// keyEvents copies the events the scratch run recorded into the plan, each
+// key's together, in their order.
+func (p *plan) keyEvents(events []shardowner.RecordedEvent) {
+	p.evBuf = p.evBuf[:0]
+	for _, e := range events {
+		p.evBuf = append(append(p.evBuf, e.Class...), e.Event...)
+	}
+	p.gevents = p.gevents[:0]
+	for i := range p.gkeys {
+		g := &p.gkeys[i]
+		g.evFrom, g.first = len(p.gevents), len(events)
+		off := 0
+		for j, e := range events {
+			at := off
+			off += len(e.Class) + len(e.Event)
+			if !bytes.Equal(e.Key, g.key) {
+				continue
+			}
+			g.first = min(g.first, j)
+			mid := at + len(e.Class)
+			p.gevents = append(p.gevents, p.evBuf[at:mid:mid], p.evBuf[mid:off:off])
+		}
+		g.evTo = len(p.gevents)
+	}
+}
+
+// writeNext writes back the next key to write back, or answers once none is
+// left.
 func (p *plan) writeNext(ex Exec, s *Slot) {
 	for i := range p.gkeys {
 		g := &p.gkeys[i]
@@ -168,13 +219,17 @@ func (p *plan) writeNext(ex Exec, s *Slot) {
 		}
 		g.write = false
 		p.begin()
-		if g.new == nil {
-			p.sub = append(p.sub[:0], cmdDel.NameBytes(), g.key)
-			p.send(ex, s, g.shard, cmdDel, p.db, p.sub)
-		} else {
+		switch {
+		case g.new == nil && !g.changed:
+			// Events only: keymiss for a key the command read.
+			p.sub = append(p.sub[:0], cmdRestore.NameBytes(), g.key, nil, wordNone)
+		case g.new == nil:
+			p.sub = append(p.sub[:0], cmdRestore.NameBytes(), g.key, nil, wordDel)
+		default:
 			p.sub = append(p.sub[:0], cmdRestore.NameBytes(), g.key, g.new, wordReplaceW)
-			p.send(ex, s, g.shard, cmdRestore, p.db, p.sub)
 		}
+		p.sub = append(p.sub, p.gevents[g.evFrom:g.evTo]...)
+		p.send(ex, s, g.shard, cmdRestore, p.db, p.sub)
 		p.partDone(ex, s)
 		return
 	}

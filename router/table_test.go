@@ -298,8 +298,9 @@ func TestArityOK(t *testing.T) {
 		{"hello", 1, true},
 		{"reset", 1, true},
 		{"reset", 2, false},
+		{"corekv.restore", 3, false},
 		{"corekv.restore", 4, true},
-		{"corekv.restore", 5, false},
+		{"corekv.restore", 6, true}, // events to publish follow
 	}
 	for _, tt := range tests {
 		if got := LookupString(tt.name).ArityOK(tt.argc); got != tt.ok {

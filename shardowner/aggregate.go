@@ -51,6 +51,16 @@ func getKind(c *Ctx, key []byte, k Kind) (v Value, found, ok bool) {
 	return v, found, true
 }
 
+// readKind is getKind for a command that reads the key: a missing key is
+// Redis's keymiss event.
+func readKind(c *Ctx, key []byte, k Kind) (v Value, found, ok bool) {
+	v, found, ok = getKind(c, key, k)
+	if !found {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
+	}
+	return v, found, ok
+}
+
 // newBig returns an empty table for a big aggregate of the shard.
 func (c *Ctx) newBig() *Table { return NewTable(&c.Shard.Clock) }
 

@@ -191,6 +191,7 @@ func HSet(c *Ctx, argv [][]byte) {
 		return
 	}
 	if n, ok := hashSet(c, argv[1], h, argv[2:]); ok {
+		c.Notify(NotifyHash, "hset", argv[1])
 		c.W.Int(int64(n))
 	}
 }
@@ -207,6 +208,7 @@ func HMSet(c *Ctx, argv [][]byte) {
 		return
 	}
 	if _, ok := hashSet(c, argv[1], h, argv[2:]); ok {
+		c.Notify(NotifyHash, "hset", argv[1])
 		c.W.OK()
 	}
 }
@@ -223,13 +225,14 @@ func HSetNX(c *Ctx, argv [][]byte) {
 		return
 	}
 	if n, ok := hashSet(c, argv[1], h, argv[2:]); ok {
+		c.Notify(NotifyHash, "hset", argv[1])
 		c.W.Int(int64(n))
 	}
 }
 
 // HGet: HGET key field.
 func HGet(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -243,7 +246,7 @@ func HGet(c *Ctx, argv [][]byte) {
 
 // HMGet: HMGET key field [field ...].
 func HMGet(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -260,7 +263,7 @@ func HMGet(c *Ctx, argv [][]byte) {
 
 // HExists: HEXISTS key field.
 func HExists(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -274,7 +277,7 @@ func HExists(c *Ctx, argv [][]byte) {
 // HStrLen: HSTRLEN key field. The length of the field's value, 0 when
 // missing.
 func HStrLen(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -287,7 +290,7 @@ func HStrLen(c *Ctx, argv [][]byte) {
 
 // HLen: HLEN key.
 func HLen(c *Ctx, argv [][]byte) {
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -323,6 +326,7 @@ func HDel(c *Ctx, argv [][]byte) {
 		case removed > 0:
 			t.Modified(argv[1])
 		}
+		notifyHDel(c, argv[1], removed)
 		c.W.Int(int64(removed))
 		return
 	}
@@ -352,7 +356,16 @@ func HDel(c *Ctx, argv [][]byte) {
 		// Shrinking a value in place never needs a new item.
 		t.SetPacked(argv[1], KindHash, false, kvtable.FinishPacked(b, 2*n), h.ExpireAt)
 	}
+	notifyHDel(c, argv[1], removed)
 	c.W.Int(int64(removed))
+}
+
+// notifyHDel publishes HDEL's events: hdel when it removed fields, and del
+// when the hash went with them.
+func notifyHDel(c *Ctx, key []byte, removed int) {
+	if removed > 0 {
+		c.NotifyRemoval(NotifyHash, "hdel", key)
+	}
 }
 
 // HKeys: HKEYS key.
@@ -367,7 +380,7 @@ func HGetAll(c *Ctx, argv [][]byte) { hashReplyAll(c, argv[1], true, true) }
 // hashReplyAll is HKEYS, HVALS and HGETALL: the fields and/or values of the
 // whole hash, in the hash's order.
 func hashReplyAll(c *Ctx, key []byte, fields, values bool) {
-	h, found, ok := getKind(c, key, KindHash)
+	h, found, ok := readKind(c, key, KindHash)
 	if !ok {
 		return
 	}
@@ -425,6 +438,7 @@ func HIncrBy(c *Ctx, argv [][]byte) {
 	var tmp [20]byte
 	pair := [2][]byte{argv[2], strconv.AppendInt(tmp[:0], n, 10)}
 	if _, ok := hashSet(c, argv[1], h, pair[:]); ok {
+		c.Notify(NotifyHash, "hincrby", argv[1])
 		c.W.Int(n)
 	}
 }
@@ -468,6 +482,7 @@ func HIncrByFloat(c *Ctx, argv [][]byte) {
 	b.B = appendLongDouble(b.B[:0], sum)
 	pair := [2][]byte{argv[2], b.B}
 	if _, ok := hashSet(c, argv[1], h, pair[:]); ok {
+		c.Notify(NotifyHash, "hincrbyfloat", argv[1])
 		c.W.Bulk(b.B)
 	}
 }
@@ -479,7 +494,7 @@ func HIncrByFloat(c *Ctx, argv [][]byte) {
 // negative one that many fields, each drawn independently.
 func HRandField(c *Ctx, argv [][]byte) {
 	if len(argv) == 2 {
-		h, found, ok := getKind(c, argv[1], KindHash)
+		h, found, ok := readKind(c, argv[1], KindHash)
 		if !ok {
 			return
 		}
@@ -516,7 +531,7 @@ func HRandField(c *Ctx, argv [][]byte) {
 		c.W.Err(errOutOfRange)
 		return
 	}
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}
@@ -616,7 +631,7 @@ func HScan(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrCursor)
 		return
 	}
-	h, found, ok := getKind(c, argv[1], KindHash)
+	h, found, ok := readKind(c, argv[1], KindHash)
 	if !ok {
 		return
 	}

@@ -18,13 +18,17 @@ import (
 //	corekv.dump key                      bulk value blob, or nil when missing
 //	corekv.dumps key [key ...]           an array of the same, one per key
 //	corekv.take key                      the same, and deletes the key
-//	corekv.restore key blob replace|nx|any
+//	corekv.restore key blob replace|nx|any|del|none [class event ...]
 //	                                     :1 when written, :0 when not
 //	corekv.randomkey                     [the shard's key count, a random key or nil]
 //
 // Restore modes: "replace" and "any" write whether or not the key exists (the
 // router uses "replace" for RENAME and COPY … REPLACE, "any" where the
-// destination is known to be free); "nx" writes only when the key is missing.
+// destination is known to be free); "nx" writes only when the key is missing;
+// "del" deletes the key and "none" leaves it as it is (the blob is empty
+// for both). The class/event pairs that may follow are keyspace
+// notifications to publish for the key once written (a command's events
+// replayed on the key's owner: RecordedEvent).
 
 // Errors of the internal commands.
 const (
@@ -221,12 +225,29 @@ func InternalTake(c *Ctx, argv [][]byte) {
 // "replace" and "any"). The modes rename and copy are replace, renamenx and
 // copynx are nx, and publish the destination's rename_to or copy_to event.
 func InternalRestore(c *Ctx, argv [][]byte) {
-	key, mode := argv[1], argv[3]
+	key, mode, events := argv[1], argv[3], argv[4:]
+	if len(events)%2 != 0 {
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	for i := 0; i < len(events); i += 2 {
+		if len(events[i]) != 1 || notifyClassOf(events[i][0]) == 0 {
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+	}
 	nx := false
 	event := ""
 	switch {
 	case resp.EqualFold(mode, "nx"):
 		nx = true
+	case resp.EqualFold(mode, "del"), resp.EqualFold(mode, "none"):
+		if len(mode) == len("del") {
+			c.Table().Delete(key)
+		}
+		replay(c, key, events)
+		c.W.Int(1)
+		return
 	case resp.EqualFold(mode, "replace"), resp.EqualFold(mode, "any"):
 	case resp.EqualFold(mode, "rename"), resp.EqualFold(mode, "renamenx"):
 		nx, event = len(mode) > len("rename"), "rename_to"
@@ -276,5 +297,13 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 		notifyReplaced(c, c.DB, key, replaced)
 		c.Notify(NotifyGeneric, event, key)
 	}
+	replay(c, key, events)
 	c.W.Int(1)
+}
+
+// replay publishes the class/event pairs of a write-back for key.
+func replay(c *Ctx, key []byte, events [][]byte) {
+	for i := 0; i+1 < len(events); i += 2 {
+		notifyEvent(c.Shard, c.DB, notifyClassOf(events[i][0]), events[i+1], key)
+	}
 }

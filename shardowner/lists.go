@@ -337,8 +337,25 @@ func pushCommand(c *Ctx, argv [][]byte, left, exists bool) {
 		return
 	}
 	if n, ok := listPush(c, argv[1], v, left, argv[2:]); ok {
+		c.Notify(NotifyList, pushEvent(left), argv[1])
 		c.W.Int(int64(n))
 	}
+}
+
+// pushEvent and popEvent name the events of a push and a pop at the head
+// (left) or the tail.
+func pushEvent(left bool) string {
+	if left {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(left bool) string {
+	if left {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 // LPop: LPOP key [count].
@@ -379,15 +396,17 @@ func popCommand(c *Ctx, argv [][]byte, left bool) {
 		c.W.Array(int(n))
 		if n > 0 {
 			listPop(c, argv[1], v, left, int(n), write)
+			c.NotifyRemoval(NotifyList, popEvent(left), argv[1])
 		}
 		return
 	}
 	listPop(c, argv[1], v, left, 1, write)
+	c.NotifyRemoval(NotifyList, popEvent(left), argv[1])
 }
 
 // LLen: LLEN key.
 func LLen(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -401,7 +420,7 @@ func LLen(c *Ctx, argv [][]byte) {
 // LIndex: LINDEX key index. A negative index counts from the tail. The key
 // is looked up before the index is read, as in Redis.
 func LIndex(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -448,7 +467,7 @@ func LRange(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNotInteger)
 		return
 	}
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -502,6 +521,7 @@ func LSet(c *Ctx, argv [][]byte) {
 		b = kvtable.AppendElem(b, elem)
 		return append(b, body[end:]...), 0
 	}) {
+		c.Notify(NotifyList, "lset", argv[1])
 		c.W.OK()
 	}
 }
@@ -550,6 +570,7 @@ func LInsert(c *Ctx, argv [][]byte) {
 		b = kvtable.AppendElem(b, elem)
 		return append(b, body[off:]...), 1
 	}) {
+		c.Notify(NotifyList, "linsert", argv[1])
 		c.W.Int(int64(n + 1))
 	}
 }
@@ -612,7 +633,10 @@ func LRem(c *Ctx, argv [][]byte) {
 		var room [kvtable.PackedHeadRoom]byte
 		b, delta := filter(kvtable.PackedBody(v.Str), append(buf.B[:0], room[:]...))
 		buf.B = b
-		if removed == 0 || storeSmall(c, argv[1], b, kvtable.PackedCount(v.Str)+delta, v.ExpireAt) {
+		if removed == 0 {
+			c.W.Int(0)
+		} else if storeSmall(c, argv[1], b, kvtable.PackedCount(v.Str)+delta, v.ExpireAt) {
+			c.NotifyRemoval(NotifyList, "lrem", argv[1])
 			c.W.Int(int64(removed))
 		}
 		return
@@ -641,6 +665,7 @@ func LRem(c *Ctx, argv [][]byte) {
 		} else {
 			c.Table().Modified(argv[1])
 		}
+		c.NotifyRemoval(NotifyList, "lrem", argv[1])
 	}
 	c.W.Int(int64(removed))
 }
@@ -665,6 +690,7 @@ func LTrim(c *Ctx, argv [][]byte) {
 	start, stop, empty := listRange(start, stop, n)
 	if empty {
 		c.Table().Delete(argv[1])
+		c.NotifyRemoval(NotifyList, "ltrim", argv[1])
 		c.W.OK()
 		return
 	}
@@ -676,6 +702,7 @@ func LTrim(c *Ctx, argv [][]byte) {
 	if tail := n - 1 - stop; tail > 0 {
 		listPop(c, argv[1], v, false, int(tail), drop)
 	}
+	c.Notify(NotifyList, "ltrim", argv[1])
 	c.W.OK()
 }
 
@@ -716,7 +743,7 @@ func LPos(c *Ctx, argv [][]byte) {
 			return
 		}
 	}
-	v, found, ok := getKind(c, argv[1], KindList)
+	v, found, ok := readKind(c, argv[1], KindList)
 	if !ok {
 		return
 	}
@@ -845,12 +872,24 @@ func listMove(c *Ctx, src, dst []byte, from, to bool) {
 	if _, _, ok := getKind(c, dst, KindList); !ok {
 		return
 	}
+	if bytes.Equal(src, dst) && listLen(sv) == 1 {
+		// The one element leaves and comes back: the list stays, as in
+		// Redis, rather than going and coming back as a new key.
+		c.Table().Modified(src)
+		c.Notify(NotifyList, pushEvent(to), dst)
+		c.Notify(NotifyList, popEvent(from), src)
+		c.W.Bulk(listIndex(sv, 0))
+		return
+	}
 	buf := bytebufferpool.Get()
 	defer bytebufferpool.Put(buf)
 	listPop(c, src, sv, from, 1, func(e []byte) { buf.B = append(buf.B[:0], e...) })
 	dv, _ := c.Table().Get(dst)
 	one := [1][]byte{buf.B}
 	if _, ok := listPush(c, dst, dv, to, one[:]); ok {
+		// Redis pushes before it takes the source away.
+		c.Notify(NotifyList, pushEvent(to), dst)
+		c.NotifyRemoval(NotifyList, popEvent(from), src)
 		c.W.Bulk(buf.B)
 	}
 }
@@ -903,6 +942,7 @@ func LMPop(c *Ctx, argv [][]byte) {
 		c.W.Bulk(k)
 		c.W.Array(n)
 		listPop(c, k, v, left, n, func(e []byte) { c.W.Bulk(e) })
+		c.NotifyRemoval(NotifyList, popEvent(left), k)
 		return
 	}
 	c.W.NullArray()

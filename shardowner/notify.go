@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -91,7 +92,35 @@ type NotifyConfig struct {
 // notifications are off.
 func (c *Ctx) Notify(class int, event string, key []byte) { c.Shard.notify(c.DB, class, event, key) }
 
+// NotifyRemoval publishes event of class on key, then Redis's del when the
+// change took the aggregate's last element and with it the key.
+func (c *Ctx) NotifyRemoval(class int, event string, key []byte) {
+	if !c.Shard.notifying() {
+		return
+	}
+	c.Notify(class, event, key)
+	if !c.Table().Exists(key) {
+		c.Notify(NotifyGeneric, "del", key)
+	}
+}
+
+// notifying reports whether a notification may be published or recorded.
+func (s *Shard) notifying() bool {
+	return s.Events != nil && (s.Hub != nil || s.recording) &&
+		s.Events.Classes.Load()&(NotifyKeyspace|NotifyKeyevent) != 0
+}
+
 func (s *Shard) notify(db, class int, event string, key []byte) {
+	if s.recording {
+		if s.notifying() && int(s.Events.Classes.Load())&class != 0 {
+			s.record(class, event, key)
+		}
+		return
+	}
+	notifyEvent(s, db, class, event, key)
+}
+
+func notifyEvent[E string | []byte](s *Shard, db, class int, event E, key []byte) {
 	if s.Events == nil || s.Hub == nil {
 		return
 	}
@@ -122,7 +151,7 @@ func notifyChannel(b []byte, prefix string, db int, name []byte) []byte {
 // from t's database.
 func (s *Shard) tableHook(t *Table, class int, event string) func(key []byte) {
 	return func(key []byte) {
-		if s.Events == nil || int(s.Events.Classes.Load())&class == 0 {
+		if s.recording || s.Events == nil || int(s.Events.Classes.Load())&class == 0 {
 			return
 		}
 		// SWAPDB moves tables between databases: look t up now.
@@ -133,4 +162,80 @@ func (s *Shard) tableHook(t *Table, class int, event string) func(key []byte) {
 			}
 		}
 	}
+}
+
+// Recording: a command that runs whole on a scratch keyspace over values
+// gathered from several shards (router's gathering plans) must publish its
+// events from the shards that own its keys, when its changes are written
+// back there. The scratch shard records what the command would publish,
+// and the write-back (corekv.restore) replays each key's events on the
+// key's owner, in the command's order. Recording rather than telling the
+// write-back which events each command implies keeps one place, the
+// handler, that knows them; and the scratch shard, which has no Hub,
+// publishes nothing itself. The new and expired events are not recorded:
+// the owner's table publishes them itself when the write-back creates a key
+// or finds one expired.
+
+// RecordedEvent is one recorded notification: the letter of its class (as
+// notify-keyspace-events writes it), its event and its key, valid until the
+// shard records again.
+type RecordedEvent struct {
+	Class, Event, Key []byte
+}
+
+type recordedEvent struct {
+	class      byte
+	start, end int // the event then the key, in recBuf
+	keyAt      int
+}
+
+// StartRecording makes the shard keep the notifications its Events enable,
+// rather than publish them, until Recorded.
+func (s *Shard) StartRecording() {
+	s.recording = true
+	s.recorded = s.recorded[:0]
+	s.recBuf = s.recBuf[:0]
+}
+
+// Recorded stops recording and returns the notifications recorded since
+// StartRecording, in their order.
+func (s *Shard) Recorded() []RecordedEvent {
+	s.recording = false
+	s.recordedOut = s.recordedOut[:0]
+	for _, r := range s.recorded {
+		s.recordedOut = append(s.recordedOut, RecordedEvent{
+			Class: notifyClassLetters[r.class : r.class+1],
+			Event: s.recBuf[r.start:r.keyAt:r.keyAt],
+			Key:   s.recBuf[r.keyAt:r.end:r.end],
+		})
+	}
+	return s.recordedOut
+}
+
+// notifyClassLetters holds each class's letter at the class's bit index.
+var notifyClassLetters = func() []byte {
+	b := make([]byte, 16)
+	for _, l := range notifyLetters {
+		b[bits.TrailingZeros(uint(l.class))] = l.letter
+	}
+	return b
+}()
+
+func (s *Shard) record(class int, event string, key []byte) {
+	start := len(s.recBuf)
+	s.recBuf = append(s.recBuf, event...)
+	keyAt := len(s.recBuf)
+	s.recBuf = append(s.recBuf, key...)
+	s.recorded = append(s.recorded, recordedEvent{
+		class: byte(bits.TrailingZeros(uint(class))), start: start, keyAt: keyAt, end: len(s.recBuf)})
+}
+
+// notifyClassOf returns the class whose letter is l, or 0.
+func notifyClassOf(l byte) int {
+	for _, n := range notifyLetters {
+		if n.letter == l {
+			return n.class
+		}
+	}
+	return 0
 }

@@ -274,6 +274,9 @@ func SAdd(c *Ctx, argv [][]byte) {
 			c.Table().Modified(argv[1])
 		}
 		if ok {
+			if added > 0 {
+				c.Notify(NotifySet, "sadd", argv[1])
+			}
 			c.W.Int(int64(added))
 		}
 		return
@@ -293,6 +296,7 @@ func SAdd(c *Ctx, argv [][]byte) {
 		return
 	}
 	if b.store(argv[1], s.ExpireAt) {
+		c.Notify(NotifySet, "sadd", argv[1])
 		c.W.Int(int64(added))
 	}
 }
@@ -333,6 +337,9 @@ func SRem(c *Ctx, argv [][]byte) {
 		case removed > 0:
 			c.Table().Modified(argv[1])
 		}
+		if removed > 0 {
+			c.NotifyRemoval(NotifySet, "srem", argv[1])
+		}
 		c.W.Int(int64(removed))
 		return
 	}
@@ -345,14 +352,19 @@ func SRem(c *Ctx, argv [][]byte) {
 			removed++
 		}
 	}
-	if removed == 0 || b.store(argv[1], s.ExpireAt) {
+	if removed == 0 {
+		c.W.Int(0)
+		return
+	}
+	if b.store(argv[1], s.ExpireAt) {
+		c.NotifyRemoval(NotifySet, "srem", argv[1])
 		c.W.Int(int64(removed))
 	}
 }
 
 // SCard: SCARD key.
 func SCard(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -365,7 +377,7 @@ func SCard(c *Ctx, argv [][]byte) {
 
 // SIsMember: SISMEMBER key member.
 func SIsMember(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -378,7 +390,7 @@ func SIsMember(c *Ctx, argv [][]byte) {
 
 // SMIsMember: SMISMEMBER key member [member ...].
 func SMIsMember(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -394,7 +406,7 @@ func SMIsMember(c *Ctx, argv [][]byte) {
 
 // SMembers: SMEMBERS key. A set in RESP3.
 func SMembers(c *Ctx, argv [][]byte) {
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -414,7 +426,7 @@ func SRandMember(c *Ctx, argv [][]byte) {
 		return
 	}
 	if len(argv) == 2 {
-		s, found, ok := getKind(c, argv[1], KindSet)
+		s, found, ok := readKind(c, argv[1], KindSet)
 		if !ok {
 			return
 		}
@@ -439,7 +451,7 @@ func SRandMember(c *Ctx, argv [][]byte) {
 		c.W.Err(errOutOfRange)
 		return
 	}
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}
@@ -544,6 +556,7 @@ func SPop(c *Ctx, argv [][]byte) {
 		c.W.Set(size)
 		eachMember(s, func(m []byte) bool { c.W.Bulk(m); return true })
 		c.Table().Delete(argv[1])
+		c.NotifyRemoval(NotifySet, "spop", argv[1])
 		return
 	}
 	// The members to pop go to a buffer first: removing them changes s.
@@ -569,6 +582,7 @@ func SPop(c *Ctx, argv [][]byte) {
 	if !b.store(argv[1], s.ExpireAt) {
 		return
 	}
+	c.NotifyRemoval(NotifySet, "spop", argv[1])
 	if count < 0 {
 		m, _ := kvtable.ElemAt(picked.B, 0)
 		c.W.Bulk(m)
@@ -617,13 +631,17 @@ func SMove(c *Ctx, argv [][]byte) {
 	if !rb.store(src, s.ExpireAt) {
 		return
 	}
+	c.NotifyRemoval(NotifySet, "srem", src)
 	// The destination is read again: the source's write may have moved it.
 	d, _ = c.Table().Get(dst)
 	var ab setBuilder
 	ab.init(c, d, mb.B)
 	defer ab.release()
-	ab.add(mb.B)
+	added := ab.add(mb.B)
 	if ab.store(dst, d.ExpireAt) {
+		if added {
+			c.Notify(NotifySet, "sadd", dst)
+		}
 		c.W.Int(1)
 	}
 }
@@ -666,7 +684,7 @@ func SInterCard(c *Ctx, argv [][]byte) {
 	sets := make([]Value, len(keys))
 	empty := false
 	for i, k := range keys {
-		s, found, ok := getKind(c, k, KindSet)
+		s, found, ok := readKind(c, k, KindSet)
 		if !ok {
 			return
 		}
@@ -715,7 +733,7 @@ func SDiffStore(c *Ctx, argv [][]byte) { setAlgebra(c, setDiff, argv[1], argv[2:
 func setAlgebra(c *Ctx, op int, dst []byte, keys [][]byte) {
 	sets := make([]Value, len(keys))
 	for i, k := range keys {
-		s, found, ok := getKind(c, k, KindSet)
+		s, found, ok := readKind(c, k, KindSet)
 		if !ok {
 			return
 		}
@@ -780,10 +798,21 @@ func setAlgebra(c *Ctx, op int, dst []byte, keys [][]byte) {
 		return
 	}
 	n := r.len()
-	if r.store(dst, 0) {
-		c.W.Int(int64(n))
+	existed := n == 0 && c.Table().Exists(dst)
+	if !r.store(dst, 0) {
+		return
 	}
+	switch {
+	case n > 0:
+		c.Notify(NotifySet, setStoreEvents[op], dst)
+	case existed:
+		c.Notify(NotifyGeneric, "del", dst)
+	}
+	c.W.Int(int64(n))
 }
+
+// setStoreEvents are the events of the STORE forms, by op.
+var setStoreEvents = [...]string{setInter: "sinterstore", setUnion: "sunionstore", setDiff: "sdiffstore"}
 
 // value returns the set the builder holds as a Value, valid until the
 // builder changes or is released.
@@ -806,7 +835,7 @@ func SScan(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrCursor)
 		return
 	}
-	s, found, ok := getKind(c, argv[1], KindSet)
+	s, found, ok := readKind(c, argv[1], KindSet)
 	if !ok {
 		return
 	}

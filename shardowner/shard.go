@@ -37,6 +37,12 @@ type Shard struct {
 
 	notifyChan, notifyMsg []byte // scratch for Notify
 
+	// recording: notifications are kept, not published (notify.go).
+	recording   bool
+	recorded    []recordedEvent
+	recordedOut []RecordedEvent
+	recBuf      []byte
+
 	rng     uint64  // random draws of the hash and set commands (wyrand)
 	listKey [4]byte // where a big list's node keys are built (lists.go)
 }
