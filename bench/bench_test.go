@@ -484,3 +484,33 @@ func TestFirstRunSmoke(t *testing.T) {
 		t.Errorf("report (%v):\n%s", err, data)
 	}
 }
+
+// TestPickOutput: a run of one test gives that test's figures, also when
+// redis-benchmark printed a preparation before it (LRANGE_* fills its list
+// with an LPUSH first) or split it in two (ping: inline and multibulk).
+func TestPickOutput(t *testing.T) {
+	lrange := []benchOutput{{Test: "LPUSH (needed to benchmark LRANGE)", RPS: 1}, {Test: "LRANGE_100 (first 100 elements)", RPS: 2}}
+	if o, err := pickOutput("lrange_100", lrange); err != nil || o.RPS != 2 {
+		t.Errorf("lrange_100: %+v, %v; want the LRANGE_100 result", o, err)
+	}
+	ping := []benchOutput{{Test: "PING_INLINE", RPS: 1}, {Test: "PING_MBULK", RPS: 2}}
+	if o, err := pickOutput("ping_inline", ping); err != nil || o.RPS != 1 {
+		t.Errorf("ping_inline: %+v, %v", o, err)
+	}
+	if o, err := pickOutput("SET", []benchOutput{{Test: "SET", RPS: 3}}); err != nil || o.RPS != 3 {
+		t.Errorf("set: %+v, %v", o, err)
+	}
+	if _, err := pickOutput("hset", ping); err == nil {
+		t.Error("hset among PING results: no error")
+	}
+}
+
+func TestParseFlagsDefaultTests(t *testing.T) {
+	cfg, err := parseFlags([]string{"--tests", "default"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Tests) != len(defaultTests) || cfg.Tests[0] != "ping_inline" || cfg.Tests[len(cfg.Tests)-1] != "mset" {
+		t.Errorf("--tests default gave %v", cfg.Tests)
+	}
+}

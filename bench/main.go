@@ -108,7 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var (
 		serverCPUs   = fs.String("server-cpus", "", "CPUs for the servers, e.g. 1 or 2-5 (default: the allowed CPUs minus the client's)")
 		clientCPUs   = fs.String("client-cpus", "", "CPUs for redis-benchmark (default: the first allowed CPU, 0 on most hosts)")
-		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated")
+		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated; \"default\": redis-benchmark's own list")
 		pipelines    = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
 		clients      = fs.Int("clients", 50, "parallel connections (-c)")
 		threads      = fs.Int("client-threads", 0, "redis-benchmark --threads (default: 1 per client CPU when more than one)")
@@ -290,6 +290,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 
 	cfg.Tests = splitList(*tests)
+	if *tests == "default" {
+		cfg.Tests = defaultTests
+	}
 	for _, t := range cfg.Tests {
 		if strings.ContainsAny(t, " \t") {
 			return nil, fmt.Errorf("--tests: bad test name %q", t)
@@ -487,3 +490,7 @@ func allowedCPUs() ([]int, error) {
 	}
 	return nil, errors.New("no Cpus_allowed_list in /proc/self/status")
 }
+
+// defaultTests is what redis-benchmark runs without -t, one test per cell.
+var defaultTests = []string{"ping_inline", "ping_mbulk", "set", "get", "incr", "lpush", "rpush", "lpop", "rpop",
+	"sadd", "hset", "spop", "zadd", "zpopmin", "lrange_100", "lrange_300", "lrange_500", "lrange_600", "mset"}
