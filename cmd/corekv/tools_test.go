@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// TestRedisCLI drives the server with redis-cli: plain commands, inline
-// commands over a raw socket, and --pipe mass insertion of 100k keys.
+// TestRedisCLI drives the server with redis-cli: plain commands, a
+// MULTI/EXEC block, inline commands over a raw socket, and --pipe mass
+// insertion of 100k keys.
 func TestRedisCLI(t *testing.T) {
 	cli := needTool(t, "redis-cli")
 	for _, n := range shardCounts {
@@ -62,6 +63,15 @@ func TestRedisCLI(t *testing.T) {
 			}
 			if got := run("get", "pipe:99999"); got != "99999" {
 				t.Fatalf("GET pipe:99999 = %q", got)
+			}
+
+			// A transaction typed into redis-cli, keys on every shard.
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel2()
+			txn := exec.CommandContext(ctx2, cli, "-p", port)
+			txn.Stdin = strings.NewReader("MULTI\nSET t:a 1\nINCR t:a\nMSET t:b 2 t:c 3 t:d 4\nMGET t:a t:b t:c t:d\nEXEC\n")
+			if out, err := txn.CombinedOutput(); err != nil || string(out) != "OK\nQUEUED\nQUEUED\nQUEUED\nQUEUED\nOK\n2\nOK\n2\n2\n3\n4\n" {
+				t.Fatalf("MULTI/EXEC through redis-cli: %v\n%q", err, out)
 			}
 
 			// Inline commands, as telnet or nc send them.
