@@ -1,7 +1,10 @@
 package shardowner
 
 import (
+	"strconv"
 	"sync/atomic"
+
+	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/kvtable"
@@ -130,4 +133,55 @@ func aggLen(v Value) int {
 		return kvtable.PackedCount(v.Str) / 2
 	}
 	return kvtable.PackedCount(v.Str)
+}
+
+// scanValue answers HSCAN, SSCAN and ZSCAN key cursor [MATCH pattern]
+// [COUNT count] on a value of kind k: walk goes over the value from cursor
+// and returns the next one (a big value: about count elements of its
+// table; a packed one: all of it and 0, as Redis returns its compact
+// encodings whole), calling add with each element's name and, for pairs,
+// its value; add keeps the elements whose name matches the pattern.
+func scanValue(c *Ctx, argv [][]byte, k Kind, pairs bool,
+	walk func(v Value, cursor uint64, count int, add func(name, value []byte)) uint64) {
+	cursor, ok := ParseCursor(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrCursor)
+		return
+	}
+	v, found, ok := readKind(c, argv[1], k)
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Array(2)
+		c.W.BulkString("0")
+		c.W.Array(0)
+		return
+	}
+	pattern, count, ok := scanOptions(c, argv[3:])
+	if !ok {
+		return
+	}
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	// The elements go to a buffer first: the array header needs their count.
+	w := resp.Writer{B: buf.B[:0], Proto: c.W.Proto}
+	n := 0
+	next := walk(v, cursor, count, func(name, value []byte) {
+		if pattern != nil && !MatchGlob(pattern, name, false) {
+			return
+		}
+		w.Bulk(name)
+		n++
+		if pairs {
+			w.Bulk(value)
+			n++
+		}
+	})
+	c.W.Array(2)
+	var tmp [20]byte
+	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
+	c.W.Array(n)
+	c.W.B = append(c.W.B, w.B...)
+	buf.B = w.B
 }

@@ -626,54 +626,21 @@ func randomField(c *Ctx, h Value) ([]byte, Value) {
 // HScan: HSCAN key cursor [MATCH pattern] [COUNT count]. A packed hash is
 // returned whole, with cursor 0, as Redis does.
 func HScan(c *Ctx, argv [][]byte) {
-	cursor, ok := ParseCursor(argv[2])
-	if !ok {
-		c.W.Err(resp.ErrCursor)
-		return
-	}
-	h, found, ok := readKind(c, argv[1], KindHash)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Array(2)
-		c.W.BulkString("0")
-		c.W.Array(0)
-		return
-	}
-	pattern, count, ok := scanOptions(c, argv[3:])
-	if !ok {
-		return
-	}
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	// The elements go to a buffer first: the array header needs their count.
-	w := resp.Writer{B: buf.B[:0], Proto: c.W.Proto}
-	n := 0
-	add := func(f []byte, v Value) {
-		if pattern != nil && !MatchGlob(pattern, f, false) {
-			return
+	scanValue(c, argv, KindHash, true, func(h Value, cursor uint64, count int, add func(name, value []byte)) uint64 {
+		var tmp [20]byte
+		addField := func(f []byte, v Value) {
+			if v.IsInt {
+				add(f, strconv.AppendInt(tmp[:0], v.Int, 10))
+			} else {
+				add(f, v.Str)
+			}
 		}
-		w.Bulk(f)
-		if v.IsInt {
-			w.BulkInt(v.Int)
-		} else {
-			w.Bulk(v.Str)
+		if h.Big != nil {
+			return h.Big.Scan(cursor, count, addField)
 		}
-		n += 2
-	}
-	next := uint64(0)
-	if h.Big != nil {
-		next = h.Big.Scan(cursor, count, add)
-	} else {
-		eachField(h, func(f []byte, v Value) bool { add(f, v); return true })
-	}
-	c.W.Array(2)
-	var tmp [20]byte
-	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
-	c.W.Array(n)
-	c.W.B = append(c.W.B, w.B...)
-	buf.B = w.B
+		eachField(h, func(f []byte, v Value) bool { addField(f, v); return true })
+		return 0
+	})
 }
 
 // scanOptions reads the MATCH and COUNT options of HSCAN and SSCAN; on

@@ -830,46 +830,11 @@ func (b *setBuilder) value() Value {
 // intset is returned whole, with cursor 0, as Redis does for its compact
 // encodings.
 func SScan(c *Ctx, argv [][]byte) {
-	cursor, ok := ParseCursor(argv[2])
-	if !ok {
-		c.W.Err(resp.ErrCursor)
-		return
-	}
-	s, found, ok := readKind(c, argv[1], KindSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Array(2)
-		c.W.BulkString("0")
-		c.W.Array(0)
-		return
-	}
-	pattern, count, ok := scanOptions(c, argv[3:])
-	if !ok {
-		return
-	}
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	w := resp.Writer{B: buf.B[:0], Proto: c.W.Proto}
-	n := 0
-	add := func(m []byte) bool {
-		if pattern == nil || MatchGlob(pattern, m, false) {
-			w.Bulk(m)
-			n++
+	scanValue(c, argv, KindSet, false, func(s Value, cursor uint64, count int, add func(name, value []byte)) uint64 {
+		if s.Big != nil {
+			return s.Big.Scan(cursor, count, func(m []byte, _ Value) { add(m, nil) })
 		}
-		return true
-	}
-	next := uint64(0)
-	if s.Big != nil {
-		next = s.Big.Scan(cursor, count, func(m []byte, _ Value) { add(m) })
-	} else {
-		eachMember(s, add)
-	}
-	c.W.Array(2)
-	var tmp [20]byte
-	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
-	c.W.Array(n)
-	c.W.B = append(c.W.B, w.B...)
-	buf.B = w.B
+		eachMember(s, func(m []byte) bool { add(m, nil); return true })
+		return 0
+	})
 }

@@ -1065,54 +1065,18 @@ func zAtRank(z zview, r int) ([]byte, float64) {
 // returned whole, with cursor 0, as Redis does; a big sorted set is
 // scanned through its member table.
 func ZScan(c *Ctx, argv [][]byte) {
-	cursor, ok := ParseCursor(argv[2])
-	if !ok {
-		c.W.Err(resp.ErrCursor)
-		return
-	}
-	v, found, ok := getKind(c, argv[1], KindZSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Array(2)
-		c.W.BulkString("0")
-		c.W.Array(0)
-		return
-	}
-	pattern, count, ok := scanOptions(c, argv[3:])
-	if !ok {
-		return
-	}
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	// The elements go to a buffer first: the array header needs their count.
-	w := resp.Writer{B: buf.B[:0], Proto: c.W.Proto}
-	n := 0
-	var tmp [32]byte
-	add := func(m []byte, s float64) {
-		if pattern != nil && !MatchGlob(pattern, m, false) {
-			return
+	scanValue(c, argv, KindZSet, true, func(v Value, cursor uint64, count int, add func(name, value []byte)) uint64 {
+		var tmp [32]byte
+		if v.Big != nil {
+			return v.Big.Scan(cursor, count, func(m []byte, sv Value) { add(m, appendScoreText(tmp[:0], decodeScore(sv.Str))) })
 		}
-		w.Bulk(m)
-		w.Bulk(appendScoreText(tmp[:0], s))
-		n += 2
-	}
-	next := uint64(0)
-	if v.Big != nil {
-		next = v.Big.Scan(cursor, count, func(m []byte, sv Value) { add(m, decodeScore(sv.Str)) })
-	} else {
 		body := kvtable.PackedBody(v.Str)
 		for off := 0; off < len(body); {
 			var m []byte
 			var s float64
 			m, s, off = zAt(body, off)
-			add(m, s)
+			add(m, appendScoreText(tmp[:0], s))
 		}
-	}
-	c.W.Array(2)
-	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
-	c.W.Array(n)
-	c.W.B = append(c.W.B, w.B...)
-	buf.B = w.B
+		return 0
+	})
 }
