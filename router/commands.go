@@ -101,9 +101,8 @@ var commands = []Command{
 	{Name: "hstrlen", Arity: 3, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HStrLen, Group: "hash", Summary: "Returns the length of the value of a field."},
 	{Name: "hvals", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.HVals, Group: "hash", Summary: "Returns all values in a hash."},
 
-	// list: LMOVE, RPOPLPUSH and LMPOP run where their keys all are
-	// (CROSSSLOT when they are on different shards); LMPOP routes by its
-	// first key and checks the others itself
+	// list: LMOVE, RPOPLPUSH and LMPOP over keys of several shards gather
+	// them (SplitGather); LMPOP's keys follow its count (NumKeys)
 	{Name: "lindex", Arity: 3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LIndex, Group: "list", Summary: "Returns an element from a list by its index."},
 	{Name: "linsert", Arity: 5, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LInsert, Group: "list", Summary: "Inserts an element before or after another element in a list."},
 	{Name: "llen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LLen, Group: "list", Summary: "Returns the length of a list."},
@@ -122,8 +121,7 @@ var commands = []Command{
 	{Name: "rpush", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.RPush, Group: "list", Summary: "Appends one or more elements to a list. Creates the key if it doesn't exist."},
 	{Name: "rpushx", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.RPushX, Group: "list", Summary: "Appends an element to a list only when the list exists."},
 
-	// set: a command over several sets runs where they all are (CROSSSLOT
-	// when they are on different shards)
+	// set: a command over sets of several shards gathers them (SplitGather)
 	{Name: "sadd", Arity: -3, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SAdd, Group: "set", Summary: "Adds one or more members to a set. Creates the key if it doesn't exist."},
 	{Name: "scard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.SCard, Group: "set", Summary: "Returns the number of members in a set."},
 	{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.SDiff, Group: "set", Summary: "Returns the difference of multiple sets."},

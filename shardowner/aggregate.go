@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"math"
 	"strconv"
 	"sync/atomic"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
-// Aggregates (hashes, sets, lists) come in two encodings, as in Redis: packed, all
+// Aggregates (hashes, sets, lists, sorted sets) come in two encodings, as in Redis: packed, all
 // elements in one byte string of the shard's table (Value.Str), while they
 // are small; big, a kvtable.Table of their own (Value.Big), once they pass
 // the thresholds below. They never go back, as in Redis.
@@ -184,4 +185,36 @@ func scanValue(c *Ctx, argv [][]byte, k Kind, pairs bool,
 	c.W.Array(n)
 	c.W.B = append(c.W.B, w.B...)
 	buf.B = w.B
+}
+
+// randCount reads the count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER key
+// count [word] and whether word (WITHVALUES, WITHSCORES; "" for none) follows
+// it, answering Redis's errors in its order: the count, then the option,
+// then the ranges a count with values and a negative count must fit.
+func randCount(c *Ctx, argv [][]byte, word string) (l int64, with, ok bool) {
+	l, ok = resp.ParseInt(argv[2])
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return 0, false, false
+	}
+	if l == math.MinInt64 {
+		c.W.Err(errRandRange)
+		return 0, false, false
+	}
+	if word != "" {
+		if len(argv) > 4 || (len(argv) == 4 && !resp.EqualFold(argv[3], word)) {
+			c.W.Err(resp.ErrSyntax)
+			return 0, false, false
+		}
+		with = len(argv) == 4
+		if with && (l < -math.MaxInt64/2 || l > math.MaxInt64/2) {
+			c.W.Err(errOutOfRange)
+			return 0, false, false
+		}
+	}
+	if l < -maxRandRepeats {
+		c.W.Err(errOutOfRange)
+		return 0, false, false
+	}
+	return l, with, true
 }

@@ -506,29 +506,8 @@ func HRandField(c *Ctx, argv [][]byte) {
 		c.W.Bulk(f)
 		return
 	}
-	l, ok := resp.ParseInt(argv[2])
+	l, withValues, ok := randCount(c, argv, "withvalues")
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return
-	}
-	if l == math.MinInt64 {
-		c.W.Err(errRandRange)
-		return
-	}
-	withValues := false
-	if len(argv) > 4 || (len(argv) == 4 && !resp.EqualFold(argv[3], "withvalues")) {
-		c.W.Err(resp.ErrSyntax)
-		return
-	}
-	if len(argv) == 4 {
-		withValues = true
-		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-			c.W.Err(errOutOfRange)
-			return
-		}
-	}
-	if l < -maxRandRepeats {
-		c.W.Err(errOutOfRange)
 		return
 	}
 	h, found, ok := readKind(c, argv[1], KindHash)

@@ -2,7 +2,6 @@ package shardowner
 
 import (
 	"bytes"
-	"math"
 	"strconv"
 
 	"github.com/valyala/bytebufferpool"
@@ -438,17 +437,8 @@ func SRandMember(c *Ctx, argv [][]byte) {
 		c.W.Bulk(randomMember(c, s, &tmp))
 		return
 	}
-	l, ok := resp.ParseInt(argv[2])
+	l, _, ok := randCount(c, argv, "")
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return
-	}
-	if l == math.MinInt64 {
-		c.W.Err(errRandRange)
-		return
-	}
-	if l < -maxRandRepeats {
-		c.W.Err(errOutOfRange)
 		return
 	}
 	s, found, ok := readKind(c, argv[1], KindSet)

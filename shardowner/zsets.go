@@ -958,29 +958,8 @@ func ZRandMember(c *Ctx, argv [][]byte) {
 		c.W.Bulk(m)
 		return
 	}
-	l, ok := resp.ParseInt(argv[2])
+	l, withScores, ok := randCount(c, argv, "withscores")
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
-		return
-	}
-	if l == math.MinInt64 {
-		c.W.Err(errRandRange)
-		return
-	}
-	withScores := false
-	if len(argv) > 4 || (len(argv) == 4 && !resp.EqualFold(argv[3], "withscores")) {
-		c.W.Err(resp.ErrSyntax)
-		return
-	}
-	if len(argv) == 4 {
-		withScores = true
-		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-			c.W.Err(errOutOfRange)
-			return
-		}
-	}
-	if l < -maxRandRepeats {
-		c.W.Err(errOutOfRange)
 		return
 	}
 	v, found, ok := getKind(c, argv[1], KindZSet)
