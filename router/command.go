@@ -24,10 +24,11 @@ const (
 	FlagNoAuth
 	FlagAllowBusy
 	FlagSkipSlowlog
+	FlagMovableKeys // keys that FirstKey, LastKey and Step do not describe (SORT)
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy", "skip_slowlog"}
+	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy", "skip_slowlog", "movablekeys"}
 
 // Route says where a command runs and, when its keys may live on several
 // shards, how the parts are combined into one reply.
@@ -128,7 +129,10 @@ type Command struct {
 	// NumKeys is the position of a key count whose keys follow it
 	// (SINTERCARD, ZUNION, LMPOP…); FirstKey…LastKey then name the keys
 	// before the count (a destination) and the first counted one.
-	NumKeys  int
+	NumKeys int
+	// Keys, when set, finds the keys by reading the arguments (SORT's
+	// STORE destination) in place of FirstKey…LastKey and NumKeys.
+	Keys     func(dst []int, argv [][]byte) []int
 	Route    Route
 	Split    Split
 	Combine  Combine
