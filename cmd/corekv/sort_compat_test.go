@@ -156,4 +156,3 @@ func TestSortCompatWithRedis(t *testing.T) {
 		})
 	}
 }
-
