@@ -2,6 +2,7 @@ package shardowner
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -463,7 +464,7 @@ func sortWeights(c *Ctx, q *sortReq, vec []sortElem, elems []byte, byBuf, key *b
 			}
 			w = valueText(tmp[:0], val)
 			if q.alpha {
-				s.byOff, s.byN = len(byBuf.B), len(w)
+				s.byOff, s.byN = len(byBuf.B), cText(w, q.store != nil)
 				byBuf.B = append(byBuf.B, w...)
 				continue
 			}
@@ -488,59 +489,75 @@ func sortScore(b []byte) (float64, bool) {
 	if len(b) == 0 {
 		return 0, true
 	}
-	if t := bytes.TrimLeft(b, " \t\n\v\f\r"); len(t) > 0 && len(t) < len(b) {
-		b = t
+	if n, ok := resp.ParseInt(b); ok {
+		return float64(n), true
 	}
-	f, ok := resp.ParseFloat(b)
+	i := 0
+	for i < len(b)-1 && isCSpace(b[i]) {
+		i++
+	}
+	f, ok := resp.ParseFloat(b[i:])
 	if !ok || math.IsNaN(f) {
 		return 0, false
 	}
 	return f, true
 }
 
+// isCSpace is C's isspace in the C locale.
+func isCSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
+
 // sortVec orders vec: numerically by score, equal scores by the elements'
 // bytes; ALPHA by the elements or, with BY, by the bytes they sort by (a
 // missing one first). Without STORE, ALPHA compares as C strings, to the
-// first NUL, as Redis's strcoll does under a byte-order locale.
+// first NUL, as Redis's strcoll does under a byte-order locale. Elements
+// that still compare equal keep their order, as Redis's stable sort leaves
+// them: the load position breaks the tie.
 func sortVec(q *sortReq, storing bool, vec []sortElem, elems, by []byte) {
-	text := func(b []byte) []byte {
-		if !storing {
-			if i := bytes.IndexByte(b, 0); i >= 0 {
-				return b[:i]
-			}
+	if q.alpha && q.by == nil {
+		for i := range vec {
+			s := &vec[i]
+			s.byOff, s.byN = s.off, cText(elemBytes(elems, *s), storing)
 		}
-		return b
+		by = elems
 	}
-	cmp := func(a, b sortElem) int {
-		var r int
-		switch {
-		case !q.alpha:
+	sign := 1
+	if q.desc {
+		sign = -1
+	}
+	if !q.alpha {
+		slices.SortFunc(vec, func(a, b sortElem) int {
 			switch {
 			case a.score < b.score:
-				r = -1
+				return -sign
 			case a.score > b.score:
-				r = 1
-			default:
-				r = bytes.Compare(elemBytes(elems, a), elemBytes(elems, b))
+				return sign
 			}
-		case q.by != nil:
-			switch {
-			case a.byOff < 0 && b.byOff < 0:
-				r = 0
-			case a.byOff < 0:
-				r = -1
-			case b.byOff < 0:
-				r = 1
-			default:
-				r = bytes.Compare(text(by[a.byOff:a.byOff+a.byN]), text(by[b.byOff:b.byOff+b.byN]))
-			}
-		default:
-			r = bytes.Compare(text(elemBytes(elems, a)), text(elemBytes(elems, b)))
-		}
-		if q.desc {
-			return -r
-		}
-		return r
+			// Equal bytes are the same element: no tie is left to break.
+			return sign * bytes.Compare(elemBytes(elems, a), elemBytes(elems, b))
+		})
+		return
 	}
-	slices.SortStableFunc(vec, cmp)
+	slices.SortFunc(vec, func(a, b sortElem) int {
+		var r int
+		if a.byOff < 0 || b.byOff < 0 {
+			r = cmp.Compare(min(a.byOff, 0), min(b.byOff, 0)) // a missing one (-1) first
+		} else {
+			r = bytes.Compare(by[a.byOff:a.byOff+a.byN], by[b.byOff:b.byOff+b.byN])
+		}
+		if r == 0 {
+			return cmp.Compare(a.off, b.off)
+		}
+		return sign * r
+	})
+}
+
+// cText is how many bytes of b ALPHA compares: all of them for STORE,
+// else those before the first NUL.
+func cText(b []byte, storing bool) int {
+	if !storing {
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			return i
+		}
+	}
+	return len(b)
 }
