@@ -151,6 +151,9 @@ func sortCommand(c *Ctx, argv [][]byte, withStore bool) {
 		c.W.Err(resp.ErrWrongType)
 		return
 	}
+	if v.Kind == KindZSet && v.Big == nil && found {
+		v = zsetToBig(c, key, v)
+	}
 	storing := q.store != nil
 	if q.dontsort && v.Kind == KindSet && storing {
 		// A set has no order of its own to keep: what is stored is
@@ -275,6 +278,28 @@ func storeSorted(c *Ctx, key, buf []byte, n int) bool {
 	t.Modified(key)
 	c.Notify(NotifyList, "sortstore", key)
 	return true
+}
+
+// zsetToBig converts the small sorted set v under key to the big encoding,
+// as Redis's SORT does to every sorted set it reads (OBJECT ENCODING then
+// says skiplist). The value is the same, so WATCH does not see it, nor is
+// it an event. With no room it stays small: nothing depends on it.
+func zsetToBig(c *Ctx, key []byte, v Value) Value {
+	big := zsetBigFromSorted(c, kvtable.PackedBody(v.Str))
+	if big == nil {
+		return v
+	}
+	t := c.Table()
+	w := t.Watching()
+	t.SetWatcher(nil)
+	err := t.SetBig(key, KindZSet, big, v.ExpireAt)
+	t.SetWatcher(w)
+	if err != nil {
+		big.Clear()
+		return v
+	}
+	v.Str, v.Big = nil, big
+	return v
 }
 
 // sortLen is the number of elements of a list, set or sorted set.

@@ -228,6 +228,23 @@ func TestSortBig(t *testing.T) {
 	}
 }
 
+// TestSortConvertsZSet: SORT leaves a small sorted set it reads in the big
+// encoding, as Redis does, and a WATCH on it stands.
+func TestSortConvertsZSet(t *testing.T) {
+	c := newTestCtx()
+	runScript(t, c, []step{
+		{"zadd z 2 a 1 b", num(2)},
+		{"object encoding z", bulk("listpack")},
+		{"corekv.watch 0 z", ok},
+		{"sort_ro z by nosort", bulks("b", "a")},
+		{"object encoding z", bulk("skiplist")},
+		{"zrange z 0 -1", bulks("b", "a")},
+		{"corekv.watched 0", num(0)},
+		{"zadd z 3 c", num(1)},
+		{"corekv.watched 0", num(1)},
+	})
+}
+
 // BenchmarkSort1000 sorts a list of 1,000 numbers: by value, ALPHA, by a
 // key per element, and kept in place with a LIMIT. The scratch comes from
 // pools, so a warm SORT allocates nothing.

@@ -43,8 +43,8 @@ func compatSortScripts() []compatScript {
 			a("RPUSH", "{t}n0", "2", "1\x00junk", "0"), s("SORT {t}n0"),
 			a("RPUSH", "{t}b1", "1", "2 "), s("SORT {t}b1"), s("SORT {t}b1 ALPHA"), s("SORT {t}b1 LIMIT 0 0"),
 			// No score out of range here: Redis never clears errno before
-			// strtod, so after one every numeric SORT fails until a system
-			// call resets it. The unit tests cover that case.
+			// SORT's strtod, so after one, later sorts of elements it must
+			// parse fail until errno changes. The unit tests cover it.
 			s("RPUSH {t}b2 1 nan"), s("SORT {t}b2"), s("RPUSH {t}b4 1 x"),
 			s("SORT {t}b4"), s("SORT {t}b4 STORE {t}d"), s("EXISTS {t}d"), s("SORT {t}b4 ALPHA"),
 			// Equal scores fall back to the elements' bytes.
@@ -93,6 +93,10 @@ func compatSortScripts() []compatScript {
 			s("SORT {t}zb BY nosort LIMIT 20 10"), s("SORT {t}zb BY nosort DESC LIMIT 20 10"),
 			s("SORT {t}zb BY nosort DESC LIMIT 195 10"), s("SORT {t}zb BY nosort DESC"), s("SORT {t}zb BY nosort STORE {t}d"),
 			s("LRANGE {t}d 100 110"),
+			// SORT converts a small sorted set it reads; WATCH does not see it.
+			s("ZADD {t}zs 1 a 2 b"), s("OBJECT ENCODING {t}zs"), s("WATCH {t}zs"), s("SORT_RO {t}zs BY nosort"),
+			s("OBJECT ENCODING {t}zs"), s("MULTI"), s("PING"), s("EXEC"), s("ZADD zs2 1 a"), s("SORT zs2 ALPHA STORE {t}d"),
+			s("OBJECT ENCODING zs2"), s("ZADD zs3 1 a"), s("SORT zs3 STORE zs3"), s("TYPE zs3"),
 		}},
 		{name: "sort-patterns", cmds: []compatCmd{
 			s("RPUSH {t}l a b c d e"), s("MSET {t}w_a 3 {t}w_b 1 {t}w_c 2 {t}w_d 1"), s("SET {t}w_e x"),
