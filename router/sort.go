@@ -1,6 +1,8 @@
 package router
 
 import (
+	"bytes"
+
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
 )
@@ -32,4 +34,22 @@ func sortKeys(dst []int, argv [][]byte) []int {
 		dst = append(dst, store)
 	}
 	return dst
+}
+
+// sortReadsOthers reports whether SORT's or SORT_RO's options name a BY or
+// GET pattern that reads keys: one with a '*', other than GET #.
+func sortReadsOthers(argv [][]byte) bool {
+	for i := 2; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case resp.EqualFold(a, "limit"):
+			i += 2
+		case resp.EqualFold(a, "get"), resp.EqualFold(a, "by"):
+			if i+1 < len(argv) && bytes.IndexByte(argv[i+1], '*') >= 0 {
+				return true
+			}
+			i++
+		}
+	}
+	return false
 }
