@@ -160,3 +160,65 @@ func TestSortCompatWithRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestSortOtherShards: with two shards, a pattern that names keys of the
+// other shard is refused with its documented error, before anything is
+// stored; STORE to the other shard works without patterns and refuses
+// them.
+func TestSortOtherShards(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2")
+	c, err := compatDial(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	do := func(args ...string) string {
+		t.Helper()
+		rep, err := c.do(compatA(args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(rep.raw)
+	}
+	const (
+		errBy  = "-ERR BY option of SORT reaches a key on another shard: give the pattern a hash tag the sorted key shares\r\n"
+		errGet = "-ERR GET option of SORT reaches a key on another shard: give the pattern a hash tag the sorted key shares\r\n"
+	)
+	push := []string{"RPUSH", "{t}l"}
+	for i := range 40 {
+		push = append(push, fmt.Sprint(i))
+	}
+	do(push...)
+	// Forty keys w_0…w_39 spread over both shards: some are elsewhere.
+	for _, tc := range [][2]string{
+		{do("SORT", "{t}l", "BY", "w_*"), errBy},
+		{do("SORT_RO", "{t}l", "GET", "w_*"), errGet},
+		{do("SORT", "{t}l", "BY", "nosort", "GET", "#", "GET", "w_*", "STORE", "{t}d"), errGet},
+		{do("EXISTS", "{t}d"), ":0\r\n"},
+		{do("SORT", "{t}l", "BY", "{t}w_*", "LIMIT", "0", "1", "GET", "{t}w_*->f"), "*1\r\n$-1\r\n"},
+	} {
+		if tc[0] != tc[1] {
+			t.Errorf("got %q, want %q", tc[0], tc[1])
+		}
+	}
+	elsewhere := 0
+	for i := range 20 {
+		d := fmt.Sprint("d", i)
+		if got := do("SORT", "{t}l", "LIMIT", "0", "2", "STORE", d); got != ":2\r\n" {
+			t.Fatalf("SORT STORE %s: %q", d, got)
+		}
+		switch got := do("SORT", "{t}l", "BY", "{t}w_*", "STORE", d); got {
+		case ":40\r\n":
+		case errBy:
+			elsewhere++
+			if n := do("LLEN", d); n != ":2\r\n" {
+				t.Errorf("%s after a refused SORT: LLEN %q, want the 2 stored before", d, n)
+			}
+		default:
+			t.Fatalf("SORT BY STORE %s: %q", d, got)
+		}
+	}
+	if elsewhere == 0 {
+		t.Error("no destination of twenty on the other shard")
+	}
+}
