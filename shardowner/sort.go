@@ -487,6 +487,11 @@ func sortWeights(c *Ctx, q *sortReq, vec []sortElem, elems []byte, byBuf, key *b
 			if !found {
 				continue
 			}
+			if val.IsInt && !q.alpha {
+				// Redis too takes an integer value as it is, unparsed.
+				s.score = float64(val.Int)
+				continue
+			}
 			w = valueText(tmp[:0], val)
 			if q.alpha {
 				s.byOff, s.byN = len(byBuf.B), cText(w, q.store != nil)
