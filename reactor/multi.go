@@ -299,6 +299,9 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 			for _, k := range c.keyPos {
 				e.LockKey(router.ShardOf(argv[k], n), db, argv[k])
 			}
+			if cmd.ReadsOthers != nil && cmd.ReadsOthers(argv) {
+				e.LockShard(router.ShardOf(argv[cmd.FirstKey], n))
+			}
 			if to, key, ok := otherDB(cmd, argv, c.srv.cfg.Databases); ok {
 				e.LockKey(router.ShardOf(key, n), to, key)
 			}

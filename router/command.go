@@ -24,10 +24,11 @@ const (
 	FlagNoAuth
 	FlagAllowBusy
 	FlagSkipSlowlog
+	FlagMovableKeys // keys that FirstKey, LastKey and Step do not describe (SORT)
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy", "skip_slowlog"}
+	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy", "skip_slowlog", "movablekeys"}
 
 // Route says where a command runs and, when its keys may live on several
 // shards, how the parts are combined into one reply.
@@ -128,16 +129,24 @@ type Command struct {
 	// NumKeys is the position of a key count whose keys follow it
 	// (SINTERCARD, ZUNION, LMPOP…); FirstKey…LastKey then name the keys
 	// before the count (a destination) and the first counted one.
-	NumKeys  int
-	Route    Route
-	Split    Split
-	Combine  Combine
-	Run      shardowner.Handler // nil for RouteHome commands
-	Home     HomeID             // the reactor's handler of a RouteHome command
-	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
-	Group    string             // COMMAND DOCS group: generic, string, hash, set, connection, server
-	Summary  string             // COMMAND DOCS summary
-	ID       int                // index in the table, set at init
+	NumKeys int
+	// Keys, when set, finds the keys by reading the arguments (SORT's
+	// STORE destination) in place of FirstKey…LastKey and NumKeys.
+	Keys func(dst []int, argv [][]byte) []int
+	// ReadsOthers, when set, reports whether argv makes the command read
+	// keys that no key position names (SORT's BY and GET patterns): such a
+	// command holds its shard whole, so that it never sees a transaction
+	// half done there.
+	ReadsOthers func(argv [][]byte) bool
+	Route       Route
+	Split       Split
+	Combine     Combine
+	Run         shardowner.Handler // nil for RouteHome commands
+	Home        HomeID             // the reactor's handler of a RouteHome command
+	Internal    bool               // shard-to-shard only: not callable by clients, not in COMMAND
+	Group       string             // COMMAND DOCS group: generic, string, hash, set, connection, server
+	Summary     string             // COMMAND DOCS summary
+	ID          int                // index in the table, set at init
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.

@@ -78,6 +78,11 @@ var commands = []Command{
 	{Name: "rename", Arity: 3, Flags: w, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.Rename, Group: "generic", Summary: "Renames a key and overwrites the destination."},
 	{Name: "renamenx", Arity: 3, Flags: w | f, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitMoveKey, Run: so.RenameNX, Group: "generic", Summary: "Renames a key only when the target key name doesn't exist."},
 	{Name: "scan", Arity: -2, Flags: r, Route: RouteCursor, Run: so.Scan, Group: "generic", Summary: "Iterates over the key names in the database."},
+	// SORT: the destination of STORE may be on another shard (SplitGather);
+	// the keys its patterns name must be on the sorted key's (shardowner/sort.go),
+	// which it holds whole while it reads them (ReadsOthers)
+	{Name: "sort", Arity: -2, Flags: w | dn | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ReadsOthers: sortReadsOthers, Route: RouteKey, Split: SplitGather, Run: so.Sort, Group: "generic", Summary: "Sorts the elements in a list, a set, or a sorted set, optionally storing the result."},
+	{Name: "sort_ro", Arity: -2, Flags: r | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ReadsOthers: sortReadsOthers, Route: RouteKey, Run: so.SortRO, Group: "generic", Summary: "Returns the sorted elements of a list, a set, or a sorted set."},
 	{Name: "touch", Arity: -2, Flags: r | f, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.Touch, Group: "generic", Summary: "Returns the number of existing keys out of those specified after updating the time they were last accessed."},
 	{Name: "ttl", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.TTL, Group: "generic", Summary: "Returns the expiration time in seconds of a key."},
 	{Name: "type", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.Type, Group: "generic", Summary: "Determines the type of value stored at a key."},

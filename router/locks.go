@@ -135,7 +135,8 @@ func kindOf(cmd *Command) waitKind {
 
 // fill sets the ids w needs from its command's keys: corekv.lock names
 // (db, key) pairs itself, and a command that is not confined to its keys
-// (no keys, or every shard) needs the whole shard.
+// (no keys, every shard, or keys its arguments lead to) needs the whole
+// shard.
 func (w *Waiter) fill(cmd *Command, db int, argv [][]byte) {
 	w.ids = w.ids[:0]
 	w.all = false
@@ -147,7 +148,7 @@ func (w *Waiter) fill(cmd *Command, db int, argv [][]byte) {
 		}
 		w.all = len(argv) <= 2
 	case cmd == cmdUnlock:
-	case cmd.Route != RouteKey || !cmd.HasKeys(len(argv)):
+	case cmd.Route != RouteKey || !cmd.HasKeys(len(argv)) || cmd.ReadsOthers != nil && cmd.ReadsOthers(argv):
 		w.all = true
 	default:
 		w.pos = cmd.KeyIndexes(w.pos[:0], argv)

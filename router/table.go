@@ -116,17 +116,20 @@ func (c *Command) LastKeyIndex(argc int) int {
 }
 
 // MultiKey reports whether c may name more than one key.
-func (c *Command) MultiKey() bool { return c.LastKey != c.FirstKey || c.NumKeys > 0 }
+func (c *Command) MultiKey() bool { return c.LastKey != c.FirstKey || c.NumKeys > 0 || c.Keys != nil }
 
 // KeyIndexes appends the positions of argv's keys to dst: FirstKey to
 // LastKey by Step and, for a command with a key count (NumKeys), the keys
 // the count names after it. A count that is not a number of keys present
 // names none: the command then runs on its first key's shard, which
-// answers the error.
+// answers the error. A command with Keys finds its own.
 func (c *Command) KeyIndexes(dst []int, argv [][]byte) []int {
 	argc := len(argv)
 	if !c.HasKeys(argc) {
 		return dst
+	}
+	if c.Keys != nil {
+		return c.Keys(dst, argv)
 	}
 	start := len(dst)
 	last := c.LastKeyIndex(argc)

@@ -319,6 +319,7 @@ func TestRedisArity(t *testing.T) {
 		"copy": -3, "del": -2, "exists": -2, "expire": -3, "expireat": -3, "expiretime": 2, "keys": 2,
 		"move": 3, "object": -2, "persist": 2, "pexpire": -3, "pexpireat": -3, "pexpiretime": 2, "pttl": 2,
 		"randomkey": 1, "rename": 3, "renamenx": 3, "scan": -2, "touch": -2, "ttl": 2, "type": 2, "unlink": -2,
+		"sort": -2, "sort_ro": -2,
 		"append": 3, "decr": 2, "decrby": 3, "get": 2, "getdel": 2, "getex": -2, "getrange": 4, "getset": 3,
 		"incr": 2, "incrby": 3, "incrbyfloat": 3, "mget": -2, "mset": -3, "msetnx": -3, "psetex": 4, "set": -3,
 		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
@@ -398,13 +399,14 @@ func TestFlagNames(t *testing.T) {
 		{FlagReadonly | FlagFast, []string{"readonly", "fast"}},
 		{FlagWrite | FlagDenyOOM | FlagFast, []string{"write", "denyoom", "fast"}},
 		{FlagNoAuth | FlagAllowBusy, []string{"no_auth", "allow_busy"}},
+		{FlagWrite | FlagDenyOOM | FlagMovableKeys, []string{"write", "denyoom", "movablekeys"}},
 	}
 	for _, tt := range tests {
 		if got := FlagNames(tt.f); !slices.Equal(got, tt.want) {
 			t.Errorf("FlagNames(%b) = %v, want %v", tt.f, got, tt.want)
 		}
 	}
-	if len(flagNames) != 14 || FlagSkipSlowlog != 1<<13 {
-		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagSkipSlowlog)
+	if len(flagNames) != 15 || FlagMovableKeys != 1<<14 {
+		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagMovableKeys)
 	}
 }

@@ -973,6 +973,7 @@ var (
 
 func init() {
 	diffCommands = append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...)
+	diffCommands = append(diffCommands, diffSortCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}

@@ -45,3 +45,7 @@ func (t *Table) Probe(key []byte) (found, expired bool) {
 	}
 	return true, t.isExpired(t.ar.item(uint32(w)))
 }
+
+// Watching returns the table's watcher, nil when none: a change that WATCH
+// must not see (an encoding conversion) sets nil around it.
+func (t *Table) Watching() Watcher { return t.watcher }
