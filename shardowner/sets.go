@@ -623,15 +623,18 @@ func SMove(c *Ctx, argv [][]byte) {
 	}
 	c.NotifyRemoval(NotifySet, "srem", src)
 	// The destination is read again: the source's write may have moved it.
-	d, _ = c.Table().Get(dst)
+	d, found = c.Table().Get(dst)
+	if found && setHas(d, mb.B) {
+		// Redis leaves a destination that has the member untouched (WATCH).
+		c.W.Int(1)
+		return
+	}
 	var ab setBuilder
 	ab.init(c, d, mb.B)
 	defer ab.release()
-	added := ab.add(mb.B)
+	ab.add(mb.B)
 	if ab.store(dst, d.ExpireAt) {
-		if added {
-			c.Notify(NotifySet, "sadd", dst)
-		}
+		c.Notify(NotifySet, "sadd", dst)
 		c.W.Int(1)
 	}
 }
