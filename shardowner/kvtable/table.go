@@ -70,6 +70,7 @@ type Table struct {
 	clock     *Clock
 	ix        [2]index // ix[1] is in use only while rehashing
 	rehashIdx int      // next bucket of ix[0] to migrate; -1 when not rehashing
+	scanning  int      // Scans calling back: lookups then leave a resize where it is
 	ar        arena
 	exp       wheel
 	expired   uint64 // keys deleted because they expired
@@ -241,7 +242,7 @@ func (t *Table) startRehash(buckets uint32) {
 // rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
 // visiting at most 10n empty ones.
 func (t *Table) rehashStep(n int) {
-	if t.rehashIdx < 0 {
+	if t.rehashIdx < 0 || t.scanning > 0 {
 		return
 	}
 	old, nw := &t.ix[0], &t.ix[1]
