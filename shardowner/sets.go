@@ -362,17 +362,7 @@ func SRem(c *Ctx, argv [][]byte) {
 }
 
 // SCard: SCARD key.
-func SCard(c *Ctx, argv [][]byte) {
-	s, found, ok := readKind(c, argv[1], KindSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(aggLen(s)))
-}
+func SCard(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindSet, aggLen) }
 
 // SIsMember: SISMEMBER key member.
 func SIsMember(c *Ctx, argv [][]byte) {

@@ -219,17 +219,7 @@ func ZRem(c *Ctx, argv [][]byte) {
 }
 
 // ZCard: ZCARD key.
-func ZCard(c *Ctx, argv [][]byte) {
-	v, found, ok := readKind(c, argv[1], KindZSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(zviewOf(v).len()))
-}
+func ZCard(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindZSet, aggLen) }
 
 // ZScore: ZSCORE key member.
 func ZScore(c *Ctx, argv [][]byte) {
@@ -507,31 +497,14 @@ func rankSpan(n int, start, stop int64) zspan {
 }
 
 // ZCount: ZCOUNT key min max.
-func ZCount(c *Ctx, argv [][]byte) {
-	min, ok1 := parseScoreBound(argv[2])
-	max, ok2 := parseScoreBound(argv[3])
-	if !ok1 || !ok2 {
-		c.W.Err(errMinMaxFloat)
-		return
-	}
-	v, found, ok := readKind(c, argv[1], KindZSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	sp := scoreSpan(zviewOf(v), min, max)
-	c.W.Int(int64(sp.to - sp.from))
-}
+func ZCount(c *Ctx, argv [][]byte) { zcount(c, argv, byScore) }
 
 // ZLexCount: ZLEXCOUNT key min max.
-func ZLexCount(c *Ctx, argv [][]byte) {
-	min, ok1 := parseLexBound(argv[2])
-	max, ok2 := parseLexBound(argv[3])
-	if !ok1 || !ok2 {
-		c.W.Err(errMinMaxLex)
+func ZLexCount(c *Ctx, argv [][]byte) { zcount(c, argv, byLex) }
+
+func zcount(c *Ctx, argv [][]byte, by zrangeBy) {
+	q := zrangeReq{lo: argv[2], hi: argv[3], count: -1, by: by}
+	if !q.checkEnds(c) {
 		return
 	}
 	v, found, ok := readKind(c, argv[1], KindZSet)
@@ -542,7 +515,7 @@ func ZLexCount(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	sp := lexSpan(zviewOf(v), min, max, false)
+	sp, _ := q.span(c, zviewOf(v))
 	c.W.Int(int64(sp.to - sp.from))
 }
 

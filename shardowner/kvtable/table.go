@@ -558,6 +558,14 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 	copy(dst[voff+nln:], val[:off])
 	copy(dst[voff+nln+off:], data)
 	putUvarint(dst[voff:], end)
+	t.rewritten(key, w, ref, nref, dst)
+	return true, nil
+}
+
+// rewritten finishes a write of key's string in place or into a bigger
+// item: dst, at nref, is its entry now, ref its item before; the entry's
+// slot word was w.
+func (t *Table) rewritten(key []byte, w uint64, ref, nref uint32, dst []byte) {
 	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
 	t.touched(key, true)
 	if nref != ref {
@@ -567,7 +575,6 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
 	}
-	return true, nil
 }
 
 // live returns the slot word and entry of key when it is live and its
@@ -613,15 +620,7 @@ func (t *Table) writeAt(key []byte, w uint64, it []byte, off int, data []byte) (
 	}
 	copy(val[off:], data)
 	putUvarint(dst[voff:], end)
-	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
-	t.touched(key, true)
-	if nref != ref {
-		if dst[0]&hdrTTL != 0 {
-			t.exp.set(entryExpIdx(dst), nref)
-		}
-		t.reindex(w, nref)
-		t.freeItem(ref, true)
-	}
+	t.rewritten(key, w, ref, nref, dst)
 	return end, nil
 }
 
