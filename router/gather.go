@@ -19,8 +19,9 @@ import (
 //     and runs the command's own handler there, so its reply and effects are
 //     exactly those of the single-shard command;
 //  3. writes back, one key at a time, every key whose value the command
-//     changed or that it published events for (corekv.restore, whose "del"
-//     mode removes a key). The scratch keyspace publishes no keyspace
+//     changed, wrote (WATCH: a write of the same value touches the key) or
+//     published events for (corekv.restore, whose "del" mode removes a
+//     key). The scratch keyspace publishes no keyspace
 //     notification: it records them (Shard.StartRecording), and each key's
 //     write-back publishes its events on the key's owner, the keys in the
 //     order of their first event, so that subscribers see what the
@@ -138,7 +139,7 @@ func (p *plan) gathered() {
 
 // runScratch runs the command on the scratch keyspace with the gathered
 // values, keeps its reply in p.reply and marks the keys to write back:
-// those it changed or published events for.
+// those it changed, wrote or published events for.
 func (p *plan) runScratch(ex Exec) {
 	sc := ex.Scratch()
 	var w resp.Writer
@@ -159,7 +160,7 @@ func (p *plan) runScratch(ex Exec) {
 	for i := range p.gkeys {
 		g := &p.gkeys[i]
 		g.new, g.changed = nil, false
-		g.write = g.evTo > g.evFrom
+		g.write = g.evTo > g.evFrom || sc.Touched(g.key)
 	}
 	if p.cmd.Flags&FlagWrite != 0 {
 		for i := range p.gkeys {

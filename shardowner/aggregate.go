@@ -65,6 +65,20 @@ func readKind(c *Ctx, key []byte, k Kind) (v Value, found, ok bool) {
 	return v, found, ok
 }
 
+// replyLen answers HLEN, SCARD, ZCARD and LLEN: the length of the value
+// of kind k at key, 0 for a missing key.
+func replyLen(c *Ctx, key []byte, k Kind, length func(Value) int) {
+	v, found, ok := readKind(c, key, k)
+	if !ok {
+		return
+	}
+	if !found {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(length(v)))
+}
+
 // newBig returns an empty table for a big aggregate of the shard.
 func (c *Ctx) newBig() *Table { return NewTable(&c.Shard.Clock) }
 

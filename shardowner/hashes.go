@@ -289,17 +289,7 @@ func HStrLen(c *Ctx, argv [][]byte) {
 }
 
 // HLen: HLEN key.
-func HLen(c *Ctx, argv [][]byte) {
-	h, found, ok := readKind(c, argv[1], KindHash)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(aggLen(h)))
-}
+func HLen(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindHash, aggLen) }
 
 // HDel: HDEL key field [field ...]. Replies the number of fields removed;
 // the key goes with its last field.
@@ -468,18 +458,11 @@ func HIncrByFloat(c *Ctx, argv [][]byte) {
 			return
 		}
 	}
-	if old.IsInf() {
-		c.W.Err(resp.ErrIncrNaN)
-		return
-	}
-	sum := old.Add(old, by)
-	if sum.MantExp(nil) > longDoubleMaxExp {
-		c.W.Err(resp.ErrIncrNaN)
-		return
-	}
 	b := bytebufferpool.Get()
 	defer bytebufferpool.Put(b)
-	b.B = appendLongDouble(b.B[:0], sum)
+	if b.B, ok = longDoubleSum(c, b.B[:0], old, by); !ok {
+		return
+	}
 	pair := [2][]byte{argv[2], b.B}
 	if _, ok := hashSet(c, argv[1], h, pair[:]); ok {
 		c.Notify(NotifyHash, "hincrbyfloat", argv[1])

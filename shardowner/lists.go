@@ -405,17 +405,7 @@ func popCommand(c *Ctx, argv [][]byte, left bool) {
 }
 
 // LLen: LLEN key.
-func LLen(c *Ctx, argv [][]byte) {
-	v, found, ok := readKind(c, argv[1], KindList)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(listLen(v)))
-}
+func LLen(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindList, listLen) }
 
 // LIndex: LINDEX key index. A negative index counts from the tail. The key
 // is looked up before the index is read, as in Redis.
@@ -428,20 +418,31 @@ func LIndex(c *Ctx, argv [][]byte) {
 		c.W.Null()
 		return
 	}
-	i, ok := resp.ParseInt(argv[2])
+	i, in, ok := listIndexArg(c, v, argv[2])
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
 		return
 	}
-	n := int64(listLen(v))
-	if i < 0 {
-		i += n
-	}
-	if i < 0 || i >= n {
+	if !in {
 		c.W.Null()
 		return
 	}
-	c.W.Bulk(listIndex(v, int(i)))
+	c.W.Bulk(listIndex(v, i))
+}
+
+// listIndexArg reads an index of list v, counting from the tail when
+// negative, and reports whether it names an element; ok is false, with the
+// error written, when it is not an integer.
+func listIndexArg(c *Ctx, v Value, a []byte) (i int, in, ok bool) {
+	x, ok := resp.ParseInt(a)
+	if !ok {
+		c.W.Err(resp.ErrNotInteger)
+		return 0, false, false
+	}
+	n := int64(listLen(v))
+	if x < 0 {
+		x += n
+	}
+	return int(x), x >= 0 && x < n, true
 }
 
 // listRange resolves LRANGE/LTRIM's start and stop against a list of n
@@ -500,16 +501,11 @@ func LSet(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNoSuchKey)
 		return
 	}
-	i, ok := resp.ParseInt(argv[2])
+	i, in, ok := listIndexArg(c, v, argv[2])
 	if !ok {
-		c.W.Err(resp.ErrNotInteger)
 		return
 	}
-	n := int64(listLen(v))
-	if i < 0 {
-		i += n
-	}
-	if i < 0 || i >= n {
+	if !in {
 		c.W.Err(errIndexRange)
 		return
 	}

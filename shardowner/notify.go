@@ -1,6 +1,8 @@
 package shardowner
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -190,17 +192,28 @@ type recordedEvent struct {
 }
 
 // StartRecording makes the shard keep the notifications its Events enable,
-// rather than publish them, until Recorded.
+// rather than publish them, until Recorded. It also notes which keys its
+// tables see written (Touched), whether or not notifications are on: a
+// write that leaves a value as it was (SUNIONSTORE of the same result) still
+// touches the key for WATCH, and its write-back must too. A shard that
+// records has no WATCH of its own.
 func (s *Shard) StartRecording() {
 	s.recording = true
 	s.recorded = s.recorded[:0]
 	s.recBuf = s.recBuf[:0]
+	s.touches = s.touches[:0]
+	for _, t := range s.DBs {
+		t.SetWatcher(touchRecorder{s})
+	}
 }
 
 // Recorded stops recording and returns the notifications recorded since
 // StartRecording, in their order.
 func (s *Shard) Recorded() []RecordedEvent {
 	s.recording = false
+	for _, t := range s.DBs {
+		t.SetWatcher(nil)
+	}
 	s.recordedOut = s.recordedOut[:0]
 	for _, r := range s.recorded {
 		s.recordedOut = append(s.recordedOut, RecordedEvent{
@@ -211,6 +224,30 @@ func (s *Shard) Recorded() []RecordedEvent {
 	}
 	return s.recordedOut
 }
+
+// Touched reports whether the shard's tables saw key written, its TTL
+// changed or it deleted between StartRecording and Recorded.
+func (s *Shard) Touched(key []byte) bool {
+	for b := s.touches; len(b) > 0; {
+		n, w := binary.Uvarint(b)
+		k := b[w : w+int(n)]
+		if bytes.Equal(k, key) {
+			return true
+		}
+		b = b[w+int(n):]
+	}
+	return false
+}
+
+// touchRecorder is a recording shard's tables' kvtable.Watcher.
+type touchRecorder struct{ s *Shard }
+
+func (r touchRecorder) Touched(key []byte, _ bool) {
+	r.s.touches = binary.AppendUvarint(r.s.touches, uint64(len(key)))
+	r.s.touches = append(r.s.touches, key...)
+}
+
+func (r touchRecorder) Clearing() {}
 
 // notifyClassLetters holds each class's letter at the class's bit index.
 var notifyClassLetters = func() []byte {

@@ -362,17 +362,7 @@ func SRem(c *Ctx, argv [][]byte) {
 }
 
 // SCard: SCARD key.
-func SCard(c *Ctx, argv [][]byte) {
-	s, found, ok := readKind(c, argv[1], KindSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(aggLen(s)))
-}
+func SCard(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindSet, aggLen) }
 
 // SIsMember: SISMEMBER key member.
 func SIsMember(c *Ctx, argv [][]byte) {
@@ -623,15 +613,18 @@ func SMove(c *Ctx, argv [][]byte) {
 	}
 	c.NotifyRemoval(NotifySet, "srem", src)
 	// The destination is read again: the source's write may have moved it.
-	d, _ = c.Table().Get(dst)
+	d, found = c.Table().Get(dst)
+	if found && setHas(d, mb.B) {
+		// Redis leaves a destination that has the member untouched (WATCH).
+		c.W.Int(1)
+		return
+	}
 	var ab setBuilder
 	ab.init(c, d, mb.B)
 	defer ab.release()
-	added := ab.add(mb.B)
+	ab.add(mb.B)
 	if ab.store(dst, d.ExpireAt) {
-		if added {
-			c.Notify(NotifySet, "sadd", dst)
-		}
+		c.Notify(NotifySet, "sadd", dst)
 		c.W.Int(1)
 	}
 }

@@ -209,3 +209,32 @@ func TestSetConversions(t *testing.T) {
 		}
 	}
 }
+
+// TestSetAlgebraSameBigSet names one big set twice: walking it while
+// looking its members up in it must see every member, whatever the state of
+// the resize its growth started.
+func TestSetAlgebraSameBigSet(t *testing.T) {
+	c := newTestCtx()
+	long := strings.Repeat("L", 70)
+	do(c, "sadd", "s", long)
+	for n := 2; n <= 300; n++ {
+		do(c, "sadd", "s", strconv.Itoa(n))
+		want := num(int64(n))
+		for _, cmd := range [][]string{
+			{"sintercard", "2", "s", "s"},
+			{"sinterstore", "d", "s", "s"},
+			{"zinterstore", "d", "2", "s", "s"},
+			{"zintercard", "2", "s", "s"},
+		} {
+			if r := do(c, cmd...); r != want {
+				t.Fatalf("%d members: %v = %q, want %q", n, cmd, r, want)
+			}
+		}
+		if r := do(c, "sinter", "s", "s"); !strings.HasPrefix(r, "*"+strconv.Itoa(n)+"\r\n") {
+			t.Fatalf("%d members: SINTER s s = %.40q…", n, r)
+		}
+		if r := do(c, "sdiff", "s", "s"); r != "*0\r\n" {
+			t.Fatalf("%d members: SDIFF s s = %q", n, r)
+		}
+	}
+}

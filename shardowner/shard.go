@@ -42,6 +42,7 @@ type Shard struct {
 	recorded    []recordedEvent
 	recordedOut []RecordedEvent
 	recBuf      []byte
+	touches     []byte // the keys written while recording, each after its length (notify.go)
 
 	rng     uint64  // random draws of the hash and set commands (wyrand)
 	listKey [4]byte // where a big list's node keys are built (lists.go)

@@ -555,6 +555,22 @@ func incrBy(c *Ctx, key []byte, by int64) {
 	}
 }
 
+// longDoubleSum adds by to old, as Redis does in long double, and appends
+// the sum's text to dst; ok is false, with Redis's error written, when
+// either is infinite or the sum overflows.
+func longDoubleSum(c *Ctx, dst []byte, old, by *big.Float) ([]byte, bool) {
+	if old.IsInf() || by.IsInf() {
+		c.W.Err(resp.ErrIncrNaN)
+		return dst, false
+	}
+	sum := old.Add(old, by)
+	if sum.MantExp(nil) > longDoubleMaxExp {
+		c.W.Err(resp.ErrIncrNaN)
+		return dst, false
+	}
+	return appendLongDouble(dst, sum), true
+}
+
 // IncrByFloat: INCRBYFLOAT key increment. Redis computes in long double
 // (64-bit mantissa) and prints the result with 17 decimals, trailing zeros
 // removed; doing the same with a 64-bit big.Float is what makes 0.1 + 0.2
@@ -579,18 +595,11 @@ func IncrByFloat(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNotFloat)
 		return
 	}
-	if old.IsInf() || by.IsInf() {
-		c.W.Err(resp.ErrIncrNaN)
-		return
-	}
-	sum := old.Add(old, by)
-	if sum.MantExp(nil) > longDoubleMaxExp {
-		c.W.Err(resp.ErrIncrNaN)
-		return
-	}
 	b := bytebufferpool.Get()
 	defer bytebufferpool.Put(b)
-	b.B = appendLongDouble(b.B[:0], sum)
+	if b.B, ok = longDoubleSum(c, b.B[:0], old, by); !ok {
+		return
+	}
 	// Redis keeps the result a string even when it is integral ("8").
 	if stored(c, c.Table().SetVerbatim(argv[1], b.B, v.ExpireAt, false)) {
 		c.Notify(NotifyString, "incrbyfloat", argv[1])

@@ -36,7 +36,8 @@ func parseNumKeys(c *Ctx, argv [][]byte, i int, name string) ([][]byte, bool) {
 }
 
 // zinputs reads the inputs of a command over several sorted sets; a key
-// of another type than set or sorted set answers WRONGTYPE.
+// of another type than set or sorted set answers WRONGTYPE. Each missing
+// key is a keymiss, the STORE forms' too, as in Redis.
 func zinputs(c *Ctx, keys [][]byte) ([]zinput, bool) {
 	ins := make([]zinput, len(keys))
 	t := c.Table()
@@ -45,6 +46,9 @@ func zinputs(c *Ctx, keys [][]byte) ([]zinput, bool) {
 		if found && v.Kind != KindZSet && v.Kind != KindSet {
 			c.W.Err(resp.ErrWrongType)
 			return nil, false
+		}
+		if !found {
+			c.Notify(NotifyKeyMiss, "keymiss", k)
 		}
 		ins[i] = zinput{v: v, found: found, weight: 1}
 	}
@@ -267,10 +271,13 @@ func zalgebra(c *Ctx, argv [][]byte, numAt int, op zsetOp, dst []byte) {
 	for _, p := range pairs {
 		buf.B = appendZElem(buf.B, []byte(p.m), p.s)
 	}
-	if storeZSet(c, dst, buf.B, len(pairs)) {
+	if storeZSet(c, dst, buf.B, len(pairs), zstoreEvents[op]) {
 		c.W.Int(int64(len(pairs)))
 	}
 }
+
+// zstoreEvents are the events of the STORE forms, by op.
+var zstoreEvents = [...]string{opUnion: "zunionstore", opInter: "zinterstore", opDiff: "zdiffstore"}
 
 type zpairRef struct {
 	m string
@@ -396,6 +403,7 @@ func ZMPop(c *Ctx, argv [][]byte) {
 		c.W.Bulk(key)
 		writeElems(c, z, sp, max, true, true)
 		zremSpan(c, key, v, sp)
+		c.NotifyRemoval(NotifyZset, zpopEvent(max), key)
 		return
 	}
 	c.W.NullArray()

@@ -166,8 +166,15 @@ func zadd(c *Ctx, key []byte, pairs [][]byte, nx, xx, gt, lt, ch, incr bool) {
 			added++
 		}
 	}
-	if added+updated > 0 && !w.store(key, v.ExpireAt) {
-		return
+	if added+updated > 0 {
+		if !w.store(key, v.ExpireAt) {
+			return
+		}
+		event := "zadd"
+		if incr {
+			event = "zincr"
+		}
+		c.Notify(NotifyZset, event, key)
 	}
 	switch {
 	case incr && processed > 0:
@@ -201,27 +208,22 @@ func ZRem(c *Ctx, argv [][]byte) {
 			removed++
 		}
 	}
-	if removed == 0 || w.store(argv[1], v.ExpireAt) {
+	if removed == 0 {
+		c.W.Int(0)
+		return
+	}
+	if w.store(argv[1], v.ExpireAt) {
+		c.NotifyRemoval(NotifyZset, "zrem", argv[1])
 		c.W.Int(int64(removed))
 	}
 }
 
 // ZCard: ZCARD key.
-func ZCard(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindZSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(zviewOf(v).len()))
-}
+func ZCard(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindZSet, aggLen) }
 
 // ZScore: ZSCORE key member.
 func ZScore(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindZSet)
+	v, found, ok := readKind(c, argv[1], KindZSet)
 	if !ok {
 		return
 	}
@@ -236,7 +238,7 @@ func ZScore(c *Ctx, argv [][]byte) {
 
 // ZMScore: ZMSCORE key member [member ...].
 func ZMScore(c *Ctx, argv [][]byte) {
-	v, found, ok := getKind(c, argv[1], KindZSet)
+	v, found, ok := readKind(c, argv[1], KindZSet)
 	if !ok {
 		return
 	}
@@ -262,7 +264,7 @@ func ZRank(c *Ctx, argv [][]byte) { zrank(c, argv, false) }
 func ZRevRank(c *Ctx, argv [][]byte) { zrank(c, argv, true) }
 
 func zrank(c *Ctx, argv [][]byte, rev bool) {
-	v, found, ok := getKind(c, argv[1], KindZSet)
+	v, found, ok := readKind(c, argv[1], KindZSet)
 	if !ok {
 		return
 	}
@@ -495,34 +497,17 @@ func rankSpan(n int, start, stop int64) zspan {
 }
 
 // ZCount: ZCOUNT key min max.
-func ZCount(c *Ctx, argv [][]byte) {
-	min, ok1 := parseScoreBound(argv[2])
-	max, ok2 := parseScoreBound(argv[3])
-	if !ok1 || !ok2 {
-		c.W.Err(errMinMaxFloat)
-		return
-	}
-	v, found, ok := getKind(c, argv[1], KindZSet)
-	if !ok {
-		return
-	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	sp := scoreSpan(zviewOf(v), min, max)
-	c.W.Int(int64(sp.to - sp.from))
-}
+func ZCount(c *Ctx, argv [][]byte) { zcount(c, argv, byScore) }
 
 // ZLexCount: ZLEXCOUNT key min max.
-func ZLexCount(c *Ctx, argv [][]byte) {
-	min, ok1 := parseLexBound(argv[2])
-	max, ok2 := parseLexBound(argv[3])
-	if !ok1 || !ok2 {
-		c.W.Err(errMinMaxLex)
+func ZLexCount(c *Ctx, argv [][]byte) { zcount(c, argv, byLex) }
+
+func zcount(c *Ctx, argv [][]byte, by zrangeBy) {
+	q := zrangeReq{lo: argv[2], hi: argv[3], count: -1, by: by}
+	if !q.checkEnds(c) {
 		return
 	}
-	v, found, ok := getKind(c, argv[1], KindZSet)
+	v, found, ok := readKind(c, argv[1], KindZSet)
 	if !ok {
 		return
 	}
@@ -530,7 +515,7 @@ func ZLexCount(c *Ctx, argv [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	sp := lexSpan(zviewOf(v), min, max, false)
+	sp, _ := q.span(c, zviewOf(v))
 	c.W.Int(int64(sp.to - sp.from))
 }
 
@@ -698,7 +683,7 @@ func zrange(c *Ctx, key []byte, q *zrangeReq) {
 	if !q.checkEnds(c) {
 		return
 	}
-	v, found, ok := getKind(c, key, KindZSet)
+	v, found, ok := readKind(c, key, KindZSet)
 	if !ok {
 		return
 	}
@@ -792,6 +777,15 @@ func zpop(c *Ctx, argv [][]byte, max bool) {
 	// RESP3 pairs only for an explicit count, as Redis does.
 	writeElems(c, z, sp, max, true, withCount && c.W.RESP3())
 	zremSpan(c, argv[1], v, sp)
+	c.NotifyRemoval(NotifyZset, zpopEvent(max), argv[1])
+}
+
+// zpopEvent is the event of a pop from the high end (max) or the low one.
+func zpopEvent(max bool) string {
+	if max {
+		return "zpopmax"
+	}
+	return "zpopmin"
 }
 
 // zremSpan removes the elements of span sp from sorted set v under key.
@@ -854,8 +848,15 @@ func zremRange(c *Ctx, argv [][]byte, by zrangeBy) {
 		return
 	}
 	sp, _ := q.span(c, zviewOf(v))
-	c.W.Int(int64(zremSpan(c, argv[1], v, sp)))
+	n := zremSpan(c, argv[1], v, sp)
+	if n > 0 {
+		c.NotifyRemoval(NotifyZset, zremRangeEvents[by], argv[1])
+	}
+	c.W.Int(int64(n))
 }
+
+// zremRangeEvents are the events of ZREMRANGEBY*, by how the range is read.
+var zremRangeEvents = [...]string{byRank: "zremrangebyrank", byScore: "zremrangebyscore", byLex: "zremrangebylex"}
 
 // appendScoreText appends a score as Redis writes it into a listpack or a
 // scan reply: %.17g, and inf, -inf.
@@ -876,7 +877,7 @@ func ZRangeStore(c *Ctx, argv [][]byte) {
 	if !parseZRangeOpts(c, &q, argv[5:], true) || !q.checkEnds(c) {
 		return
 	}
-	v, found, ok := getKind(c, argv[2], KindZSet)
+	v, found, ok := readKind(c, argv[2], KindZSet)
 	if !ok {
 		return
 	}
@@ -902,23 +903,33 @@ func ZRangeStore(c *Ctx, argv [][]byte) {
 		}
 		it.release()
 	}
-	if storeZSet(c, argv[1], buf.B, n) {
+	if storeZSet(c, argv[1], buf.B, n, "zrangestore") {
 		c.W.Int(int64(n))
 	}
 }
 
 // storeZSet stores the n pairs in buf, after PackedHeadRoom bytes of room
 // and in order, as a new sorted set under key in the encoding their size
-// calls for; none deletes key. It answers errFull and returns false when
-// the table has no room.
-func storeZSet(c *Ctx, key, buf []byte, n int) bool {
+// calls for, and publishes event; none deletes key (Redis's del event). It
+// answers errFull and returns false when the table has no room.
+func storeZSet(c *Ctx, key, buf []byte, n int, event string) bool {
 	t := c.Table()
 	if n == 0 {
 		if t.Delete(key) {
 			t.Modified(key)
+			c.Notify(NotifyGeneric, "del", key)
 		}
 		return true
 	}
+	if !storeZSetValue(c, key, buf, n) {
+		return false
+	}
+	c.Notify(NotifyZset, event, key)
+	return true
+}
+
+func storeZSetValue(c *Ctx, key, buf []byte, n int) bool {
+	t := c.Table()
 	enc := c.Shard.Enc
 	small := int64(n) <= enc.ZSetMaxEntries.Load()
 	body := buf[kvtable.PackedHeadRoom:]
@@ -945,7 +956,7 @@ func storeZSet(c *Ctx, key, buf []byte, n int) bool {
 // ZRandMember: ZRANDMEMBER key [count [WITHSCORES]].
 func ZRandMember(c *Ctx, argv [][]byte) {
 	if len(argv) == 2 {
-		v, found, ok := getKind(c, argv[1], KindZSet)
+		v, found, ok := readKind(c, argv[1], KindZSet)
 		if !ok {
 			return
 		}
@@ -962,7 +973,7 @@ func ZRandMember(c *Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
-	v, found, ok := getKind(c, argv[1], KindZSet)
+	v, found, ok := readKind(c, argv[1], KindZSet)
 	if !ok {
 		return
 	}

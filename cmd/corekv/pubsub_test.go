@@ -350,7 +350,7 @@ func TestPubSubSlowSubscriberCutOff(t *testing.T) {
 // notifySteps are writes whose keyspace notifications are compared with
 // redis-server's. Keys on several shards, one subscriber of every
 // notification channel.
-var notifySteps = slices.Concat(stringNotifySteps, hashNotifySteps, setNotifySteps, listNotifySteps)
+var notifySteps = slices.Concat(stringNotifySteps, hashNotifySteps, setNotifySteps, listNotifySteps, zsetNotifySteps)
 
 var stringNotifySteps = []string{
 	"SET k1 v",
@@ -596,6 +596,117 @@ var listNotifySteps = []string{
 	"LLEN list:c5",
 }
 
+var zsetNotifySteps = []string{
+	"ZADD zset:1 1 a 2 b 3 c",
+	"ZADD zset:1 1 a",
+	"ZADD zset:1 5 a",
+	"ZADD zset:1 NX 9 a",
+	"ZADD zset:1 XX 9 x",
+	"ZADD zset:nokey XX 1 a",
+	"ZADD zset:1 GT 1 a",
+	"ZADD zset:1 LT CH 0 a 4 d",
+	"ZADD zset:1 INCR 2 a",
+	"ZADD zset:1 INCR NX 2 a",
+	"ZADD zset:1 INCR 0 a",
+	"ZINCRBY zset:1 1 b",
+	"ZINCRBY zset:1 0 b",
+	"ZINCRBY zset:2 1 b",
+	"ZADD zset:1 INCR +inf a",
+	"ZADD zset:1 INCR -inf a",
+	"ZREM zset:1 nomember",
+	"ZREM zset:1 a nomember",
+	"ZREM zset:nokey a",
+	"ZREM zset:2 b",
+	"ZREMRANGEBYRANK zset:1 5 9",
+	"ZREMRANGEBYRANK zset:1 0 0",
+	"ZREMRANGEBYSCORE zset:1 100 200",
+	"ZREMRANGEBYSCORE zset:1 -inf 3",
+	"ZREMRANGEBYLEX zset:1 [x +",
+	"ZREMRANGEBYLEX zset:1 - +",
+	"ZREMRANGEBYRANK zset:nokey 0 -1",
+	"ZREMRANGEBYSCORE zset:nokey 0 1",
+	"ZREMRANGEBYLEX zset:nokey - +",
+	"ZADD zset:p 1 a 2 b 3 c 4 d",
+	"ZPOPMIN zset:p",
+	"ZPOPMAX zset:p 0",
+	"ZPOPMAX zset:p 2",
+	"ZPOPMIN zset:p 5",
+	"ZPOPMIN zset:nokey",
+	"ZPOPMAX zset:nokey 2",
+	"ZADD zset:p 1 a 2 b",
+	"ZMPOP 2 zset:nokey zset:p MIN",
+	"ZMPOP 1 zset:p MAX COUNT 5",
+	"ZMPOP 1 zset:nokey MIN",
+	"ZADD zset:big 1 a 2 " + notifyLong,
+	"ZADD zset:big 3 b",
+	"ZINCRBY zset:big 1 b",
+	"ZREM zset:big b",
+	"ZPOPMIN zset:big",
+	"ZREMRANGEBYRANK zset:big 0 -1",
+	"ZADD zset:3 1 a 2 b 3 c",
+	"ZADD zset:4 1 b 5 d",
+	"ZUNIONSTORE zset:d 2 zset:3 zset:4",
+	"ZUNIONSTORE zset:d 2 zset:3 zset:4",
+	"ZINTERSTORE zset:d 2 zset:3 zset:4",
+	"ZDIFFSTORE zset:d 2 zset:3 zset:4",
+	"ZDIFFSTORE zset:d 2 zset:3 zset:3",
+	"ZINTERSTORE zset:d 2 zset:3 zset:nokey",
+	"ZUNIONSTORE zset:e 1 zset:nokey",
+	"SET zset:str x",
+	"ZUNIONSTORE zset:str 2 zset:3 zset:4",
+	"ZRANGESTORE zset:f zset:3 0 1",
+	"ZRANGESTORE zset:f zset:3 0 -1",
+	"ZRANGESTORE zset:f zset:3 5 9",
+	"ZRANGESTORE zset:f zset:nokey 0 -1",
+	"ZRANGESTORE zset:g zset:nokey 0 -1",
+	"ZADD zset:big2 1 " + notifyLong,
+	"ZUNIONSTORE zset:big3 2 zset:big2 zset:3",
+	"ZINTERSTORE zset:big3 2 zset:big2 zset:3",
+	"ZADD zset:5 1 x",
+	"ZADD zset:5 1 y",
+	"DEL zset:3 zset:4 zset:5 zset:big2 zset:big3 zset:str",
+	// sorted sets on different shards, with 2 shards and with 4
+	"ZADD zset:c1 1 a 2 b 3 " + notifyLong,
+	"ZADD zset:a 1 b 5 d",
+	"ZUNIONSTORE zset:c 2 zset:c1 zset:a",
+	"ZUNIONSTORE zset:c 2 zset:c1 zset:a",
+	"ZINTERSTORE zset:c2 2 zset:c1 zset:a WEIGHTS 2 3",
+	"ZDIFFSTORE zset:c 2 zset:c2 zset:a",
+	"ZINTERSTORE zset:c2 2 zset:c1 zset:nokey2",
+	"ZRANGESTORE zset:c zset:c1 0 1",
+	"ZRANGESTORE zset:c2 zset:c 0 -1 REV",
+	"ZRANGESTORE zset:c zset:nokey2 0 -1",
+	"ZMPOP 2 zset:nokey zset:c1 MAX COUNT 2",
+	"ZMPOP 2 zset:a zset:c1 MIN COUNT 9",
+	"ZUNION 2 zset:c1 zset:nokey2",
+	"ZINTERCARD 2 zset:c1 zset:nokey2",
+	"ZDIFF 2 zset:nokey2 zset:c1 WITHSCORES",
+	"DEL zset:c1 zset:c zset:c2",
+	// reads of missing keys: keymiss
+	"ZCARD zset:nokey",
+	"ZSCORE zset:nokey a",
+	"ZMSCORE zset:nokey a b",
+	"ZRANK zset:nokey a",
+	"ZREVRANK zset:nokey a",
+	"ZCOUNT zset:nokey 0 1",
+	"ZLEXCOUNT zset:nokey - +",
+	"ZRANGE zset:nokey 0 -1",
+	"ZRANGE zset:nokey 0 1 BYSCORE",
+	"ZREVRANGE zset:nokey 0 -1",
+	"ZRANGEBYSCORE zset:nokey 0 1",
+	"ZREVRANGEBYSCORE zset:nokey 1 0",
+	"ZRANGEBYLEX zset:nokey - +",
+	"ZREVRANGEBYLEX zset:nokey + -",
+	"ZRANDMEMBER zset:nokey",
+	"ZRANDMEMBER zset:nokey 2",
+	"ZSCAN zset:nokey 0",
+	"ZUNION 2 zset:nokey zset:nokey2",
+	"ZINTER 2 zset:nokey zset:nokey2",
+	"ZDIFF 2 zset:nokey zset:nokey2",
+	"ZINTERCARD 2 zset:nokey zset:nokey2",
+	"ZCARD zset:d",
+}
+
 // TestKeyspaceNotificationsCompat subscribes to every keyspace and keyevent
 // channel and compares, for each write, the notifications corekv publishes
 // with redis-server's: in Redis's order on one shard; on several, where the
@@ -605,7 +716,7 @@ func TestKeyspaceNotificationsCompat(t *testing.T) {
 	redisPath := needTool(t, "redis-server")
 	bin := corekvBinary(t)
 	want := runNotifySteps(t, compatStartRedis(t, redisPath), nil)
-	for _, shards := range []int{1, 4} {
+	for _, shards := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
 			srv := compatStartCorekv(t, bin, shards)
 			got := runNotifySteps(t, srv.addr, want)

@@ -246,3 +246,63 @@ func TestTransactionsAbandoned(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchGathered watches the keys of commands that gather values from
+// two shards: as in Redis 7.0, a store that writes the value the key
+// already held touches it, and SMOVE into a set that already has the
+// member leaves the destination untouched. As in Redis, the client's own
+// writes touch the keys it watches.
+func TestWatchGathered(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := srv.client(t, 2)
+	defer c.Close()
+	k := keysOnTwoShards(t, ctx, c)
+	for _, tc := range []struct {
+		setup   [][]any
+		watch   string
+		cmd     []any
+		touched bool
+	}{
+		{[][]any{{"sadd", k[1], "a", "b"}, {"sunionstore", k[0], k[1], k[1]}}, k[0],
+			[]any{"sunionstore", k[0], k[1], k[1]}, true},
+		{[][]any{{"zadd", k[1], 1, "a", 2, "b"}, {"zunionstore", k[0], 1, k[1]}}, k[0],
+			[]any{"zunionstore", k[0], 1, k[1]}, true},
+		{[][]any{{"zadd", k[0], 1, "a"}, {"zrangestore", k[1], k[0], 0, -1}}, k[1],
+			[]any{"zrangestore", k[1], k[0], 0, -1}, true},
+		{[][]any{{"sadd", k[0], "a", "b"}, {"sadd", k[1], "a"}}, k[1], []any{"smove", k[0], k[1], "a"}, false},
+		{[][]any{{"sadd", k[0], "a", "b"}, {"sadd", k[1], "a"}}, k[0], []any{"smove", k[0], k[1], "a"}, true},
+		{[][]any{{"sadd", k[0], "a"}, {"sadd", k[1], "b"}}, k[1], []any{"sinterstore", k[1], k[0], k[1]}, true},
+		{[][]any{{"sadd", k[0], "a"}, {"sadd", k[1], "b"}}, k[1], []any{"sunion", k[0], k[1]}, false},
+	} {
+		name := fmt.Sprint(tc.cmd[0], " watching ", tc.watch)
+		if err := c.Del(ctx, k...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range tc.setup {
+			if err := c.Do(ctx, s...).Err(); err != nil {
+				t.Fatalf("%s: %v: %v", name, s, err)
+			}
+		}
+		err := c.Watch(ctx, func(tx *redis.Tx) error {
+			// The watching client runs the command: its WATCH is
+			// registered on the shards ahead of its later commands.
+			cmd := redis.NewCmd(ctx, tc.cmd...)
+			if err := tx.Process(ctx, cmd); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Ping(ctx)
+				return nil
+			})
+			return err
+		}, tc.watch)
+		switch {
+		case tc.touched && !errors.Is(err, redis.TxFailedErr):
+			t.Errorf("%s: EXEC gave %v, want it to fail", name, err)
+		case !tc.touched && err != nil:
+			t.Errorf("%s: EXEC gave %v, want it to run", name, err)
+		}
+	}
+}

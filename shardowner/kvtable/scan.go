@@ -6,7 +6,9 @@ import "math/bits"
 // from; 0 means the scan is complete. Every key present for the whole scan is
 // visited at least once, also across growth, shrinking and an incremental
 // rehash in progress; a key may be visited more than once. Expired keys are
-// skipped. fn must not write to the table.
+// skipped. fn must not write to the table; it may read it (Get, Exists),
+// which then leaves a rehash in progress as it is until Scan returns (as
+// SINTER s s does).
 //
 // The cursor is a bucket number with its bits reversed, incremented from the
 // top: a bucket of a table of 2^n buckets splits into buckets of bigger
@@ -19,10 +21,12 @@ func (t *Table) Scan(cursor uint64, count int, fn func(key []byte, v Value)) uin
 	count = max(count, 1)
 	emitted := 0
 	steps := 10 * count
+	t.scanning++
 	for {
 		cursor = t.scanStep(cursor, &emitted, fn)
 		steps--
 		if cursor == 0 || emitted >= count || steps <= 0 {
+			t.scanning--
 			return cursor
 		}
 	}

@@ -70,6 +70,7 @@ type Table struct {
 	clock     *Clock
 	ix        [2]index // ix[1] is in use only while rehashing
 	rehashIdx int      // next bucket of ix[0] to migrate; -1 when not rehashing
+	scanning  int      // Scans calling back: lookups then leave a resize where it is
 	ar        arena
 	exp       wheel
 	expired   uint64 // keys deleted because they expired
@@ -241,7 +242,7 @@ func (t *Table) startRehash(buckets uint32) {
 // rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
 // visiting at most 10n empty ones.
 func (t *Table) rehashStep(n int) {
-	if t.rehashIdx < 0 {
+	if t.rehashIdx < 0 || t.scanning > 0 {
 		return
 	}
 	old, nw := &t.ix[0], &t.ix[1]
@@ -557,6 +558,14 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 	copy(dst[voff+nln:], val[:off])
 	copy(dst[voff+nln+off:], data)
 	putUvarint(dst[voff:], end)
+	t.rewritten(key, w, ref, nref, dst)
+	return true, nil
+}
+
+// rewritten finishes a write of key's string in place or into a bigger
+// item: dst, at nref, is its entry now, ref its item before; the entry's
+// slot word was w.
+func (t *Table) rewritten(key []byte, w uint64, ref, nref uint32, dst []byte) {
 	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
 	t.touched(key, true)
 	if nref != ref {
@@ -566,7 +575,6 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
 	}
-	return true, nil
 }
 
 // live returns the slot word and entry of key when it is live and its
@@ -612,15 +620,7 @@ func (t *Table) writeAt(key []byte, w uint64, it []byte, off int, data []byte) (
 	}
 	copy(val[off:], data)
 	putUvarint(dst[voff:], end)
-	dst[0] = dst[0]&^hdrVerbatim | hdrGrown
-	t.touched(key, true)
-	if nref != ref {
-		if dst[0]&hdrTTL != 0 {
-			t.exp.set(entryExpIdx(dst), nref)
-		}
-		t.reindex(w, nref)
-		t.freeItem(ref, true)
-	}
+	t.rewritten(key, w, ref, nref, dst)
 	return end, nil
 }
 

@@ -497,3 +497,39 @@ func TestTickBigAggregates(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScanReadsInCallback reads the scanned table from Scan's callback
+// while a resize is in progress, as SINTER s s does: the reads must not move
+// the resize on under the scan.
+func TestScanReadsInCallback(t *testing.T) {
+	tb := NewTable(&Clock{})
+	n := 0
+	for ; n < 100000 && (n < 100 || !tb.rehashing()); n++ {
+		if err := tb.SetString(k(n), nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !tb.rehashing() {
+		t.Fatal("no resize in progress to scan across")
+	}
+	seen := map[string]int{}
+	for cur := uint64(0); ; {
+		cur = tb.Scan(cur, 16, func(key []byte, v Value) {
+			seen[string(key)]++
+			for i := range 8 {
+				tb.Exists(k(i))
+			}
+			if !tb.Exists(key) {
+				t.Fatalf("%s not found while it is scanned", key)
+			}
+		})
+		if cur == 0 {
+			break
+		}
+	}
+	for i := range n {
+		if seen[string(k(i))] == 0 {
+			t.Fatalf("%s never visited of %d keys", k(i), n)
+		}
+	}
+}
