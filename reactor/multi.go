@@ -195,8 +195,12 @@ func (c *Core) watchCmd(cn *Conn, argv [][]byte) {
 		k.db = append(k.db, cn.db)
 	}
 	// One registration per shard, sent ahead of the connection's later
-	// commands on the same rings.
+	// commands on the same rings. WATCH answers once every shard has
+	// registered its keys (the last slot's +OK leaves behind the others,
+	// whose replies are dropped): a write another client sends after that
+	// answer, from any core, must find the key watched.
 	id := strconv.AppendInt(nil, cn.id, 10)
+	var last *router.Slot
 	for sh := 0; sh < n; sh++ {
 		sub := [][]byte{cmdWatchKeys.NameBytes(), id}
 		for _, key := range argv[1:] {
@@ -205,10 +209,14 @@ func (c *Core) watchCmd(cn *Conn, argv [][]byte) {
 			}
 		}
 		if len(sub) > 2 {
-			c.fireAndForget(sh, cmdWatchKeys, cn.db, cn.id, sub)
+			if last != nil {
+				last.Discard = true
+			}
+			last = cn.reserve()
+			c.Submit(sh, cmdWatchKeys, cn.db, cn.proto, sub, last)
 		}
 	}
-	cn.okReply()
+	c.markDirty(cn)
 }
 
 func (c *Core) unwatchCmd(cn *Conn, argv [][]byte) {

@@ -306,3 +306,34 @@ func TestWatchGathered(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchBeforeOtherWrites: once WATCH has answered, a write by another
+// client to the watched key, from any core, fails the EXEC that follows, as
+// in Redis. The watching and the writing connections are new each round so
+// that they land on every pair of cores.
+func TestWatchBeforeOtherWrites(t *testing.T) {
+	srv := startServer(t, nil, "--shards", "2")
+	defer srv.stop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	keys := keysOnTwoShards(t, ctx, srv.client(t, 2))
+	for round := 0; round < 100; round++ {
+		key := keys[round%2]
+		a, b := srv.client(t, 2), srv.client(t, 2)
+		err := a.Watch(ctx, func(tx *redis.Tx) error {
+			if err := b.Set(ctx, key, round, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Ping(ctx)
+				return nil
+			})
+			return err
+		}, key)
+		a.Close()
+		b.Close()
+		if !errors.Is(err, redis.TxFailedErr) {
+			t.Fatalf("round %d: EXEC after another client's SET of %s gave %v, want it to fail", round, key, err)
+		}
+	}
+}
