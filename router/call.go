@@ -48,7 +48,21 @@ const MaxTxns = 16
 // start is the clock (Now) when the command began; Call returns the clock
 // when it ended, so that a caller running commands back to back reads the
 // clock once per command.
+//
+// A blocking command may park (Blocking) unless it is a part of a plan or a
+// transaction, which answers at once; one that parked (ctx.Blocked) is
+// accounted when it answers.
 func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
+	if cmd.Flags&FlagBlocking != 0 {
+		ctx.MayBlock = !o.Part && !o.Held
+		ctx.Blocked = false
+		failed := run(ctx, cmd, argv)
+		ctx.MayBlock = false
+		if ctx.Blocked {
+			return start
+		}
+		return Account(ctx.Shard, cmd, argv, o, start, failed)
+	}
 	return Account(ctx.Shard, cmd, argv, o, start, run(ctx, cmd, argv))
 }
 
