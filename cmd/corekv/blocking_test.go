@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -321,4 +323,111 @@ func TestBlockedClientFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBlockingStress: consumers blocked in BLPOP on keys spread over the
+// shards, some on one key and some on keys of several shards, while a
+// producer pushes elements: every element is delivered exactly once, and
+// each consumer sees each key's elements in the order they were pushed.
+func TestBlockingStress(t *testing.T) {
+	consumers, elements := 24, 3000
+	if raceBuild || testing.Short() {
+		consumers, elements = 8, 600
+	}
+	const keys = 12
+	srv := compatStartCorekv(t, corekvBinary(t), 4)
+	deadline := time.Now().Add(60 * time.Second)
+	type got struct {
+		key  string
+		seq  int
+		from int
+	}
+	results := make(chan got, elements)
+	var delivered atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, consumers+1)
+	for i := 0; i < consumers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c, err := compatDial(srv.addr)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.close()
+			args := []string{"BLPOP", fmt.Sprintf("s%d", i%keys)}
+			if i%3 == 0 {
+				// Keys of several shards in one command.
+				args = append(args, fmt.Sprintf("s%d", (i+5)%keys), fmt.Sprintf("s%d", (i+7)%keys))
+			}
+			args = append(args, "0.2")
+			last := map[string]int{}
+			for delivered.Load() < int64(elements) && time.Now().Before(deadline) {
+				rep, err := c.do(compatA(args...))
+				if err != nil {
+					errs <- err
+					return
+				}
+				if rep.kind != '*' || len(rep.elems) != 2 {
+					continue // timed out
+				}
+				key := string(bulkBody(rep.elems[0].raw))
+				var seq int
+				fmt.Sscanf(string(bulkBody(rep.elems[1].raw)), "%d", &seq)
+				if seq <= last[key] {
+					errs <- fmt.Errorf("consumer %d got %s:%d after %d", i, key, seq, last[key])
+					return
+				}
+				last[key] = seq
+				delivered.Add(1)
+				results <- got{key, seq, i}
+			}
+		}(i)
+	}
+	p, err := compatDial(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	next := make([]int, keys)
+	for n := 0; n < elements; n++ {
+		k := (n * 7) % keys
+		next[k]++
+		if _, err := p.do(compatA("RPUSH", fmt.Sprintf("s%d", k), fmt.Sprint(next[k]))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	close(results)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	seen := map[string]bool{}
+	for g := range results {
+		id := fmt.Sprintf("%s:%d", g.key, g.seq)
+		if seen[id] {
+			t.Errorf("%s delivered twice", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) != elements {
+		t.Errorf("%d of %d elements delivered", len(seen), elements)
+	}
+	for k := 0; k < keys; k++ {
+		if rep, _ := p.do(compatA("LLEN", fmt.Sprintf("s%d", k))); string(rep.raw) != ":0\r\n" {
+			t.Errorf("s%d left with %q", k, rep.raw)
+		}
+	}
+	rep, _ := p.do(compatS("INFO clients"))
+	if !bytes.Contains(rep.raw, []byte("blocked_clients:0\r\n")) {
+		t.Errorf("after the run: %q", rep.raw)
+	}
+}
+
+// bulkBody is the body of a bulk string reply.
+func bulkBody(raw []byte) []byte {
+	i := bytes.IndexByte(raw, '\n')
+	return bytes.TrimSuffix(raw[i+1:], []byte("\r\n"))
 }
