@@ -69,7 +69,11 @@ func timeoutArg(cmd *router.Command, argc int) int {
 // blockingCmd runs a blocking command for cn outside MULTI.
 func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	ms, e := shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
-	if e != "" {
+	if e != "" && cmd.NumKeys != 0 {
+		// BLMPOP and BZMPOP check their other arguments first: the
+		// shard answers the first error.
+		ms = 0
+	} else if e != "" {
 		c.shard.CmdStat(cmd.ID).Calls++
 		c.shard.CmdStat(cmd.ID).Failed++
 		cn.errorReply(e)

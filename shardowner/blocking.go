@@ -157,11 +157,9 @@ func blockingMove(c *Ctx, src, dst []byte, from, to bool, timeout []byte) {
 
 // BLMPop: BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count].
 func BLMPop(c *Ctx, argv [][]byte) {
-	if !timeoutOK(c, argv[1]) {
-		return
-	}
+	// Redis reads the timeout after the other arguments here.
 	keys, rest, count, ok := mpopArgs(c, argv[1:], "left", "right")
-	if !ok {
+	if !ok || !timeoutOK(c, argv[1]) {
 		return
 	}
 	left := resp.EqualFold(rest, "left")
@@ -273,11 +271,8 @@ func blockingZPop(c *Ctx, argv [][]byte, max bool) {
 
 // BZMPop: BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count].
 func BZMPop(c *Ctx, argv [][]byte) {
-	if !timeoutOK(c, argv[1]) {
-		return
-	}
 	keys, side, count, ok := mpopArgs(c, argv[1:], "min", "max")
-	if !ok {
+	if !ok || !timeoutOK(c, argv[1]) {
 		return
 	}
 	max := resp.EqualFold(side, "max")

@@ -100,6 +100,8 @@ func blockScenarios() []blockScenario {
 			bs(1, "BLPOP t1 nan"), bs(1, "BLMPOP -1 1 t1 LEFT"), bs(1, "BZMPOP x 1 t1 MIN"),
 			bs(1, "BLMOVE t1 t2 LEFT UP 0"), bs(1, "BLMPOP 0 0 t1 LEFT"), bs(1, "BLMPOP 0 1 t1 UP"),
 			bs(1, "BZMPOP 0 1 t3 MIN COUNT 0"), bs(1, "BLPOP t1"),
+			bs(1, "BLMPOP abc 1 t1 MIN"), bs(1, "BZMPOP abc 1 t1 MIN COUNT x"), bs(1, "BLMPOP abc 0 t1 LEFT"),
+			bs(1, "BLMPOP abc 5 t1 LEFT"), bs(1, "BZMPOP abc 2 t3 t1 MAX"),
 		}},
 		{"CLIENT UNBLOCK", []blockStep{
 			bb(1, 1, "BLPOP u1 u2 u3 0"), bs(0, "CLIENT UNBLOCK $ID1"), br(1),

@@ -972,7 +972,7 @@ var (
 )
 
 func init() {
-	diffCommands = append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...)
+	diffCommands = append(append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...), diffBlockingCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}
