@@ -68,17 +68,9 @@ func timeoutArg(cmd *router.Command, argc int) int {
 
 // blockingCmd runs a blocking command for cn outside MULTI.
 func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
-	ms, e := shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
-	if e != "" && cmd.NumKeys != 0 {
-		// BLMPOP and BZMPOP check their other arguments first: the
-		// shard answers the first error.
-		ms = 0
-	} else if e != "" {
-		c.shard.CmdStat(cmd.ID).Calls++
-		c.shard.CmdStat(cmd.ID).Failed++
-		cn.errorReply(e)
-		return
-	}
+	// A timeout Redis refuses is answered by the shard, after the errors
+	// of the arguments some commands check first (BLMOVE, BLMPOP).
+	ms, _ := shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
 	n := c.srv.cfg.Shards
 	c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
 	shard := router.ShardOf(argv[c.keyPos[0]], n)

@@ -98,7 +98,7 @@ func blockScenarios() []blockScenario {
 			bb(1, 1, "BZMPOP 0.1 1 t3 MIN"), bw(1, 300*time.Millisecond),
 			bs(1, "BLPOP t1 -1"), bs(1, "BLPOP t1 abc"), bs(1, "BLPOP t1 1e20"), bs(1, "BLPOP t1 inf"),
 			bs(1, "BLPOP t1 nan"), bs(1, "BLMPOP -1 1 t1 LEFT"), bs(1, "BZMPOP x 1 t1 MIN"),
-			bs(1, "BLMOVE t1 t2 LEFT UP 0"), bs(1, "BLMPOP 0 0 t1 LEFT"), bs(1, "BLMPOP 0 1 t1 UP"),
+			bs(1, "BLMOVE t1 t2 LEFT UP 0"), bs(1, "BLMOVE t1 t2 UP LEFT nan"), bs(1, "BLMOVE t1 t2 LEFT LEFT -1"), bs(1, "BLMPOP 0 0 t1 LEFT"), bs(1, "BLMPOP 0 1 t1 UP"),
 			bs(1, "BZMPOP 0 1 t3 MIN COUNT 0"), bs(1, "BLPOP t1"),
 			bs(1, "BLMPOP abc 1 t1 MIN"), bs(1, "BZMPOP abc 1 t1 MIN COUNT x"), bs(1, "BLMPOP abc 0 t1 LEFT"),
 			bs(1, "BLMPOP abc 5 t1 LEFT"), bs(1, "BZMPOP abc 2 t3 t1 MAX"),
@@ -336,7 +336,7 @@ func TestBlockingStress(t *testing.T) {
 	if raceBuild || testing.Short() {
 		consumers, elements = 8, 600
 	}
-	const keys = 12
+	keys := consumers / 2 // every key has consumers of its own
 	srv := compatStartCorekv(t, corekvBinary(t), 4)
 	deadline := time.Now().Add(60 * time.Second)
 	type got struct {
