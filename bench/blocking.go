@@ -254,10 +254,11 @@ func produce(addr string, n, per int, deadline time.Time) error {
 func blockingReport(cfg *config, rs []blockingResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Blocking pops, corekv vs redis-server\n\n")
-	fmt.Fprintf(&b, "`go run ./bench --blocking --blocking-clients %d --blocking-elements %d`, %s UTC. Server CPUs %s; the\n",
-		cfg.BlockClients, cfg.BlockElements, time.Now().UTC().Format("2006-01-02 15:04"), cfg.ServerCPUs)
-	b.WriteString("clients are goroutines of the harness, not pinned. Each client loops on `BLPOP bq:<i> 0`, a key of its\n")
-	b.WriteString("own (the keys fall on every shard); one producer connection pushes the elements to the keys in turn,\n")
+	fmt.Fprintf(&b, "`go run ./bench --blocking --blocking-clients %d --blocking-elements %d --blocking-idle %v`, %s UTC.\n",
+		cfg.BlockClients, cfg.BlockElements, cfg.BlockIdle, time.Now().UTC().Format("2006-01-02 15:04"))
+	fmt.Fprintf(&b, "Server CPUs %s, corekv with a shard per server CPU; the clients are goroutines of the harness, not\n", cfg.ServerCPUs)
+	b.WriteString("pinned. Each client loops on `BLPOP bq:<i> 0`, a key of its own (with several shards the keys fall\n")
+	b.WriteString("on all of them); one producer connection pushes the elements to the keys in turn,\n")
 	b.WriteString("pipelined, each element its sequence number on its key, and every client checks it gets each of\n")
 	b.WriteString("its elements once and in order. Then every client blocks again and the server's CPU time (user +\n")
 	b.WriteString("system, /proc) is read over the idle window.\n\n")

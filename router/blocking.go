@@ -63,6 +63,7 @@ type Blocked struct {
 type waitQueue struct {
 	db    int
 	key   string
+	name  []byte // key's bytes, for handlers
 	ws    []*Blocked
 	ready bool // in Blocking.ready
 }
@@ -152,6 +153,7 @@ func (bk *Blocking) Park(sh *shardowner.Shard, cmd *Command, db, proto int, argv
 		q := m[string(argv[i])]
 		if q == nil {
 			q = &waitQueue{db: db, key: string(argv[i])}
+			q.name = []byte(q.key)
 			m[q.key] = q
 		}
 		if len(q.ws) > 0 && q.ws[len(q.ws)-1] == b {
@@ -274,7 +276,7 @@ func (bk *Blocking) NextReady(free func(db int, key string) bool) (r Ready, ok b
 }
 
 // Key is the ready key's database and name.
-func (r Ready) Key() (int, []byte) { return r.q.db, []byte(r.q.key) }
+func (r Ready) Key() (int, []byte) { return r.q.db, r.q.name }
 
 // First is the command that has waited longest for the key, nil when none
 // is left.
