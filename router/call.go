@@ -63,7 +63,24 @@ func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int6
 		}
 		return Account(ctx.Shard, cmd, argv, o, start, failed)
 	}
-	return Account(ctx.Shard, cmd, argv, o, start, run(ctx, cmd, argv))
+	failed := run(ctx, cmd, argv)
+	if ctx.Shard.Waiters != nil && (cmd.Flags&FlagWrite != 0 || cmd.Internal) {
+		signalKeys(ctx, cmd, argv)
+	}
+	return Account(ctx.Shard, cmd, argv, o, start, failed)
+}
+
+// signalKeys tells the shard's parked blocking commands of the keys a
+// write named: the table reports the keys it creates, but a key replaced
+// whole (RENAME, COPY … REPLACE or a STORE over a key of another type) may
+// now hold what they wait for too.
+func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
+	var buf [16]int
+	for _, i := range cmd.KeyIndexes(buf[:0], argv) {
+		if ctx.Shard.Waiters.Waiting(ctx.DB, argv[i]) {
+			ctx.Shard.Waiters.Created(ctx.DB, argv[i])
+		}
+	}
 }
 
 // run runs cmd's handler, for Call and Group.Call, and reports whether it

@@ -72,10 +72,10 @@ func blockOrNull(c *Ctx, bulk bool) {
 	}
 }
 
-// blockCandidate reports whether key may serve the attempt: when the
-// command is served for a ready key, that key only; on a first attempt,
-// a key that earlier commands do not already wait for, so that they are
-// served first.
+// blockCandidate reports whether key, which has elements, may serve the
+// attempt: when the command is served for a ready key, that key only; on
+// a first attempt, a key that earlier commands do not already wait for,
+// so that they are served first.
 func blockCandidate(c *Ctx, key []byte) bool {
 	if c.ServeKey != nil {
 		return bytes.Equal(key, c.ServeKey)
@@ -105,14 +105,11 @@ func blockingPop(c *Ctx, argv [][]byte, left bool) {
 		return
 	}
 	for _, k := range argv[1 : len(argv)-1] {
-		if !blockCandidate(c, k) {
-			continue
-		}
 		v, found, ok := blockedKind(c, k, KindList)
 		if !ok {
 			return
 		}
-		if !found {
+		if !found || !blockCandidate(c, k) {
 			continue
 		}
 		c.W.Array(2)
@@ -142,15 +139,13 @@ func blockingMove(c *Ctx, src, dst []byte, from, to bool, timeout []byte) {
 	if !timeoutOK(c, timeout) {
 		return
 	}
-	if blockCandidate(c, src) {
-		if _, found, ok := blockedKind(c, src, KindList); !ok {
-			return
-		} else if found {
-			// A destination of another type is an error even when
-			// served, and the element stays in the source.
-			listMove(c, src, dst, from, to)
-			return
-		}
+	if _, found, ok := blockedKind(c, src, KindList); !ok {
+		return
+	} else if found && blockCandidate(c, src) {
+		// A destination of another type is an error even when served,
+		// and the element stays in the source.
+		listMove(c, src, dst, from, to)
+		return
 	}
 	blockOrNull(c, true)
 }
@@ -164,14 +159,11 @@ func BLMPop(c *Ctx, argv [][]byte) {
 	}
 	left := resp.EqualFold(rest, "left")
 	for _, k := range keys {
-		if !blockCandidate(c, k) {
-			continue
-		}
 		v, found, ok := blockedKind(c, k, KindList)
 		if !ok {
 			return
 		}
-		if !found {
+		if !found || !blockCandidate(c, k) {
 			continue
 		}
 		n := int(min(count, int64(listLen(v))))
@@ -239,14 +231,11 @@ func blockingZPop(c *Ctx, argv [][]byte, max bool) {
 		return
 	}
 	for _, k := range argv[1 : len(argv)-1] {
-		if !blockCandidate(c, k) {
-			continue
-		}
 		v, found, ok := blockedKind(c, k, KindZSet)
 		if !ok {
 			return
 		}
-		if !found {
+		if !found || !blockCandidate(c, k) {
 			continue
 		}
 		z := zviewOf(v)
@@ -277,14 +266,11 @@ func BZMPop(c *Ctx, argv [][]byte) {
 	}
 	max := resp.EqualFold(side, "max")
 	for _, k := range keys {
-		if !blockCandidate(c, k) {
-			continue
-		}
 		v, found, ok := blockedKind(c, k, KindZSet)
 		if !ok {
 			return
 		}
-		if !found {
+		if !found || !blockCandidate(c, k) {
 			continue
 		}
 		z := zviewOf(v)

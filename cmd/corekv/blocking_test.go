@@ -125,6 +125,12 @@ func blockScenarios() []blockScenario {
 			bb(1, 1, "BLPOP w2 0"), bs(0, "SET w2 str"), bs(0, "DEL w2"), bs(0, "RPUSH w2 ok"), br(1),
 			bb(1, 1, "BLMOVE w3 w1 LEFT LEFT 0"), bs(0, "RPUSH w3 keep"), br(1), bs(0, "LRANGE w3 0 -1"),
 			bb(1, 1, "BZPOPMIN w4 0"), bs(0, "RPUSH w4 l"), bs(0, "DEL w4"), bs(0, "ZADD w4 1 z"), br(1),
+			// A key of another type that a client waits for: an error for
+			// a new command; replaced whole by a list, it serves the waiter.
+			bb(1, 1, "BLPOP w5 0"), bs(0, "SET w5 str"), bs(2, "BLPOP w5 0"), bs(2, "BLMOVE w5 w6 LEFT LEFT 0"),
+			bs(0, "RPUSH w6 x"), bs(0, "RENAME w6 w5"), br(1),
+			bb(1, 1, "BRPOP w7 0"), bs(0, "SET w7 str"), bs(0, "RPUSH w8 y z"), bs(0, "COPY w8 w7 REPLACE"), br(1),
+			bs(0, "LRANGE w7 0 -1"),
 		}},
 		{"chained BLMOVE", []blockStep{
 			bb(1, 1, "BLMOVE c1 c2 RIGHT LEFT 0"), bb(2, 2, "BRPOPLPUSH c2 c3 0"), bs(0, "RPUSH c1 foo"),
