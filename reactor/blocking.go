@@ -283,6 +283,17 @@ func (c *Core) blockFinish(cn *Conn, found []byte) {
 	c.markWaiting()
 }
 
+// owesReplies reports whether cn waits for replies a stop must let come: a
+// blocking command still waiting is not one, as Redis closes a blocked
+// client when it shuts down.
+func (cn *Conn) owesReplies() bool {
+	n := len(cn.slots)
+	if b := cn.block; b != nil && n > 0 && cn.slots[n-1] == b.slot && !b.slot.Filled {
+		n--
+	}
+	return n > 0
+}
+
 // blockEnded is told that cn's blocking command has answered, its reply
 // taken from its slot.
 func (c *Core) blockEnded(cn *Conn) {

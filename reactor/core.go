@@ -867,7 +867,7 @@ func (c *Core) stopAccepting() {
 // (or cannot be) and no batch of its own is still out.
 func (c *Core) drained() bool {
 	for _, cn := range c.conns {
-		if len(cn.slots) > 0 || (cn.outPending() > 0 && cn.writable) {
+		if cn.owesReplies() || (cn.outPending() > 0 && cn.writable) {
 			return false
 		}
 	}

@@ -439,3 +439,31 @@ func bulkBody(raw []byte) []byte {
 	i := bytes.IndexByte(raw, '\n')
 	return bytes.TrimSuffix(raw[i+1:], []byte("\r\n"))
 }
+
+// TestStopWithBlockedClients: SIGTERM stops a server whose clients sit
+// blocked for ever, on one shard and over several, at once and cleanly.
+func TestStopWithBlockedClients(t *testing.T) {
+	s := startServer(t, nil, "--shards", "4")
+	for _, line := range []string{"BLPOP a 0", "BLPOP a b c d e f 0", "BZPOPMIN z 0"} {
+		c := s.raw(t)
+		if _, err := c.Write(compatEncode(nil, compatS(line))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctl, err := compatDial(s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.close()
+	if !blockWaitBlocked(t, ctl, 3) {
+		t.Fatal("the clients did not block")
+	}
+	start := time.Now()
+	s.stop(t)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("stopping took %v", d)
+	}
+	if !strings.Contains(s.log.String(), "corekv stopped") {
+		t.Errorf("no clean stop:\n%s", s.log.String())
+	}
+}
