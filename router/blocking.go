@@ -104,7 +104,7 @@ func (b *Blocked) Argv() [][]byte {
 	return b.argv
 }
 
-// Len is how many commands are parked (INFO, tests).
+// Len is how many commands are parked.
 func (bk *Blocking) Len() int { return len(bk.clients) }
 
 // WaitKeys appends to dst the positions of the keys cmd waits for: its
