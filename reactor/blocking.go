@@ -398,8 +398,14 @@ func (c *Core) serveBlocked() {
 		if !ok {
 			break
 		}
-		_, key := r.Key()
+		db, key := r.Key()
 		for b := r.First(); b != nil; b = r.First() {
+			if !c.locks.KeyFree(db, key) {
+				// A reply answered here started a transaction on the
+				// key (a woken client's next try): serve it after that.
+				bk.Again(r)
+				break
+			}
 			if b.Wake {
 				// Wake its client's core; the element stays for it, or
 				// for the next waiter.

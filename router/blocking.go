@@ -241,14 +241,14 @@ type Ready struct {
 
 // NextReady takes the first ready key whose key free says may be served
 // now; keys it may not stay ready for later. ok is false when none may.
-func (bk *Blocking) NextReady(free func(db int, key string) bool) (r Ready, ok bool) {
+func (bk *Blocking) NextReady(free func(db int, key []byte) bool) (r Ready, ok bool) {
 	for i, q := range bk.ready {
 		if len(q.ws) == 0 {
 			q.ready = false
 			bk.dropEmpty(q)
 			continue
 		}
-		if !free(q.db, q.key) {
+		if !free(q.db, q.name) {
 			continue
 		}
 		q.ready = false
@@ -274,6 +274,9 @@ func (bk *Blocking) NextReady(free func(db int, key string) bool) (r Ready, ok b
 	bk.ready = keep
 	return Ready{}, false
 }
+
+// Again makes the key ready again, to be served later.
+func (bk *Blocking) Again(r Ready) { bk.markReady(r.q) }
 
 // Key is the ready key's database and name.
 func (r Ready) Key() (int, []byte) { return r.q.db, r.q.name }

@@ -27,7 +27,7 @@ func TestBlockingRegistry(t *testing.T) {
 	sh.DBs[0].SetString([]byte("k3"), []byte("x"), 0) // nobody waits for it
 	sh.DBs[0].SetString([]byte("k2"), []byte("x"), 0)
 	sh.DBs[0].SetString([]byte("k2"), []byte("y"), 0) // not created: already there
-	free := func(int, string) bool { return true }
+	free := func(int, []byte) bool { return true }
 	r, ok := bk.NextReady(free)
 	if !ok {
 		t.Fatal("k2 not ready")
@@ -75,7 +75,7 @@ func TestBlockingHeldKey(t *testing.T) {
 	bk.Park(sh, LookupString("blpop"), 0, 2, words("blpop k 0"), Origin{Client: 1}, 0, new(Slot))
 	sh.DBs[0].SetString([]byte("k"), []byte("x"), 0)
 	held := true
-	free := func(int, string) bool { return !held }
+	free := func(int, []byte) bool { return !held }
 	if _, ok := bk.NextReady(free); ok {
 		t.Fatal("served while held")
 	}
@@ -92,7 +92,7 @@ func TestBlockingSwapDB(t *testing.T) {
 	var bk Blocking
 	bk.Park(sh, LookupString("blpop"), 1, 2, words("blpop k 0"), Origin{Client: 1}, 0, new(Slot))
 	sh.SwapDB(0, 1)
-	if _, ok := bk.NextReady(func(int, string) bool { return true }); !ok {
+	if _, ok := bk.NextReady(func(int, []byte) bool { return true }); !ok {
 		t.Fatal("SWAPDB made nothing ready")
 	}
 }

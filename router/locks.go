@@ -96,14 +96,14 @@ func (l *Locks) Active() bool {
 
 // KeyFree reports whether no transaction holds or waits for key of
 // database db: a parked command may be served for it now.
-func (l *Locks) KeyFree(db int, key string) bool {
+func (l *Locks) KeyFree(db int, key []byte) bool {
 	if !l.Active() {
 		return true
 	}
 	if l.heldAll > 0 || l.claimAll > 0 {
 		return false
 	}
-	id := lockID(db, []byte(key))
+	id := lockID(db, key)
 	return l.held[id] == 0 && l.claimed[id] == 0
 }
 

@@ -352,7 +352,8 @@ func TestBlockingStress(t *testing.T) {
 		seq  int
 		from int
 	}
-	results := make(chan got, elements)
+	// Room for every element twice: a duplicate is reported, not a hang.
+	results := make(chan got, 2*elements)
 	var delivered atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, consumers+1)
@@ -391,7 +392,12 @@ func TestBlockingStress(t *testing.T) {
 				}
 				last[key] = seq
 				delivered.Add(1)
-				results <- got{key, seq, i}
+				select {
+				case results <- got{key, seq, i}:
+				default:
+					errs <- fmt.Errorf("more than %d deliveries", 2*elements)
+					return
+				}
 			}
 		}(i)
 	}
