@@ -9,6 +9,7 @@
 //	go run ./bench --first-run # defaults on both sides, nothing pinned, as a new user tries it; a hop's cost
 //	go run ./bench --txn      # MSET and MULTI/EXEC across shards and within one, per server core
 //	go run ./bench --pubsub   # Pub/Sub fan-out to 100 subscribers, delivery latency, a slow subscriber
+//	go run ./bench --blocking # 1,000 clients blocked in BLPOP, a producer pushing: exactly once, rate, idle CPU
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -73,6 +74,10 @@ type config struct {
 	OnlyRedis     bool          `json:"only_redis"`
 	PubSub        bool          `json:"pubsub"`
 	PubSubMsgs    int           `json:"pubsub_messages,omitempty"`
+	Blocking      bool          `json:"blocking"`
+	BlockClients  int           `json:"blocking_clients,omitempty"`
+	BlockElements int           `json:"blocking_elements,omitempty"`
+	BlockIdle     time.Duration `json:"blocking_idle_ns,omitempty"`
 
 	serverCPUList []int
 	clientCPUList []int
@@ -143,6 +148,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		onlyRedis    = fs.Bool("only-redis", false, "run redis-server in place of corekv too (tests the harness)")
 		pubsub       = fs.Bool("pubsub", false, "only measure Pub/Sub: fan-out to 100 subscribers, delivery latency, a subscriber that stops reading")
 		pubsubMsgs   = fs.Int("pubsub-messages", 100000, "messages published by the --pubsub fan-out run")
+		blocking     = fs.Bool("blocking", false, "only measure blocking pops: clients blocked in BLPOP on keys over the shards, one producer; exactly once, elements/s, CPU while they sit blocked")
+		blockClients = fs.Int("blocking-clients", 1000, "clients blocked in BLPOP by --blocking, each on a key of its own")
+		blockElems   = fs.Int("blocking-elements", 1000000, "elements pushed by the --blocking producer")
+		blockIdle    = fs.Duration("blocking-idle", 5*time.Second, "how long --blocking watches the server's CPU with every client blocked")
 	)
 	txn := addTxnFlags(fs)
 	fs.Usage = func() {
@@ -262,6 +271,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		MemoryKeys: *memoryKeys, MemorySizes: []int{16, 256}, Out: *out, Timeout: *timeout,
 		CellTimeout: *cellTimeout, CorekvBin: *corekvBin, CorekvArgs: strings.Fields(*corekvArgs),
 		OnlyRedis: *onlyRedis, PubSub: *pubsub, PubSubMsgs: *pubsubMsgs,
+		Blocking: *blocking, BlockClients: *blockClients, BlockElements: *blockElems, BlockIdle: *blockIdle,
 	}
 	var allowed []int
 	var err error

@@ -30,6 +30,8 @@ var clientHelp = []string{
 	"    Control the replies sent to the current connection.",
 	"SETNAME <name>",
 	"    Assign the name <name> to the current connection.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
 	"SETINFO <option> <value>",
 	"    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 	"HELP",
@@ -113,6 +115,8 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 		c.clientList(cn, argv)
 	case resp.EqualFold(sub, "kill"):
 		c.clientKill(cn, argv)
+	case resp.EqualFold(sub, "unblock") && (n == 3 || n == 4):
+		c.clientUnblock(cn, argv)
 	case resp.EqualFold(sub, "help") && n == 2:
 		cn.helpReply(clientHelp)
 	default:
@@ -138,6 +142,9 @@ func (s *Server) clientLine(cn *Conn, now int64) string {
 	sub, psub, ssub := in.subs[subChannel].Load(), in.subs[subPattern].Load(), in.subs[subShard].Load()
 	if sub+psub+ssub > 0 {
 		flags = "P"
+	}
+	if in.blocked.Load() {
+		flags = "b"
 	}
 	var b strings.Builder
 	b.WriteString("id=" + strconv.FormatInt(in.id, 10))

@@ -88,6 +88,11 @@ type Conn struct {
 
 	subs *connSubs // Pub/Sub subscriptions (pubsub.go), nil before the first
 
+	// block is the blocking command in flight (blocking.go), nil when
+	// none; blockMem is kept for the next.
+	block    *blockState
+	blockMem *blockState
+
 	db        int
 	proto     int
 	authed    bool
@@ -125,6 +130,8 @@ type clientInfo struct {
 	flagsNoE atomic.Bool
 	flagsNoT atomic.Bool
 	subs     [subKinds]atomic.Int32 // channels, patterns, shard channels
+	blocked  atomic.Bool            // a blocking command is in flight (flag b)
+	unblock  atomic.Int32           // CLIENT UNBLOCK's request, for the connection's core
 	core     int
 }
 
@@ -250,6 +257,9 @@ func (c *Conn) collect() {
 		}
 		if s == c.barrier {
 			c.barrier = nil
+		}
+		if c.block != nil && s == c.block.slot {
+			c.core.blockEnded(c)
 		}
 		c.core.FreeSlot(s)
 		n++

@@ -57,6 +57,16 @@ type Core struct {
 	// kill is set when another core asked this one to close connections
 	// marked killed (CLIENT KILL).
 	kill atomic.Bool
+	// unblockReq is set when CLIENT UNBLOCK named a client of this core.
+	unblockReq atomic.Bool
+	// blockTimers are the timeouts of the blocking commands of this
+	// core's clients, a heap by time (blocking.go); serving is set while
+	// parked commands are served.
+	blockTimers []blockTimer
+	serving     bool
+	// blockSlots are the slots of the multi-shard blocking commands'
+	// attempts and wake registrations, with their connections.
+	blockSlots map[*router.Slot]*Conn
 
 	stats     coreStats
 	pub       publishedStats
@@ -285,7 +295,7 @@ func (c *Core) turn(maxWait int) {
 		} else {
 			c.spinUntil = 0
 			c.sleeping.Store(1)
-			if !c.inboundEmpty() || c.kill.Load() || c.srv.stopping.Load() != c.stopped {
+			if !c.inboundEmpty() || c.kill.Load() || c.unblockReq.Load() || c.srv.stopping.Load() != c.stopped {
 				c.sleeping.Store(0)
 				timeout = 0
 			} else {
@@ -322,6 +332,14 @@ func (c *Core) turn(maxWait int) {
 	if c.drainInbound() {
 		busy = true
 	}
+	if c.unblockReq.Load() {
+		c.unblockReq.Store(false)
+		c.unblockMarked()
+	}
+	if len(c.blockTimers) > 0 {
+		c.blockTimeouts(now)
+	}
+	c.serveBlocked()
 	c.publish()
 	if len(c.sleepers) > 0 {
 		c.wakeSleepers(time.Now().UnixNano())
@@ -367,6 +385,7 @@ func (c *Core) timeout() int {
 	if p := c.acceptPausedUntil; p != 0 {
 		d = max(min(d, p-now.UnixMilli()), 0)
 	}
+	d = int64(c.blockWait(int(d), now.UnixMilli()))
 	if len(c.sleepers) > 0 {
 		return c.sleepersTimeout(int(d), now.UnixNano())
 	}
@@ -389,6 +408,12 @@ func (c *Core) event(ev *unix.EpollEvent) {
 	}
 	if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 		cn.hup = true
+		if cn.block != nil {
+			// Its requests are not read while it is blocked: a client
+			// that went is closed now, as Redis frees it.
+			c.close(cn)
+			return
+		}
 	}
 	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !cn.readable {
 		cn.readable = true
@@ -631,6 +656,7 @@ outer:
 					c.clock = c.group.Close(c.shard, c.clock)
 				}
 				c.dispatchCmd(cn, a.cmd, a.argv)
+				c.serveBlocked()
 			}
 			cn.requestDone()
 			if cap(a.argv) > argvKeep {
@@ -798,6 +824,10 @@ func (c *Core) close(cn *Conn) {
 		return
 	}
 	cn.closed = true
+	if cn.block != nil {
+		c.cancelBlock(cn, router.CancelGone)
+		c.blockEnded(cn)
+	}
 	c.discard(cn)
 	c.unsubscribeAll(cn)
 	delete(c.conns, int32(cn.fd))
@@ -837,7 +867,7 @@ func (c *Core) stopAccepting() {
 // (or cannot be) and no batch of its own is still out.
 func (c *Core) drained() bool {
 	for _, cn := range c.conns {
-		if len(cn.slots) > 0 || (cn.outPending() > 0 && cn.writable) {
+		if cn.owesReplies() || (cn.outPending() > 0 && cn.writable) {
 			return false
 		}
 	}

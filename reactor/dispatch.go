@@ -56,6 +56,10 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		cn.info.lastCmd.Store(&cmd.Name)
 	}
 
+	if cmd.Flags&router.FlagBlocking != 0 {
+		c.blockingCmd(cn, cmd, argv)
+		return
+	}
 	n := c.srv.cfg.Shards
 	switch cmd.Route {
 	case router.RouteHome:
@@ -182,6 +186,14 @@ func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]by
 		if (cmd.Internal || c.locks.Active()) && !c.locks.Admit(cmd, db, proto, argv, dest.Origin(), c.id, dest) {
 			return
 		}
+		switch cmd {
+		case router.CmdBCancel:
+			c.cancelHere(argv)
+			return
+		case router.CmdBWait:
+			c.locks.Blocked().Wait(c.shard, db, proto, argv, dest.Origin(), c.id, dest)
+			return
+		}
 		c.w.B = dest.Reply[:0]
 		c.w.Proto = proto
 		c.ctx.Shard = c.shard
@@ -191,6 +203,11 @@ func (c *Core) Submit(shard int, cmd *router.Command, db, proto int, argv [][]by
 		c.ctx.W = nil
 		dest.Reply = c.w.B
 		c.w.B = nil
+		if c.ctx.Blocked {
+			c.ctx.Blocked = false
+			c.locks.Blocked().Park(c.shard, cmd, db, proto, argv, dest.Origin(), c.id, dest)
+			return
+		}
 		router.Complete(c, dest)
 		c.runReady()
 		return
@@ -228,7 +245,13 @@ func (c *Core) FreeSlot(s *router.Slot) {
 
 // Orphaned recycles a slot whose connection closed before its reply came
 // (router.Exec).
-func (c *Core) Orphaned(s *router.Slot) { c.FreeSlot(s) }
+func (c *Core) Orphaned(s *router.Slot) {
+	if cn := c.blockSlots[s]; cn != nil {
+		delete(c.blockSlots, s)
+		c.blockSlotDone(cn, s)
+	}
+	c.FreeSlot(s)
+}
 
 // Failed counts a multi-shard command's error reply (router.Exec).
 func (c *Core) Failed(cmd *router.Command) { c.shard.CmdStat(cmd.ID).Failed++ }
@@ -324,6 +347,16 @@ func (c *Core) runReady() {
 	}
 	c.runningReady = true
 	for w := c.locks.TakeReady(); w != nil; w = c.locks.TakeReady() {
+		switch w.Cmd {
+		case router.CmdBCancel:
+			c.cancelHere(w.Argv())
+			c.locks.Done(w)
+			continue
+		case router.CmdBWait:
+			c.locks.Blocked().Wait(c.shard, w.DB, w.Proto, w.Argv(), w.Origin, w.From, w.Dest)
+			c.locks.Done(w)
+			continue
+		}
 		local := w.From == c.id
 		if local {
 			c.w.B = w.Dest.Reply[:0]
@@ -337,6 +370,16 @@ func (c *Core) runReady() {
 		router.Call(&c.ctx, w.Cmd, w.Argv(), w.Origin, router.Now())
 		c.ctx.W = nil
 		dest := w.Dest
+		if c.ctx.Blocked {
+			c.ctx.Blocked = false
+			c.locks.Blocked().Park(c.shard, w.Cmd, w.DB, w.Proto, w.Argv(), w.Origin, w.From, dest)
+			if local {
+				dest.Reply = c.w.B
+			}
+			c.w.B = nil
+			c.locks.Done(w)
+			continue
+		}
 		c.locks.Done(w)
 		if local {
 			dest.Reply = c.w.B
@@ -434,6 +477,7 @@ func (c *Core) drainInbound() bool {
 func (c *Core) execute(peer int, b *router.Batch, budget int) int {
 	n := b.Execute(c.shard, &c.locks, budget)
 	c.runReady()
+	c.serveBlocked()
 	if b.Done {
 		c.send(peer, b)
 		return n

@@ -174,7 +174,7 @@ func (s *Server) infoText(want map[string]bool) string {
 	if section("clients") {
 		kv("connected_clients", s.clients.Load())
 		kv("maxclients", s.maxClients.Load())
-		kv("blocked_clients", 0)
+		kv("blocked_clients", s.blocked.Load())
 	}
 	if section("memory") {
 		var ms runtime.MemStats

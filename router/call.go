@@ -48,8 +48,39 @@ const MaxTxns = 16
 // start is the clock (Now) when the command began; Call returns the clock
 // when it ended, so that a caller running commands back to back reads the
 // clock once per command.
+//
+// A blocking command may park (Blocking) unless it is a part of a plan or a
+// transaction, which answers at once; one that parked (ctx.Blocked) is
+// accounted when it answers.
 func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
-	return Account(ctx.Shard, cmd, argv, o, start, run(ctx, cmd, argv))
+	if cmd.Flags&FlagBlocking != 0 {
+		ctx.MayBlock = !o.Part && !o.Held
+		ctx.Blocked = false
+		failed := run(ctx, cmd, argv)
+		ctx.MayBlock = false
+		if ctx.Blocked {
+			return start
+		}
+		return Account(ctx.Shard, cmd, argv, o, start, failed)
+	}
+	failed := run(ctx, cmd, argv)
+	if ctx.Shard.Waiters != nil && (cmd.Flags&FlagWrite != 0 || cmd.Internal) {
+		signalKeys(ctx, cmd, argv)
+	}
+	return Account(ctx.Shard, cmd, argv, o, start, failed)
+}
+
+// signalKeys tells the shard's parked blocking commands of the keys a
+// write named: the table reports the keys it creates, but a key replaced
+// whole (RENAME, COPY … REPLACE or a STORE over a key of another type) may
+// now hold what they wait for too.
+func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
+	var buf [16]int
+	for _, i := range cmd.KeyIndexes(buf[:0], argv) {
+		if ctx.Shard.Waiters.Waiting(ctx.DB, argv[i]) {
+			ctx.Shard.Waiters.Created(ctx.DB, argv[i])
+		}
+	}
 }
 
 // run runs cmd's handler, for Call and Group.Call, and reports whether it

@@ -108,6 +108,11 @@ var commands = []Command{
 
 	// list: LMOVE, RPOPLPUSH and LMPOP over keys of several shards gather
 	// them (SplitGather); LMPOP's keys follow its count (NumKeys)
+	{Name: "blmove", Arity: 6, Flags: w | dn | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.BLMove, Group: "list", Summary: "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved."},
+	{Name: "blmpop", Arity: -5, Flags: w | FlagBlocking, FirstKey: 3, LastKey: 3, Step: 1, NumKeys: 2, Route: RouteKey, Split: SplitGather, Run: so.BLMPop, Group: "list", Summary: "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped."},
+	{Name: "blpop", Arity: -3, Flags: w | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.BLPop, Group: "list", Summary: "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."},
+	{Name: "brpop", Arity: -3, Flags: w | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.BRPop, Group: "list", Summary: "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."},
+	{Name: "brpoplpush", Arity: 4, Flags: w | dn | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.BRPopLPush, Group: "list", Summary: "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped."},
 	{Name: "lindex", Arity: 3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LIndex, Group: "list", Summary: "Returns an element from a list by its index."},
 	{Name: "linsert", Arity: 5, Flags: w | dn, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LInsert, Group: "list", Summary: "Inserts an element before or after another element in a list."},
 	{Name: "llen", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.LLen, Group: "list", Summary: "Returns the length of a list."},
@@ -147,6 +152,9 @@ var commands = []Command{
 
 	// sorted set: a command over keys of several shards gathers them
 	// (SplitGather); NumKeys is where a count of keys stands
+	{Name: "bzmpop", Arity: -5, Flags: w | FlagBlocking, FirstKey: 3, LastKey: 3, Step: 1, NumKeys: 2, Route: RouteKey, Split: SplitGather, Run: so.BZMPop, Group: "sorted-set", Summary: "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped."},
+	{Name: "bzpopmax", Arity: -3, Flags: w | f | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.BZPopMax, Group: "sorted-set", Summary: "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped."},
+	{Name: "bzpopmin", Arity: -3, Flags: w | f | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.BZPopMin, Group: "sorted-set", Summary: "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped."},
 	{Name: "zadd", Arity: -4, Flags: w | dn | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZAdd, Group: "sorted-set", Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist."},
 	{Name: "zcard", Arity: 2, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZCard, Group: "sorted-set", Summary: "Returns the number of members in a sorted set."},
 	{Name: "zcount", Arity: 4, Flags: r | f, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.ZCount, Group: "sorted-set", Summary: "Returns the count of members in a sorted set that have scores within a range."},
@@ -213,6 +221,14 @@ var commands = []Command{
 	// a transaction's lock requests (Txn, Locks)
 	{Name: "corekv.lock", Arity: -2, Route: RouteAll, Run: so.InternalLock, Internal: true},
 	{Name: "corekv.unlock", Arity: 2, Route: RouteAll, Run: so.InternalUnlock, Internal: true},
+	// the end of a parked blocking command, sent by its client's core:
+	// corekv.bcancel <client> timeout|error|gone key [key ...], sent to the
+	// one shard of its keys (Split for the table only); its keys
+	// order it behind the command where locks make it wait (blocking.go)
+	// a wake-only registration of a blocking command whose keys span
+	// shards: corekv.bwait <client> list|zset key [key ...]
+	{Name: "corekv.bwait", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalUnlock, Internal: true},
+	{Name: "corekv.bcancel", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalUnlock, Internal: true},
 
 	// WATCH's part on the shards that own watched keys; EXEC asks each shard
 	// whether one was touched. corekv.watch's parts are built by the caller,

@@ -30,6 +30,18 @@ type Locks struct {
 	claimAll int              // queue and ready entries that want the whole shard
 	blocked  map[uint64]bool  // scratch for schedule
 	free     []*Waiter
+
+	// parked is the shard's blocking commands that wait for elements
+	// (Blocked): like the queue, commands that answer later.
+	parked *Blocking
+}
+
+// Blocked is the shard's registry of parked blocking commands.
+func (l *Locks) Blocked() *Blocking {
+	if l.parked == nil {
+		l.parked = new(Blocking)
+	}
+	return l.parked
 }
 
 // Waiter is a command that could not run when it arrived: its own copy of
@@ -80,6 +92,19 @@ func lockID(db int, key []byte) uint64 {
 // is not, every command may run at once.
 func (l *Locks) Active() bool {
 	return len(l.holders) > 0 || len(l.queue) > 0 || len(l.ready) > 0
+}
+
+// KeyFree reports whether no transaction holds or waits for key of
+// database db: a parked command may be served for it now.
+func (l *Locks) KeyFree(db int, key []byte) bool {
+	if !l.Active() {
+		return true
+	}
+	if l.heldAll > 0 || l.claimAll > 0 {
+		return false
+	}
+	id := lockID(db, key)
+	return l.held[id] == 0 && l.claimed[id] == 0
 }
 
 // Held reports how many transactions hold keys here, and Waiting how many

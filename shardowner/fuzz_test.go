@@ -122,6 +122,14 @@ func fuzzRun(t *testing.T, c *shardowner.Ctx, cmd *router.Command, raw []byte) b
 	}
 	c.W.B = c.W.B[:0]
 	router.Call(c, cmd, argv, router.Origin{}, router.Now())
+	if c.Blocked {
+		// A blocking command that found nothing parks without a reply.
+		c.Blocked = false
+		if len(c.W.B) != 0 || cmd.Flags&router.FlagBlocking == 0 {
+			t.Fatalf("%s %q: parked with reply %q", cmd.Name, argv[1:], c.W.B)
+		}
+		return true
+	}
 	n, err := fuzzReply(c.W.B)
 	if err == nil && n != len(c.W.B) {
 		err = fmt.Errorf("%d bytes after the reply", len(c.W.B)-n)
@@ -254,6 +262,10 @@ func FuzzCommandSequence(f *testing.F) {
 		line("zincrby", "z", "-10", "c"), line("zrange", "z", "0", "-1", "WITHSCORES"), line("zremrangebyrank", "zb", "5", "200"),
 		line("zrangestore", "zb", "z", "(1", "+inf", "BYSCORE"), line("rename", "zb", "k"), line("copy", "k", "k2", "DB", "1"),
 		line("zpopmax", "k", "3"), line("zrank", "k2", "e"), line("zscan", "zb", "0"), line("zrem", "k", "a", "b", "c", "d", "e")))
+	f.Add(seq(line("rpush", "q", "a", "b"), line("blpop", "x", "q", "0"), line("brpop", "q", "q", "0.1"), line("blpop", "q", "-1"),
+		line("blmove", "q", "d", "LEFT", "RIGHT", "0"), line("brpoplpush", "d", "d", "1e20"), line("blmpop", "0", "2", "x", "d", "RIGHT", "COUNT", "5"),
+		line("zadd", "z", "1", "a", "2", "b"), line("bzpopmin", "z", "0"), line("bzpopmax", "x", "z", "nan"), line("bzmpop", "0", "1", "z", "MAX", "COUNT", "2"),
+		line("set", "s", "v"), line("blpop", "s", "0"), line("bzmpop", "abc", "1", "s", "MIN")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &shardowner.Ctx{Shard: fuzzShard(), W: &resp.Writer{}}
 		lines := bytes.Split(data, []byte("\n"))

@@ -97,3 +97,19 @@ func TestInternalMove(t *testing.T) {
 		t.Fatal("expired value was restored")
 	}
 }
+
+// TestBlockTimeout: a blocking command's timeout as Redis reads it:
+// fractional seconds rounded up to milliseconds, its two errors.
+func TestBlockTimeout(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "1": 1000, "0.1": 100, "0.0001": 1, "-0": 0, "2.5e3": 2500000} {
+		if got, e := BlockTimeout([]byte(in)); got != want || e != "" {
+			t.Errorf("%q: %d %q, want %d", in, got, e, want)
+		}
+	}
+	for in, want := range map[string]resp.Error{"-1": errTimeoutNegative, "1e20": errTimeoutNegative,
+		"inf": errTimeoutNegative, "abc": errTimeoutFloat, "nan": errTimeoutFloat, "": errTimeoutFloat, " 1": errTimeoutFloat} {
+		if _, e := BlockTimeout([]byte(in)); e != want {
+			t.Errorf("%q: %q, want %q", in, e, want)
+		}
+	}
+}

@@ -29,6 +29,11 @@ type Shard struct {
 
 	watch watches // WATCH registrations (watch.go)
 
+	// Waiters is the registry of the blocking commands parked on the
+	// shard (blocking.go), told of the keys writes create; nil while
+	// nothing waits.
+	Waiters Waiters
+
 	// Hub delivers messages to the subscribers whose connections live on
 	// this shard's core (pubsub.go); nil: nobody subscribes here.
 	Hub Hub
@@ -95,7 +100,7 @@ func NewShard(id, count, databases int) *Shard {
 	for i := range s.DBs {
 		s.DBs[i] = NewTable(&s.Clock)
 		s.DBs[i].OnExpire = s.tableHook(s.DBs[i], NotifyExpired, "expired")
-		s.DBs[i].OnNew = s.tableHook(s.DBs[i], NotifyNew, "new")
+		s.DBs[i].OnNew = s.newHook(s.DBs[i], s.tableHook(s.DBs[i], NotifyNew, "new"))
 	}
 	return s
 }
@@ -122,6 +127,13 @@ type Ctx struct {
 	Shard *Shard
 	DB    int
 	W     *resp.Writer
+
+	// MayBlock lets a blocking command park instead of answering when it
+	// finds nothing (blocking.go); it then sets Blocked and writes no
+	// reply. ServeKey is the key a parked command is run again for.
+	MayBlock bool
+	Blocked  bool
+	ServeKey []byte
 }
 
 // Table returns the table of the client's selected database.

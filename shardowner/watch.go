@@ -223,6 +223,9 @@ func (s *Shard) TouchSwapped(db1, db2 int) {
 func (s *Shard) SwapDB(db1, db2 int) {
 	s.TouchSwapped(db1, db2)
 	s.DBs[db1], s.DBs[db2] = s.DBs[db2], s.DBs[db1]
+	if s.Waiters != nil {
+		s.Waiters.Swapped(db1, db2)
+	}
 }
 
 // touchReplaced touches the keys watched in database e whose contents

@@ -973,7 +973,7 @@ var (
 
 func init() {
 	diffCommands = append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...)
-	diffCommands = append(diffCommands, diffSortCommands()...)
+	diffCommands = append(append(diffCommands, diffSortCommands()...), diffBlockingCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}

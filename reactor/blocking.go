@@ -1,0 +1,532 @@
+package reactor
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
+)
+
+// Blocking commands on the client's side (the shard's side is
+// router.Blocking). A blocking command goes to the shard of its keys in a
+// slot that is also the connection's barrier, so the connection's later
+// requests wait unread until it answers, as a blocked client's do in
+// Redis. Its timeout is an entry in the core's timer heap (no goroutine,
+// no tick per client): when it comes, when CLIENT UNBLOCK names the client
+// or when the client goes, the core sends corekv.bcancel to the shard,
+// which answers the command if it is still parked there.
+
+// blockState is a connection's blocking command in flight.
+type blockState struct {
+	slot     *router.Slot
+	shard    int
+	db       int
+	deadline int64 // Unix ms; 0: none
+	cancel   [][]byte
+	buf      []byte // the cancel's keys
+	ended    bool   // a cancel was sent
+
+	// A command whose keys span shards (split): it runs as attempts over
+	// all its shards, and between them waits on wake-only registrations
+	// on each (corekv.bwait). stop is how it ends when the attempt in
+	// flight finds nothing: timeout, error, or gone (nil: it goes on).
+	split   bool
+	cmd     *router.Command
+	proto   int
+	args    []byte
+	argEnd  []int
+	argv    [][]byte
+	attempt *router.Slot
+	regs    []blockReg
+	stop    []byte
+	scratch [][]byte
+}
+
+// blockReg is a wake-only registration on a shard, answered in slot.
+type blockReg struct {
+	shard int
+	slot  *router.Slot
+}
+
+// blockTimer is a timeout in the core's heap.
+type blockTimer struct {
+	at   int64 // Unix ms
+	cn   *Conn
+	slot *router.Slot
+}
+
+// timeoutArg is the position of a blocking command's timeout.
+func timeoutArg(cmd *router.Command, argc int) int {
+	if cmd.NumKeys != 0 {
+		return 1
+	}
+	return argc - 1
+}
+
+// blockingCmd runs a blocking command for cn outside MULTI.
+func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
+	// A timeout Redis refuses is answered by the shard, after the errors
+	// of the arguments some commands check first (BLMOVE, BLMPOP).
+	ms, _ := shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
+	n := c.srv.cfg.Shards
+	c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+	shard := router.ShardOf(argv[c.keyPos[0]], n)
+	for _, i := range c.keyPos[1:] {
+		if router.ShardOf(argv[i], n) != shard {
+			c.blockingSplit(cn, cmd, argv, ms)
+			return
+		}
+	}
+	slot := cn.reserve()
+	cn.barrier = slot
+	b := cn.blockMem
+	if b == nil {
+		b = &blockState{}
+		cn.blockMem = b
+	}
+	b.slot, b.shard, b.db, b.ended, b.deadline = slot, shard, cn.db, false, 0
+	b.split = false
+	// The cancel names the keys the command waits for, so that it waits
+	// behind the command where a transaction's locks hold it back.
+	b.buf = b.buf[:0]
+	c.keyPos = router.WaitKeys(c.keyPos[:0], cmd, argv)
+	for _, i := range c.keyPos {
+		b.buf = append(b.buf, argv[i]...)
+	}
+	b.cancel = append(b.cancel[:0], router.CmdBCancel.NameBytes(), nil, nil)
+	off := 0
+	for _, i := range c.keyPos {
+		b.cancel = append(b.cancel, b.buf[off:off+len(argv[i])])
+		off += len(argv[i])
+	}
+	cn.block = b
+	cn.info.blocked.Store(true)
+	c.srv.blocked.Add(1)
+	if ms > 0 {
+		b.deadline = time.Now().UnixMilli() + ms
+		c.addBlockTimer(blockTimer{at: b.deadline, cn: cn, slot: slot})
+	}
+	c.Submit(shard, cmd, cn.db, cn.proto, argv, slot)
+	c.markDirty(cn)
+}
+
+// blockingSplit runs a blocking command whose keys live on several
+// shards. Each attempt runs it over all of them at one instant, as LMPOP's
+// split does (a transaction that gathers the keys); an attempt that finds
+// nothing registers a wake-only waiter on each shard, which answers once
+// one of its keys there holds a value of the kind, and the next attempt
+// follows. Fairness among such commands is best effort: a woken command
+// tries again against whoever comes meanwhile.
+func (c *Core) blockingSplit(cn *Conn, cmd *router.Command, argv [][]byte, ms int64) {
+	slot := cn.reserve()
+	cn.barrier = slot
+	b := cn.blockMem
+	if b == nil {
+		b = &blockState{}
+		cn.blockMem = b
+	}
+	b.slot, b.db, b.ended, b.deadline = slot, cn.db, false, 0
+	b.split, b.cmd, b.proto, b.stop, b.attempt = true, cmd, cn.proto, nil, nil
+	b.regs = b.regs[:0]
+	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
+	for _, a := range argv {
+		b.args = append(b.args, a...)
+		b.argEnd = append(b.argEnd, len(b.args))
+	}
+	cn.block = b
+	cn.info.blocked.Store(true)
+	c.srv.blocked.Add(1)
+	c.shard.CmdStat(cmd.ID).Calls++
+	if ms > 0 {
+		b.deadline = time.Now().UnixMilli() + ms
+		c.addBlockTimer(blockTimer{at: b.deadline, cn: cn, slot: slot})
+	}
+	c.blockAttempt(cn)
+	c.markDirty(cn)
+}
+
+// blockArgv is the split command's argument vector.
+func (b *blockState) blockArgv() [][]byte {
+	b.argv = b.argv[:0]
+	start := 0
+	for _, end := range b.argEnd {
+		b.argv = append(b.argv, b.args[start:end])
+		start = end
+	}
+	return b.argv
+}
+
+// blockSlot returns an orphan slot whose reply comes back to
+// blockSlotDone for cn.
+func (c *Core) blockSlot(cn *Conn) *router.Slot {
+	s := c.NewSlot()
+	s.Orphan = true
+	s.Client = cn.id
+	if c.blockSlots == nil {
+		c.blockSlots = make(map[*router.Slot]*Conn)
+	}
+	c.blockSlots[s] = cn
+	return s
+}
+
+// blockAttempt runs one attempt of cn's split blocking command.
+func (c *Core) blockAttempt(cn *Conn) {
+	b := cn.block
+	s := c.blockSlot(cn)
+	s.SetSeq(cn.nextTxnSeq())
+	b.attempt = s
+	router.StartSplit(c, s, b.cmd, b.db, b.proto, b.blockArgv())
+}
+
+// blockRegister registers cn's split command on each shard of the keys it
+// waits for.
+func (c *Core) blockRegister(cn *Conn) {
+	b := cn.block
+	n := c.srv.cfg.Shards
+	argv := b.blockArgv()
+	c.keyPos = router.WaitKeys(c.keyPos[:0], b.cmd, argv)
+	var num [20]byte
+	id := strconv.AppendInt(num[:0], cn.id, 10)
+	for sh := 0; sh < n; sh++ {
+		b.scratch = append(b.scratch[:0], router.CmdBWait.NameBytes(), id, router.WaitKind(b.cmd))
+		for _, i := range c.keyPos {
+			if router.ShardOf(argv[i], n) == sh {
+				b.scratch = append(b.scratch, argv[i])
+			}
+		}
+		if len(b.scratch) == 3 {
+			continue
+		}
+		s := c.blockSlot(cn)
+		b.regs = append(b.regs, blockReg{shard: sh, slot: s})
+		c.Submit(sh, router.CmdBWait, b.db, b.proto, b.scratch, s)
+	}
+}
+
+// blockUnregister cancels cn's wake-only registrations; their slots come
+// back answered 0 and are dropped.
+func (c *Core) blockUnregister(cn *Conn) {
+	b := cn.block
+	n := c.srv.cfg.Shards
+	argv := b.blockArgv()
+	c.keyPos = router.WaitKeys(c.keyPos[:0], b.cmd, argv)
+	var num [20]byte
+	id := strconv.AppendInt(num[:0], cn.id, 10)
+	for _, r := range b.regs {
+		b.scratch = append(b.scratch[:0], router.CmdBCancel.NameBytes(), id, router.CancelGone)
+		for _, i := range c.keyPos {
+			if router.ShardOf(argv[i], n) == r.shard {
+				b.scratch = append(b.scratch, argv[i])
+			}
+		}
+		c.Submit(r.shard, router.CmdBCancel, b.db, b.proto, b.scratch, nil)
+	}
+	b.regs = b.regs[:0]
+}
+
+// nothing reports whether reply is what a blocking command that found
+// nothing and may not wait answers: a null, or the null array.
+func nothing(reply []byte) bool {
+	s := string(reply)
+	return s == "*-1\r\n" || s == "$-1\r\n" || s == "_\r\n"
+}
+
+// blockSlotDone handles the reply of an attempt or a registration of cn's
+// split blocking command. Replies of earlier rounds, or for a command
+// that has ended, are dropped.
+func (c *Core) blockSlotDone(cn *Conn, s *router.Slot) {
+	b := cn.block
+	if b == nil || !b.split || cn.closed {
+		return
+	}
+	if s == b.attempt {
+		b.attempt = nil
+		if !nothing(s.Reply) || b.stop != nil {
+			c.blockFinish(cn, s.Reply)
+			return
+		}
+		c.blockRegister(cn)
+		return
+	}
+	for i, r := range b.regs {
+		if r.slot != s {
+			continue
+		}
+		b.regs = append(b.regs[:i], b.regs[i+1:]...)
+		if string(s.Reply) == ":1\r\n" && b.attempt == nil && b.stop == nil {
+			c.blockUnregister(cn)
+			c.blockAttempt(cn)
+		}
+		return
+	}
+}
+
+// blockFinish answers cn's split blocking command: found is the last
+// attempt's reply, used unless it found nothing and the command was
+// stopped.
+func (c *Core) blockFinish(cn *Conn, found []byte) {
+	b := cn.block
+	switch {
+	case found != nil && !nothing(found):
+	case bytes.Equal(b.stop, router.CancelError):
+		found = []byte("-" + string(router.ErrUnblocked) + "\r\n")
+	case cn.proto == 3:
+		found = []byte("_\r\n")
+	default:
+		found = []byte("*-1\r\n")
+	}
+	b.ended = true
+	router.Fill(c, b.slot, found)
+	c.markWaiting()
+}
+
+// owesReplies reports whether cn waits for replies a stop must let come: a
+// blocking command still waiting is not one, as Redis closes a blocked
+// client when it shuts down.
+func (cn *Conn) owesReplies() bool {
+	n := len(cn.slots)
+	if b := cn.block; b != nil && n > 0 && cn.slots[n-1] == b.slot && !b.slot.Filled {
+		n--
+	}
+	return n > 0
+}
+
+// blockEnded is told that cn's blocking command has answered, its reply
+// taken from its slot.
+func (c *Core) blockEnded(cn *Conn) {
+	cn.block = nil
+	cn.info.blocked.Store(false)
+	c.srv.blocked.Add(-1)
+}
+
+// cancelBlock sends the cancel of cn's blocking command, once, in mode
+// (router.CancelTimeout, CancelError or CancelGone).
+func (c *Core) cancelBlock(cn *Conn, mode []byte) {
+	b := cn.block
+	if b == nil || b.ended || b.slot.Filled {
+		return
+	}
+	if b.split {
+		if b.stop != nil {
+			return
+		}
+		b.stop = mode
+		c.blockUnregister(cn)
+		if b.attempt == nil && !bytes.Equal(mode, router.CancelGone) {
+			c.blockFinish(cn, nil)
+		}
+		return
+	}
+	b.ended = true
+	var num [20]byte
+	b.cancel[1] = strconv.AppendInt(num[:0], cn.id, 10)
+	b.cancel[2] = mode
+	c.Submit(b.shard, router.CmdBCancel, b.db, cn.proto, b.cancel, nil)
+}
+
+// addBlockTimer pushes t onto the core's timeout heap.
+func (c *Core) addBlockTimer(t blockTimer) {
+	h := append(c.blockTimers, t)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].at <= h[i].at {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	c.blockTimers = h
+}
+
+// popBlockTimer removes the earliest timeout.
+func (c *Core) popBlockTimer() {
+	h := c.blockTimers
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = blockTimer{}
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].at < h[m].at {
+			m = l
+		}
+		if r < len(h) && h[r].at < h[m].at {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[m], h[i] = h[i], h[m]
+		i = m
+	}
+	c.blockTimers = h
+}
+
+// blockTimeouts cancels the blocking commands whose time has come; entries
+// of commands that have answered since are dropped.
+func (c *Core) blockTimeouts(now int64) {
+	for len(c.blockTimers) > 0 && c.blockTimers[0].at <= now {
+		t := c.blockTimers[0]
+		c.popBlockTimer()
+		if b := t.cn.block; b != nil && b.slot == t.slot && !t.cn.closed {
+			c.cancelBlock(t.cn, router.CancelTimeout)
+		}
+	}
+}
+
+// blockWait caps timeout (ms) at the next blocking command's timeout.
+func (c *Core) blockWait(timeout int, now int64) int {
+	if len(c.blockTimers) == 0 {
+		return timeout
+	}
+	return min(timeout, int(max(c.blockTimers[0].at-now, 0)))
+}
+
+// serveBlocked runs the parked commands waiting for the keys that became
+// ready, each key's in the order they came, and sends their replies.
+func (c *Core) serveBlocked() {
+	bk := c.locks.Blocked()
+	if !bk.HasReady() || c.serving {
+		return
+	}
+	c.serving = true
+	for {
+		r, ok := bk.NextReady(c.locks.KeyFree)
+		if !ok {
+			break
+		}
+		db, key := r.Key()
+		for b := r.First(); b != nil; b = r.First() {
+			if !c.locks.KeyFree(db, key) {
+				// A reply answered here started a transaction on the
+				// key (a woken client's next try): serve it after that.
+				bk.Again(r)
+				break
+			}
+			if b.Wake {
+				// Wake its client's core; the element stays for it, or
+				// for the next waiter.
+				if v, ok := c.shard.DBs[b.DB].Get(key); !ok || v.Kind != b.Kind {
+					break
+				}
+				c.w.B = append(c.scratch[:0], ":1\r\n"...)
+				dest, from := b.Dest, b.From
+				bk.Served(b)
+				c.answer(from, dest)
+				c.scratch = c.w.B[:0]
+				continue
+			}
+			c.w.B = c.scratch[:0]
+			c.w.Proto = b.Proto
+			c.ctx.Shard = c.shard
+			c.ctx.DB = b.DB
+			c.ctx.W = &c.w
+			c.ctx.ServeKey = key
+			router.Call(&c.ctx, b.Cmd, b.Argv(), b.Origin, router.Now())
+			c.ctx.ServeKey = nil
+			c.ctx.W = nil
+			if c.ctx.Blocked {
+				// The key has nothing for it, nor for those after it.
+				c.ctx.Blocked = false
+				break
+			}
+			dest, from := b.Dest, b.From
+			bk.Served(b)
+			c.answer(from, dest)
+		}
+	}
+	c.scratch = c.w.B[:0]
+	if cap(c.scratch) > outKeep {
+		c.scratch = nil
+	}
+	c.w.B = nil
+	c.serving = false
+	c.markWaiting()
+}
+
+// answer sends the reply in c.w.B to dest on core from: filled here when
+// the slot is this core's, else added to the replies going back to from.
+func (c *Core) answer(from int, dest *router.Slot) {
+	if dest == nil {
+		return
+	}
+	if from == c.id {
+		router.Fill(c, dest, c.w.B)
+		return
+	}
+	b := c.outReplies[from]
+	if b == nil {
+		b = c.newBatch()
+		c.outReplies[from] = b
+	}
+	b.AddReply(dest, c.w.B)
+}
+
+// cancelHere runs a corekv.bcancel for this core's shard: the cancelled
+// command, if still parked, gets its reply.
+func (c *Core) cancelHere(argv [][]byte) {
+	c.w.B = c.scratch[:0]
+	dest, from := c.locks.Blocked().Cancel(&c.w, argv)
+	c.answer(from, dest)
+	c.scratch = c.w.B[:0]
+	c.w.B = nil
+	c.markWaiting()
+}
+
+// clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: 1 when the
+// client was blocked, and its command then answers as on timeout or with
+// the UNBLOCKED error.
+func (c *Core) clientUnblock(cn *Conn, argv [][]byte) {
+	id, ok := resp.ParseInt(argv[2])
+	if !ok {
+		cn.errorReply(resp.ErrNotInteger)
+		return
+	}
+	mode := int32(unblockTimeout)
+	if len(argv) == 4 {
+		switch {
+		case resp.EqualFold(argv[3], "timeout"):
+		case resp.EqualFold(argv[3], "error"):
+			mode = unblockError
+		default:
+			cn.errorReply("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	}
+	var n int64
+	if other := findConn(c.srv.connections(), id); other != nil && other.info.blocked.Load() &&
+		other.info.unblock.CompareAndSwap(0, mode) {
+		n = 1
+		core := c.srv.cores[other.info.core]
+		core.unblockReq.Store(true)
+		if core != c {
+			core.forceWake()
+		}
+	}
+	w := cn.begin()
+	w.Int(n)
+	cn.end()
+}
+
+// CLIENT UNBLOCK requests, in clientInfo.unblock.
+const (
+	unblockTimeout = 1
+	unblockError   = 2
+)
+
+// unblockMarked cancels the blocking commands CLIENT UNBLOCK named.
+func (c *Core) unblockMarked() {
+	for _, cn := range c.conns {
+		mode := cn.info.unblock.Swap(0)
+		switch {
+		case mode == 0 || cn.block == nil:
+		case mode == unblockError:
+			c.cancelBlock(cn, router.CancelError)
+		default:
+			c.cancelBlock(cn, router.CancelTimeout)
+		}
+	}
+}

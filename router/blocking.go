@@ -1,0 +1,369 @@
+package router
+
+import (
+	"bytes"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
+)
+
+// Blocking is one shard's registry of parked blocking commands (BLPOP and
+// the like; DESIGN.md §10, "a transaction that waits"). A blocking command
+// whose keys have no elements parks here instead of answering, the way
+// Locks parks a command behind held keys: the registry keeps its own copy
+// of the arguments and where its reply goes (its client's slot, on the
+// core From). For each database it maps a key to the commands that wait
+// for it, first come first served.
+//
+// When a write creates a key that commands wait for (the shard tells the
+// registry through shardowner.Waiters), the key becomes ready; once the
+// command that created it has finished (and the transaction that holds it
+// has let go), the core runs the waiters of each ready key again, in
+// order, for that key alone (shardowner.Ctx.ServeKey), until one finds it
+// empty or none is left. A served command leaves every key it waited for.
+//
+// A parked command ends when it is served, or when its client's core sends
+// corekv.bcancel: its timeout came, CLIENT UNBLOCK, or its client went. A
+// cancel that finds nothing (the command was served first) does nothing,
+// so a client never gets two replies and no element goes to a client that
+// has been told it timed out.
+//
+// A connection has at most one blocking command in flight, so the registry
+// holds at most one command per client. It belongs to the shard's core.
+type Blocking struct {
+	shard   *shardowner.Shard
+	dbs     []map[string]*waitQueue
+	clients map[int64]*Blocked
+	ready   []*waitQueue // keys made ready, in order, not yet served
+	free    []*Blocked
+}
+
+// Blocked is a parked blocking command.
+type Blocked struct {
+	Cmd    *Command
+	DB     int
+	Proto  int
+	Origin Origin
+	From   int   // core of the client, where Dest lives
+	Dest   *Slot // the client's slot; opaque here
+	args   []byte
+	argEnd []int
+	argv   [][]byte
+	queues []*waitQueue // the keys it waits for, each once
+	pos    []int
+	// Wake marks a wake-only registration (corekv.bwait) of a command
+	// whose keys span shards: when one of its keys holds a Kind value it
+	// is answered +1, without popping, and its client's core tries the
+	// command again over all its shards.
+	Wake bool
+	Kind shardowner.Kind
+}
+
+// waitQueue is the commands that wait for one key.
+type waitQueue struct {
+	db    int
+	key   string
+	name  []byte // key's bytes, for handlers
+	ws    []*Blocked
+	ready bool // in Blocking.ready
+}
+
+var (
+	cmdBCancel = LookupString("corekv.bcancel")
+	cmdBWait   = LookupString("corekv.bwait")
+	// CmdBCancel and CmdBWait are corekv.bcancel and corekv.bwait, for
+	// the reactor to send.
+	CmdBCancel = cmdBCancel
+	CmdBWait   = cmdBWait
+
+	wordList    = []byte("list")
+	wordZset    = []byte("zset")
+	wordTimeout = []byte("timeout")
+	wordError   = []byte("error")
+	wordGone    = []byte("gone")
+)
+
+// Cancel modes of corekv.bcancel: the reply the cancelled command gets.
+var (
+	CancelTimeout = wordTimeout // as on timeout
+	CancelError   = wordError   // CLIENT UNBLOCK … ERROR
+	CancelGone    = wordGone    // none: the client has gone
+)
+
+// ErrUnblocked is the reply of a command CLIENT UNBLOCK … ERROR ended.
+const ErrUnblocked resp.Error = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+
+// Argv is the command's argument vector.
+func (b *Blocked) Argv() [][]byte {
+	b.argv = b.argv[:0]
+	start := 0
+	for _, end := range b.argEnd {
+		b.argv = append(b.argv, b.args[start:end])
+		start = end
+	}
+	return b.argv
+}
+
+// Len is how many commands are parked.
+func (bk *Blocking) Len() int { return len(bk.clients) }
+
+// WaitKeys appends to dst the positions of the keys cmd waits for: its
+// source for BLMOVE and BRPOPLPUSH, all its keys for the others.
+func WaitKeys(dst []int, cmd *Command, argv [][]byte) []int {
+	if cmd.LastKey == 2 && cmd.NumKeys == 0 {
+		return append(dst, 1)
+	}
+	return cmd.KeyIndexes(dst, argv)
+}
+
+// Park keeps cmd, which found nothing on shard sh, until one of its keys
+// is ready or it is cancelled.
+func (bk *Blocking) Park(sh *shardowner.Shard, cmd *Command, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) {
+	if old := bk.clients[o.Client]; old != nil {
+		// Not expected: a client parks one command at a time.
+		bk.remove(old)
+		bk.recycle(old)
+	}
+	if bk.clients == nil {
+		bk.clients = make(map[int64]*Blocked)
+		bk.dbs = make([]map[string]*waitQueue, len(sh.DBs))
+	}
+	bk.shard = sh
+	var b *Blocked
+	if n := len(bk.free); n > 0 {
+		b = bk.free[n-1]
+		bk.free = bk.free[:n-1]
+	} else {
+		b = new(Blocked)
+	}
+	b.Cmd, b.DB, b.Proto, b.Origin, b.From, b.Dest = cmd, db, proto, o, from, dest
+	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
+	for _, a := range argv {
+		b.args = append(b.args, a...)
+		b.argEnd = append(b.argEnd, len(b.args))
+	}
+	b.queues = b.queues[:0]
+	b.pos = WaitKeys(b.pos[:0], cmd, argv)
+	m := bk.dbs[db]
+	if m == nil {
+		m = make(map[string]*waitQueue)
+		bk.dbs[db] = m
+	}
+	for _, i := range b.pos {
+		q := m[string(argv[i])]
+		if q == nil {
+			q = &waitQueue{db: db, key: string(argv[i])}
+			q.name = []byte(q.key)
+			m[q.key] = q
+		}
+		if len(q.ws) > 0 && q.ws[len(q.ws)-1] == b {
+			continue // the same key twice
+		}
+		q.ws = append(q.ws, b)
+		b.queues = append(b.queues, q)
+	}
+	bk.clients[o.Client] = b
+	b.Wake = false
+	sh.Waiters = bk
+}
+
+// Wait registers corekv.bwait <client> list|zset key [key ...]: a
+// wake-only waiter for the keys (Blocked.Wake). Keys that already hold
+// such a value are ready at once, so no element that came since the
+// client's last attempt goes unnoticed.
+func (bk *Blocking) Wait(sh *shardowner.Shard, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) {
+	bk.Park(sh, cmdBWait, db, proto, argv, o, from, dest)
+	b := bk.clients[o.Client]
+	b.Wake = true
+	b.Kind = shardowner.KindList
+	if bytes.Equal(argv[2], wordZset) {
+		b.Kind = shardowner.KindZSet
+	}
+	for _, q := range b.queues {
+		if v, ok := sh.DBs[db].Get([]byte(q.key)); ok && v.Kind == b.Kind {
+			bk.markReady(q)
+		}
+	}
+}
+
+// WaitKind is the word corekv.bwait names the kind of value with.
+func WaitKind(cmd *Command) []byte {
+	if cmd.Group == "sorted-set" {
+		return wordZset
+	}
+	return wordList
+}
+
+// Waiting reports whether commands wait for key of database db
+// (shardowner.Waiters).
+func (bk *Blocking) Waiting(db int, key []byte) bool {
+	if db >= len(bk.dbs) || bk.dbs[db] == nil {
+		return false
+	}
+	q := bk.dbs[db][string(key)]
+	return q != nil && len(q.ws) > 0
+}
+
+// Created marks key ready when commands wait for it (shardowner.Waiters).
+func (bk *Blocking) Created(db int, key []byte) {
+	if db >= len(bk.dbs) || bk.dbs[db] == nil {
+		return
+	}
+	if q := bk.dbs[db][string(key)]; q != nil {
+		bk.markReady(q)
+	}
+}
+
+// Swapped marks ready every key waited for in databases a and b: what
+// they hold changed (shardowner.Waiters).
+func (bk *Blocking) Swapped(a, b int) {
+	for _, db := range [2]int{a, b} {
+		for _, q := range bk.dbs[db] {
+			bk.markReady(q)
+		}
+	}
+}
+
+func (bk *Blocking) markReady(q *waitQueue) {
+	if !q.ready && len(q.ws) > 0 {
+		q.ready = true
+		bk.ready = append(bk.ready, q)
+	}
+}
+
+// HasReady reports whether a key is ready to be served.
+func (bk *Blocking) HasReady() bool { return len(bk.ready) > 0 }
+
+// Ready is a key to serve: its database and name, and its first waiter.
+type Ready struct {
+	q *waitQueue
+}
+
+// NextReady takes the first ready key whose key free says may be served
+// now; keys it may not stay ready for later. ok is false when none may.
+func (bk *Blocking) NextReady(free func(db int, key []byte) bool) (r Ready, ok bool) {
+	for i, q := range bk.ready {
+		if len(q.ws) == 0 {
+			q.ready = false
+			bk.dropEmpty(q)
+			continue
+		}
+		if !free(q.db, q.name) {
+			continue
+		}
+		q.ready = false
+		// Drop it and the empty ones before it.
+		rest := bk.ready[:0]
+		for _, p := range bk.ready[:i] {
+			if p.ready {
+				rest = append(rest, p)
+			}
+		}
+		rest = append(rest, bk.ready[i+1:]...)
+		clear(bk.ready[len(rest):])
+		bk.ready = rest
+		return Ready{q}, true
+	}
+	keep := bk.ready[:0]
+	for _, q := range bk.ready {
+		if q.ready {
+			keep = append(keep, q)
+		}
+	}
+	clear(bk.ready[len(keep):])
+	bk.ready = keep
+	return Ready{}, false
+}
+
+// Again makes the key ready again, to be served later.
+func (bk *Blocking) Again(r Ready) { bk.markReady(r.q) }
+
+// Key is the ready key's database and name.
+func (r Ready) Key() (int, []byte) { return r.q.db, r.q.name }
+
+// First is the command that has waited longest for the key, nil when none
+// is left.
+func (r Ready) First() *Blocked {
+	if len(r.q.ws) == 0 {
+		return nil
+	}
+	return r.q.ws[0]
+}
+
+// Served removes b, which has answered, from the registry.
+func (bk *Blocking) Served(b *Blocked) {
+	bk.remove(b)
+	bk.recycle(b)
+}
+
+// remove takes b out of its queues and of the clients; empty queues go.
+func (bk *Blocking) remove(b *Blocked) {
+	for _, q := range b.queues {
+		for i, w := range q.ws {
+			if w == b {
+				q.ws = append(q.ws[:i], q.ws[i+1:]...)
+				break
+			}
+		}
+		bk.dropEmpty(q)
+	}
+	b.queues = b.queues[:0]
+	delete(bk.clients, b.Origin.Client)
+	if len(bk.clients) == 0 {
+		// Nothing waits: key creation costs the shard one nil check.
+		bk.shard.Waiters = nil
+		for i, q := range bk.ready {
+			q.ready = false
+			bk.ready[i] = nil
+		}
+		bk.ready = bk.ready[:0]
+		for db := range bk.dbs {
+			bk.dbs[db] = nil
+		}
+	}
+}
+
+// dropEmpty forgets q once nothing waits in it and it is not ready.
+func (bk *Blocking) dropEmpty(q *waitQueue) {
+	if len(q.ws) == 0 && !q.ready && bk.dbs[q.db][q.key] == q {
+		delete(bk.dbs[q.db], q.key)
+	}
+}
+
+func (bk *Blocking) recycle(b *Blocked) {
+	b.Dest, b.Cmd = nil, nil
+	if cap(b.args) > batchKeep || cap(b.argEnd) > argsKeep || len(bk.free) >= freeWaiters {
+		return
+	}
+	bk.free = append(bk.free, b)
+}
+
+// Cancel ends the command parked for corekv.bcancel's argv, if it is still
+// here: it writes the command's reply for the cancel's mode to w and
+// returns its slot and core. It returns nil when nothing was parked for
+// the client, or when the client has gone (no reply); a wake-only
+// registration is answered 0.
+func (bk *Blocking) Cancel(w *resp.Writer, argv [][]byte) (dest *Slot, from int) {
+	client, _ := resp.ParseInt(argv[1])
+	b := bk.clients[client]
+	if b == nil {
+		return nil, 0
+	}
+	dest, from = b.Dest, b.From
+	w.Proto = b.Proto
+	wake := b.Wake
+	bk.remove(b)
+	bk.recycle(b)
+	switch {
+	case wake:
+		// Its slot goes back, to be recycled, whatever the mode.
+		w.Int(0)
+	case bytes.Equal(argv[2], wordError):
+		w.Err(ErrUnblocked)
+	case bytes.Equal(argv[2], wordGone):
+		return nil, 0
+	default:
+		w.NullArray()
+	}
+	return dest, from
+}
