@@ -163,10 +163,49 @@ func (z zview) locate(r int) (pi, idx int) {
 	return z.big.Order.Locate(r)
 }
 
+// find returns where member m with score s is, or would go: its page, and
+// its index and byte offset in the page (past the last element: the page's
+// length and size). The pages are searched by the first scores the
+// directory keeps; a page is read only when its first score is s.
+func (z zview) find(m []byte, s float64) (pi, idx, off int) {
+	if z.npages() == 0 {
+		return 0, 0, 0
+	}
+	if z.big != nil {
+		dir := z.big.Order.Dir
+		lo, hi := 1, len(dir) // the first page whose first element is not below m's place
+		for lo < hi {
+			mid := (lo + hi) / 2
+			d := dir[mid].Min
+			if d > s || d == s && bytes.Compare(firstMember(z.page(mid)), m) >= 0 {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		pi = lo - 1
+	}
+	body := z.page(pi)
+	for off < len(body) {
+		e, es, next := zAt(body, off)
+		if !zLess(es, e, s, m) {
+			break
+		}
+		off = next
+		idx++
+	}
+	return pi, idx, off
+}
+
+func firstMember(body []byte) []byte {
+	m, _ := kvtable.ElemAt(body, 0)
+	return m
+}
+
 // rank returns the rank of member m with score s.
 func (z zview) rank(m []byte, s float64) int {
-	_, _, r := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
-	return r
+	pi, idx, _ := z.find(m, s)
+	return z.ranksBefore(pi) + idx
 }
 
 // ziter walks a sorted set's elements in either direction from a rank. The
@@ -338,6 +377,16 @@ func reverse(b []byte) {
 	}
 }
 
+// rescore moves member m from score old to score s.
+func (w *zwriter) rescore(m []byte, old, s float64) {
+	if w.big == nil || w.failed {
+		w.remove(m, old)
+		w.insert(m, s)
+		return
+	}
+	w.failed = !bigZRescore(w.big, m, old, s)
+}
+
 // remove removes member m, whose score is s.
 func (w *zwriter) remove(m []byte, s float64) {
 	if w.big != nil {
@@ -391,36 +440,72 @@ func newZSetBig(c *Ctx) *Table {
 }
 
 // bigZInsert adds member m, not yet a member, with score s to big sorted
-// set big, splitting its page when full. It reports false when a table has
-// no room.
+// set big. It reports false, leaving m out, when a table has no room.
 func bigZInsert(big *Table, m []byte, s float64) bool {
-	var sb [8]byte
-	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+	sb := scoreBytes(s)
 	if big.SetVerbatim(m, sb[:], 0, false) != nil {
 		return false
 	}
+	if !pageInsert(big, m, s) {
+		big.Delete(m)
+		return false
+	}
+	return true
+}
+
+// bigZRemove removes member m, whose score is s, from big sorted set big.
+func bigZRemove(big *Table, m []byte, s float64) {
+	big.Delete(m)
+	pageRemove(big.Order, zview{big: big}, m, s)
+}
+
+// bigZRescore moves member m of big sorted set big from score old to s:
+// its score is rewritten in place. It reports false, leaving m out, when a
+// table has no room.
+func bigZRescore(big *Table, m []byte, old, s float64) bool {
+	pageRemove(big.Order, zview{big: big}, m, old)
+	if !pageInsert(big, m, s) {
+		big.Delete(m)
+		return false
+	}
+	// The same size: written in place, this cannot fail.
+	sb := scoreBytes(s)
+	big.SetVerbatim(m, sb[:], 0, false)
+	return true
+}
+
+func scoreBytes(s float64) [8]byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(s))
+	return b
+}
+
+// pageInsert adds member m with score s to the pages of big sorted set
+// big, splitting its page when full. It reports false when a table has no
+// room.
+func pageInsert(big *Table, m []byte, s float64) bool {
 	o := big.Order
 	if len(o.Dir) == 0 {
 		o.Dir = append(o.Dir, kvtable.PageRef{ID: o.NewID()})
 		o.Rebuild()
 	}
 	z := zview{big: big}
-	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+	pi, idx, off := z.find(m, s)
 	if idx == 0 && pi > 0 {
-		pi, idx = pi-1, int(o.Dir[pi-1].N) // append to the page before
+		// append to the page before
+		pi, idx, off = pi-1, int(o.Dir[pi-1].N), len(z.page(pi-1))
 	}
 	buf := bytebufferpool.Get()
 	defer bytebufferpool.Put(buf)
 	var room [kvtable.PackedHeadRoom]byte
 	buf.B = append(buf.B[:0], room[:]...)
 	body := z.page(pi)
-	off := 0
-	for range idx {
-		_, _, off = zAt(body, off)
-	}
 	buf.B = append(buf.B, body[:off]...)
 	buf.B = appendZElem(buf.B, m, s)
 	buf.B = append(buf.B, body[off:]...)
+	if idx == 0 {
+		o.Dir[pi].Min = s
+	}
 	n := int(o.Dir[pi].N) + 1
 	if n <= zsetPageEntries && len(buf.B)-kvtable.PackedHeadRoom <= zsetPageBytes {
 		o.Count(pi, 1)
@@ -441,6 +526,7 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 	for range half {
 		_, _, mid = zAt(body, mid)
 	}
+	_, rmin, _ := zAt(body, mid)
 	right := bytebufferpool.Get()
 	defer bytebufferpool.Put(right)
 	right.B = append(append(right.B[:0], room[:]...), body[mid:]...)
@@ -449,7 +535,7 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 	o.Dir[pi].N = uint32(half)
 	o.Dir = append(o.Dir, kvtable.PageRef{})
 	copy(o.Dir[pi+2:], o.Dir[pi+1:])
-	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half)}
+	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half), Min: rmin}
 	o.Rebuild()
 	return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*half)) &&
 		putPage(o, id, kvtable.FinishPacked(right.B, 2*(n-half)))
@@ -459,32 +545,28 @@ func putPage(o *kvtable.Order, id uint32, page []byte) bool {
 	return o.Pages.SetVerbatim(o.Key(id), page, 0, false) == nil
 }
 
-// bigZRemove removes member m, whose score is s, from big sorted set big.
-// A page left empty goes.
-func bigZRemove(big *Table, m []byte, s float64) {
-	big.Delete(m)
-	o := big.Order
-	z := zview{big: big}
-	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+// pageRemove removes member m, whose score is s, from the pages of sorted
+// set z, whose order is o. A page left empty goes.
+func pageRemove(o *kvtable.Order, z zview, m []byte, s float64) {
+	pi, idx, off := z.find(m, s)
 	if idx == int(o.Dir[pi].N) {
-		pi, idx = pi+1, 0
+		pi, idx, off = pi+1, 0, 0
+	}
+	n := int(o.Dir[pi].N) - 1
+	if n == 0 {
+		dropPage(o, pi)
+		return
 	}
 	buf := bytebufferpool.Get()
 	defer bytebufferpool.Put(buf)
 	var room [kvtable.PackedHeadRoom]byte
 	buf.B = append(buf.B[:0], room[:]...)
 	body := z.page(pi)
-	off := 0
-	for range idx {
-		_, _, off = zAt(body, off)
-	}
 	_, _, next := zAt(body, off)
 	buf.B = append(buf.B, body[:off]...)
 	buf.B = append(buf.B, body[next:]...)
-	n := int(o.Dir[pi].N) - 1
-	if n == 0 {
-		dropPage(o, pi)
-		return
+	if idx == 0 {
+		_, o.Dir[pi].Min, _ = zAt(buf.B[kvtable.PackedHeadRoom:], 0)
 	}
 	o.Count(pi, -1)
 	// A shorter value replaces a longer one in place: this cannot fail.
@@ -518,17 +600,17 @@ func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 			return true
 		}
 		id := o.NewID()
-		o.Dir = append(o.Dir, kvtable.PageRef{ID: id, N: uint32(n)})
+		_, first, _ := zAt(page.B[kvtable.PackedHeadRoom:], 0)
+		o.Dir = append(o.Dir, kvtable.PageRef{ID: id, N: uint32(n), Min: first})
 		ok := putPage(o, id, kvtable.FinishPacked(page.B, 2*n))
 		page.B, n = page.B[:kvtable.PackedHeadRoom], 0
 		return ok
 	}
-	var sb [8]byte
 	for off := 0; off < len(body); {
 		start := off
 		m, s, next := zAt(body, off)
 		off = next
-		binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+		sb := scoreBytes(s)
 		before := big.Len()
 		if big.SetVerbatim(m, sb[:], 0, false) != nil || big.Len() == before {
 			big.Clear()

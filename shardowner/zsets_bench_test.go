@@ -80,3 +80,28 @@ func TestZSetHotPathAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkZAddRandom is redis-benchmark's ZADD: a random score for a
+// random member of one sorted set of up to 100k members.
+func BenchmarkZAddRandom(b *testing.B) {
+	c := benchZSet(0)
+	var argvs [][][]byte
+	rnd := uint64(1)
+	next := func() string {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return strconv.Itoa(int(rnd >> 33 % 100_000))
+	}
+	for range 1 << 16 {
+		argvs = append(argvs, args("zadd", "z", next(), "element:"+next()))
+	}
+	for i := range 100_000 {
+		ZAdd(c, argvs[i%len(argvs)])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		ZAdd(c, argvs[i%len(argvs)])
+		i++
+	}
+}

@@ -23,9 +23,11 @@ func (o *Order) Key(id uint32) []byte {
 	return o.key[:]
 }
 
-// PageRef is a page of an Order: its id and how many elements it holds.
+// PageRef is a page of an Order: its id, how many elements it holds and
+// the score of its first, so that finding a score's page reads no page.
 type PageRef struct {
 	ID, N uint32
+	Min   float64
 }
 
 // NewOrder returns an empty order whose pages' table reads clock.
@@ -99,5 +101,5 @@ func (o *Order) bytes() int {
 	if o == nil {
 		return 0
 	}
-	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + 8*cap(o.Dir) + 4*cap(o.Fen) + 4*cap(o.free)
+	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + int(unsafe.Sizeof(PageRef{}))*cap(o.Dir) + 4*cap(o.Fen) + 4*cap(o.free)
 }
