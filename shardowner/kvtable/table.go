@@ -569,6 +569,47 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 	return true, nil
 }
 
+// Splice replaces the cut bytes at off of the raw string value of key with
+// data, in place, when the new value fits the entry's item; it never moves
+// the entry. ok is false, changing nothing, when the key is missing or
+// expired, holds an integer-encoded string or another type, [off, off+cut)
+// is not within the value, or the new value does not fit: the caller then
+// writes the whole value. A value that does not grow always fits.
+func (t *Table) Splice(key []byte, off, cut int, data []byte) (ok bool) {
+	t.rehashStep(rehashPerOp)
+	_, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	if it == nil {
+		return false
+	}
+	voff := valueOff(it)
+	vl, ln := getUvarint(it[voff:])
+	if off < 0 || cut < 0 || off > vl-cut {
+		return false
+	}
+	end := vl - cut + len(data)
+	nln := uvarintLen(end)
+	if voff+nln+end > len(it) {
+		return false
+	}
+	// The head moves only when the length's own size changes; whichever
+	// part moves towards the front goes first, so neither overwrites the
+	// other before it moves.
+	head, tail := it[voff+ln:voff+ln+off], it[voff+ln+off+cut:voff+ln+vl]
+	headAt, tailAt := voff+nln, voff+nln+off+len(data)
+	if nln <= ln {
+		copy(it[headAt:], head)
+		copy(it[tailAt:], tail)
+	} else {
+		copy(it[tailAt:], tail)
+		copy(it[headAt:], head)
+	}
+	copy(it[voff+nln+off:], data)
+	putUvarint(it[voff:], end)
+	it[0] = it[0]&^hdrVerbatim | hdrGrown
+	t.touched(key, true)
+	return true
+}
+
 // live returns the slot word and entry of key when it is live and its
 // header, masked with mask, is want; the entry is nil otherwise.
 func (t *Table) live(key []byte, mask, want byte) (uint64, []byte) {
