@@ -83,6 +83,8 @@ type Table struct {
 	// Order, on the table of a big sorted set, holds its members in score
 	// order; its pages go with the table.
 	Order *Order
+	// List, on the table of a big list, is its index (see listnode.go).
+	List []byte
 
 	watcher Watcher // nil unless a key of the table is watched
 	// OnExpire, when set, is called with the key of each entry that
@@ -877,7 +879,7 @@ func (t *Table) MemoryUsage(key []byte) (int, bool) {
 // the TTL wheel and page descriptors, and those of its big aggregates.
 func (t *Table) ArenaBytes() int {
 	n := t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
-		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs) + t.Order.bytes()
+		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs) + t.Order.bytes() + cap(t.List)
 	for _, o := range t.objs {
 		if o != nil {
 			n += o.ArenaBytes() + int(unsafe.Sizeof(Table{}))
