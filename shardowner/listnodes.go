@@ -181,7 +181,11 @@ func (q qlist) find(i int) (node, local int) {
 func skipElems(body []byte, k int) int {
 	off := 0
 	for ; k > 0; k-- {
-		_, off = kvtable.ElemAt(body, off)
+		if l := body[off]; l < 0x80 { // the common one-byte length, inline
+			off += 1 + int(l)
+		} else {
+			_, off = kvtable.ElemAt(body, off)
+		}
 	}
 	return off
 }

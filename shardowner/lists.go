@@ -260,13 +260,19 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 		}
 		id, cnt := ix.rec(i)
 		k := min(count, cnt)
-		rest := popNode(q.node(id), cnt, k, left, fn)
+		body := q.node(id)
+		rest := popNode(body, cnt, k, left, fn)
 		total -= k
 		if k == cnt {
 			q.dropNode(id)
 			q.splice(i, i+1, nil, -k, 0)
 		} else {
-			q.setNode(id, rest)
+			// Cut in place: a value that shrinks stays in its item.
+			off := 0
+			if !left {
+				off = len(rest)
+			}
+			q.t.Splice(q.wkey(id), off, len(body)-len(rest), nil)
 			q.setCount(i, cnt-k, total)
 		}
 		count -= k
