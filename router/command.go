@@ -128,7 +128,11 @@ type Command struct {
 	// NumKeys is the position of a key count whose keys follow it
 	// (SINTERCARD, ZUNION, LMPOP…); FirstKey…LastKey then name the keys
 	// before the count (a destination) and the first counted one.
-	NumKeys  int
+	NumKeys int
+	// Member is the position of the member or field the command looks up
+	// in the key's aggregate (SADD, HGET, ZSCORE…), 0 if none: a shard
+	// reads it ahead in a big aggregate's own table.
+	Member   int
 	Route    Route
 	Split    Split
 	Combine  Combine
