@@ -22,8 +22,8 @@ var byName = func() map[string]*Command {
 // before the score; otherwise a score or an option is read ahead in vain.
 var memberArgs = map[string]int{
 	"sadd": 2, "srem": 2, "sismember": 2, "smismember": 2,
-	"hset": 2, "hsetnx": 2, "hget": 2, "hmget": 2, "hdel": 2, "hexists": 2, "hincrby": 2, "hincrbyfloat": 2,
-	"hstrlen": 2,
+	"hset": 2, "hsetnx": 2, "hget": 2, "hmget": 2, "hdel": 2, "hexists": 2, "hstrlen": 2,
+	"hincrby": 2, "hincrbyfloat": 2,
 	"zadd": 3, "zincrby": 3, "zscore": 2, "zmscore": 2, "zrank": 2, "zrevrank": 2, "zrem": 2,
 }
 

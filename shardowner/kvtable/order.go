@@ -3,10 +3,11 @@ package kvtable
 import "unsafe"
 
 // Order keeps the members of a big sorted set in score order, as byte
-// pages: each page a packed list of member, score pairs (see shardowner's
-// zsets.go), stored under its 4-byte id in Pages, a table of its own. Dir
-// lists the pages in order with their element counts; it holds no Go
-// pointer, so neither it nor the pages are scanned by the garbage collector.
+// pages: each page the body of a packed list of member, score pairs, its
+// count left to Dir (see shardowner's zsetpages.go), stored under its
+// 4-byte id in Pages, a table of its own. Dir lists the pages in order with
+// their element counts and first scores; it holds no Go pointer, so
+// neither it nor the pages are scanned by the garbage collector.
 type Order struct {
 	Pages *Table
 	Dir   []PageRef
