@@ -138,15 +138,19 @@ type Command struct {
 	// command holds its shard whole, so that it never sees a transaction
 	// half done there.
 	ReadsOthers func(argv [][]byte) bool
-	Route       Route
-	Split       Split
-	Combine     Combine
-	Run         shardowner.Handler // nil for RouteHome commands
-	Home        HomeID             // the reactor's handler of a RouteHome command
-	Internal    bool               // shard-to-shard only: not callable by clients, not in COMMAND
-	Group       string             // COMMAND DOCS group: generic, string, hash, set, connection, server
-	Summary     string             // COMMAND DOCS summary
-	ID          int                // index in the table, set at init
+	// Member is the position of the member or field the command looks up
+	// in the key's aggregate (SADD, HGET, ZSCORE…), 0 if none: a shard
+	// reads it ahead in a big aggregate's own table.
+	Member   int
+	Route    Route
+	Split    Split
+	Combine  Combine
+	Run      shardowner.Handler // nil for RouteHome commands
+	Home     HomeID             // the reactor's handler of a RouteHome command
+	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
+	Group    string             // COMMAND DOCS group: generic, string, hash, set, connection, server
+	Summary  string             // COMMAND DOCS summary
+	ID       int                // index in the table, set at init
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.

@@ -11,10 +11,21 @@ var byName = func() map[string]*Command {
 	for i := range commands {
 		c := &commands[i]
 		c.ID = i
+		c.Member = memberArgs[c.Name]
 		m[c.Name] = c
 	}
 	return m
 }()
+
+// memberArgs gives Command.Member for the commands that look up one member
+// or field of an aggregate. ZADD's is its first member when no option comes
+// before the score; otherwise a score or an option is read ahead in vain.
+var memberArgs = map[string]int{
+	"sadd": 2, "srem": 2, "sismember": 2, "smismember": 2,
+	"hset": 2, "hsetnx": 2, "hget": 2, "hmget": 2, "hdel": 2, "hexists": 2, "hstrlen": 2,
+	"hincrby": 2, "hincrbyfloat": 2,
+	"zadd": 3, "zincrby": 3, "zscore": 2, "zmscore": 2, "zrank": 2, "zrevrank": 2, "zrem": 2,
+}
 
 // lookupSlots is an open-addressing table over the command names, indexed
 // by nameHash: Lookup folds case and hashes in one pass over the client's

@@ -409,3 +409,21 @@ func TestFlagNames(t *testing.T) {
 		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagMovableKeys)
 	}
 }
+
+// TestMemberArgs: every command given a member position exists, takes a
+// key before it, and has room for it within its arity.
+func TestMemberArgs(t *testing.T) {
+	for name, pos := range memberArgs {
+		c := LookupString(name)
+		if c == nil {
+			t.Errorf("%s: no such command", name)
+			continue
+		}
+		if c.Member != pos || c.FirstKey == 0 || pos <= c.FirstKey || pos >= max(c.Arity, -c.Arity) {
+			t.Errorf("%s: member at %d, first key %d, arity %d", name, c.Member, c.FirstKey, c.Arity)
+		}
+	}
+	if c := LookupString("get"); c.Member != 0 {
+		t.Errorf("get: member at %d", c.Member)
+	}
+}

@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -119,6 +120,7 @@ func (c *Ctx) copyBig(src *Table) *Table {
 		dst.Clear()
 		return nil
 	}
+	dst.List = bytes.Clone(src.List)
 	return dst
 }
 

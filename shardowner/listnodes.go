@@ -11,13 +11,12 @@ import (
 
 // A small list is a packed list (kvtable.PackedBody) of its elements, head
 // first. A big one, past the size of one node (list-max-listpack-size), is
-// a chain of nodes in a table of its own (its layout: kvtable/listnode.go).
-// Pushes and pops touch one node and one index record in place; a node
-// that fills or empties rewrites the index, so the cost is O(nodes) at worst,
-// and finding an element by position reads the index, not the elements.
-// Nothing of it is a Go pointer.
-
-var listIndexKey = []byte{}
+// a chain of nodes in a table of its own, with its index beside them (the
+// layout: kvtable/listnode.go). Pushes and pops touch one node and one index
+// record in place; a node that fills or empties moves the index's records
+// after it, so the cost is O(nodes) at worst, and finding an element by
+// position reads the index, not the elements. Nothing of it is a Go
+// pointer.
 
 const (
 	listIndexHead = kvtable.ListIndexHead
@@ -70,21 +69,16 @@ func (q qlist) wkey(id uint32) []byte {
 	return q.kb[:]
 }
 
-func (q qlist) index() []byte {
-	v, _ := q.t.Get(listIndexKey)
-	return v.Str
-}
+func (q qlist) index() []byte { return q.t.List }
 
-// ixView reads an index; it is valid until the list's table is written.
+// ixView reads an index; it is valid until the index is spliced.
 type ixView []byte
 
-func (q qlist) view() ixView { return ixView(q.index()) }
+func (q qlist) view() ixView { return ixView(q.t.List) }
 
 func (ix ixView) total() int { return int(binary.LittleEndian.Uint64(ix)) }
 
 func (ix ixView) nodes() int { return (len(ix) - listIndexHead) / listRecord }
-
-func (ix ixView) next() uint32 { return binary.LittleEndian.Uint32(ix[8:]) }
 
 // rec returns the id and element count of node i.
 func (ix ixView) rec(i int) (id uint32, cnt int) {
@@ -110,28 +104,16 @@ func (q qlist) setNode(id uint32, body []byte) error {
 
 func (q qlist) dropNode(id uint32) { q.t.Delete(q.wkey(id)) }
 
-// setCount sets the count of node i, of the given id, to cnt and the total
-// to total, in place; next is the index's next id, which the head node's
-// record is written with in one go.
-func (q qlist) setCount(i int, id uint32, cnt, total int, next uint32) {
-	var b [listIndexHead + listRecord]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(total))
-	if i == 0 {
-		binary.LittleEndian.PutUint32(b[8:], next)
-		binary.LittleEndian.PutUint32(b[12:], id)
-		binary.LittleEndian.PutUint32(b[16:], uint32(cnt))
-		q.t.WriteAt(listIndexKey, 0, b[:])
-		return
-	}
-	q.t.WriteAt(listIndexKey, 0, b[:8])
-	binary.LittleEndian.PutUint32(b[:], uint32(cnt))
-	q.t.WriteAt(listIndexKey, listIndexHead+i*listRecord+4, b[:4])
+// setCount sets the count of node i to cnt and the total to total.
+func (q qlist) setCount(i int, cnt, total int) {
+	ix := q.t.List
+	binary.LittleEndian.PutUint64(ix, uint64(total))
+	binary.LittleEndian.PutUint32(ix[listIndexHead+i*listRecord+4:], uint32(cnt))
 }
 
 // newID returns an id no node has.
 func (q qlist) newID() uint32 {
-	ix := q.index()
-	id := binary.LittleEndian.Uint32(ix[8:])
+	id := binary.LittleEndian.Uint32(q.t.List[8:])
 	for {
 		k := nodeKey(id)
 		if !q.t.Exists(k[:]) {
@@ -143,20 +125,27 @@ func (q qlist) newID() uint32 {
 
 // splice replaces the records of nodes [from, to) with recs (id, count
 // pairs, 8 bytes each), moving the total by delta and the next id past
-// next.
-func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) error {
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	ix := q.index()
-	b := append(buf.B[:0], ix[:listIndexHead+from*listRecord]...)
-	b = append(b, recs...)
-	b = append(b, ix[listIndexHead+to*listRecord:]...)
-	binary.LittleEndian.PutUint64(b, uint64(q.total()+delta))
-	if next >= binary.LittleEndian.Uint32(b[8:]) {
-		binary.LittleEndian.PutUint32(b[8:], next+1)
+// next. An index that shrinks to a quarter of its capacity is copied into
+// a smaller one, so that a list that shrank does not keep its peak.
+func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) {
+	ix := q.t.List
+	n := len(ix)
+	at, end := listIndexHead+from*listRecord, listIndexHead+to*listRecord
+	grow := len(recs) - (end - at)
+	if grow > 0 {
+		ix = append(ix, recs[:grow]...) // room; overwritten below
 	}
-	buf.B = b
-	return q.t.SetVerbatim(listIndexKey, b, 0, false)
+	copy(ix[end+grow:], ix[end:n])
+	copy(ix[at:], recs)
+	ix = ix[:n+grow]
+	if cap(ix) > 1024 && len(ix) < cap(ix)/4 {
+		ix = append([]byte(nil), ix...)
+	}
+	binary.LittleEndian.PutUint64(ix, uint64(int(binary.LittleEndian.Uint64(ix))+delta))
+	if next >= binary.LittleEndian.Uint32(ix[8:]) {
+		binary.LittleEndian.PutUint32(ix[8:], next+1)
+	}
+	q.t.List = ix
 }
 
 // find returns the node holding element i (0 <= i < total) and i's place
@@ -192,7 +181,11 @@ func (q qlist) find(i int) (node, local int) {
 func skipElems(body []byte, k int) int {
 	off := 0
 	for ; k > 0; k-- {
-		_, off = kvtable.ElemAt(body, off)
+		if l := body[off]; l < 0x80 { // the common one-byte length, inline
+			off += 1 + int(l)
+		} else {
+			_, off = kvtable.ElemAt(body, off)
+		}
 	}
 	return off
 }
@@ -226,15 +219,14 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 	id, _ := q.rec(i)
 	if cnt == 0 {
 		q.dropNode(id)
-		return q.splice(i, i+1, nil, delta, 0)
+		q.splice(i, i+1, nil, delta, 0)
+		return nil
 	}
 	if cnt <= limCount && len(body) <= limSize {
-		ix := q.view()
-		total, next := ix.total()+delta, ix.next()
 		if err := q.setNode(id, body); err != nil {
 			return err
 		}
-		q.setCount(i, id, cnt, total, next)
+		q.setCount(i, cnt, q.total()+delta)
 		return nil
 	}
 	recs := bytebufferpool.Get()
@@ -265,7 +257,7 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 		return nil
 	})
 	if err == nil {
-		err = q.splice(i, i+1, r, delta, next)
+		q.splice(i, i+1, r, delta, next)
 	}
 	recs.B = r
 	if err != nil {
@@ -281,11 +273,7 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 func (c *Ctx) bigList(body []byte) *Table {
 	t := c.newBig()
 	q := c.list(t)
-	var head [listIndexHead]byte
-	if t.SetVerbatim(listIndexKey, head[:], 0, false) != nil {
-		t.Clear()
-		return nil
-	}
+	t.List = make([]byte, listIndexHead)
 	limCount, limSize := nodeLimits(c.Shard.Enc.ListMaxListpack.Load())
 	recs := bytebufferpool.Get()
 	defer bytebufferpool.Put(recs)
@@ -302,12 +290,10 @@ func (c *Ctx) bigList(body []byte) *Table {
 		return nil
 	})
 	recs.B = r
-	if err == nil {
-		err = q.splice(0, 0, r, total, id)
-	}
 	if err != nil {
 		t.Clear()
 		return nil
 	}
+	q.splice(0, 0, r, total, id)
 	return t
 }

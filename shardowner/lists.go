@@ -149,12 +149,18 @@ func listPush(c *Ctx, key []byte, v Value, left bool, elems [][]byte) (int, bool
 // pushBig pushes e at the head or tail of big list q: into the end node
 // while it has room, else into a new node. It returns the new length.
 func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	b := kvtable.AppendElem(buf.B[:0], e)
-	buf.B = b
+	var small [64]byte
+	b := small[:0]
+	if kvtable.ElemLen(e) > len(small) {
+		buf := bytebufferpool.Get()
+		defer bytebufferpool.Put(buf)
+		buf.B = kvtable.AppendElem(buf.B[:0], e)
+		b = buf.B
+	} else {
+		b = kvtable.AppendElem(b, e)
+	}
 	ix := q.view()
-	n, total, next := ix.nodes(), ix.total(), ix.next()
+	n, total := ix.nodes(), ix.total()
 	if n > 0 {
 		i, off := 0, 0
 		if !left {
@@ -170,7 +176,7 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
 				return 0, err
 			}
 			if ok {
-				q.setCount(i, id, cnt+1, total+1, next)
+				q.setCount(i, cnt+1, total+1)
 				return total + 1, nil
 			}
 		}
@@ -186,10 +192,7 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
 	var r [listRecord]byte
 	binary.LittleEndian.PutUint32(r[:], id)
 	binary.LittleEndian.PutUint32(r[4:], 1)
-	if err := q.splice(at, at, r[:], 1, id); err != nil {
-		q.dropNode(id)
-		return 0, err
-	}
+	q.splice(at, at, r[:], 1, id)
 	return total + 1, nil
 }
 
@@ -251,21 +254,26 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 	total := q.total()
 	for count > 0 && total > 0 {
 		ix := q.view()
-		next := ix.next()
 		i := 0
 		if !left {
 			i = ix.nodes() - 1
 		}
 		id, cnt := ix.rec(i)
 		k := min(count, cnt)
-		rest := popNode(q.node(id), cnt, k, left, fn)
+		body := q.node(id)
+		rest := popNode(body, cnt, k, left, fn)
 		total -= k
 		if k == cnt {
 			q.dropNode(id)
 			q.splice(i, i+1, nil, -k, 0)
 		} else {
-			q.setNode(id, rest)
-			q.setCount(i, id, cnt-k, total, next)
+			// Cut in place: a value that shrinks stays in its item.
+			off := 0
+			if !left {
+				off = len(rest)
+			}
+			q.t.Splice(q.wkey(id), off, len(body)-len(rest), nil)
+			q.setCount(i, cnt-k, total)
 		}
 		count -= k
 	}

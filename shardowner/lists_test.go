@@ -412,6 +412,26 @@ func benchPushPop(b *testing.B, push, pop Handler, pushName, popName string) {
 	}
 }
 
+// BenchmarkLPushGrow and BenchmarkRPushGrow push 16-byte elements into one
+// list that grows, as redis-benchmark's lpush and rpush do, starting over
+// every million.
+func BenchmarkLPushGrow(b *testing.B) { benchPushGrow(b, LPush, "lpush") }
+func BenchmarkRPushGrow(b *testing.B) { benchPushGrow(b, RPush, "rpush") }
+
+func benchPushGrow(b *testing.B, push Handler, name string) {
+	c := benchCtx()
+	argv := args(name, "mylist", "xxxxxxxxxxxxxxxx")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		push(c, argv)
+		if i++; i%1_000_000 == 0 {
+			c.Table().Delete(argv[1])
+		}
+	}
+}
+
 // BenchmarkLIndexMiddle reads the middle element of a list of 100000.
 func BenchmarkLIndexMiddle(b *testing.B) {
 	c := benchList(100000)

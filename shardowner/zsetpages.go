@@ -16,10 +16,11 @@ import (
 // kvtable/packed.go) of member, score pairs sorted by score then member,
 // the score an 8-byte element holding the float64's bits. A big sorted set
 // is a table of its own mapping each member to its score, and its Order:
-// pages in that same packed form, each at most zsetPageEntries members,
-// listed in order with their counts, and a Fenwick tree over the counts for
-// ranks. A write touches one page; finding it is a binary search over the
-// pages' first elements.
+// pages of such pairs without the count, each at most zsetPageEntries
+// members, listed in order with their counts and first scores, and a
+// Fenwick tree over the counts for ranks. A write changes one page in place
+// (kvtable's Splice) unless it outgrows its item or splits it; finding it is
+// a binary search over the pages' first scores.
 const (
 	zsetPageEntries = 128
 	zsetPageBytes   = 4096 // a page of two or more members splits past this
@@ -93,7 +94,7 @@ func (z zview) page(i int) []byte {
 	}
 	k := pageKey(z.big.Order.Dir[i].ID)
 	v, _ := z.big.Order.Pages.Get(k[:])
-	return kvtable.PackedBody(v.Str)
+	return v.Str
 }
 
 // score returns member m's score.
@@ -163,10 +164,56 @@ func (z zview) locate(r int) (pi, idx int) {
 	return z.big.Order.Locate(r)
 }
 
+// find returns where member m with score s is, or would go: its page, its
+// index and byte offset in the page (past the last element: the page's
+// length and size), and the page's body. The pages are searched by the
+// first scores the directory keeps; a page is read only when its first
+// score is s.
+func (z zview) find(m []byte, s float64) (pi, idx, off int, body []byte) {
+	if z.npages() == 0 {
+		return 0, 0, 0, nil
+	}
+	if z.big != nil {
+		dir := z.big.Order.Dir
+		lo, hi := 1, len(dir) // the first page whose first element is not below m's place
+		for lo < hi {
+			mid := (lo + hi) / 2
+			d := dir[mid].Min
+			if d > s || d == s && bytes.Compare(firstMember(z.page(mid)), m) >= 0 {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		pi = lo - 1
+	}
+	body = z.page(pi)
+	for off < len(body) {
+		// zAt, with the common one-byte length read inline
+		e, next := body[off+1:], 0
+		if l := int(body[off]); l < 0x80 {
+			e, next = e[:l], off+1+l
+		} else {
+			e, next = kvtable.ElemAt(body, off)
+		}
+		if es := decodeScore(body[next+1:]); es > s || es == s && bytes.Compare(e, m) >= 0 {
+			break
+		}
+		off = next + scoreElemLen
+		idx++
+	}
+	return pi, idx, off, body
+}
+
+func firstMember(body []byte) []byte {
+	m, _ := kvtable.ElemAt(body, 0)
+	return m
+}
+
 // rank returns the rank of member m with score s.
 func (z zview) rank(m []byte, s float64) int {
-	_, _, r := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
-	return r
+	pi, idx, _, _ := z.find(m, s)
+	return z.ranksBefore(pi) + idx
 }
 
 // ziter walks a sorted set's elements in either direction from a rank. The
@@ -338,6 +385,16 @@ func reverse(b []byte) {
 	}
 }
 
+// rescore moves member m from score old to score s.
+func (w *zwriter) rescore(m []byte, old, s float64) {
+	if w.big == nil || w.failed {
+		w.remove(m, old)
+		w.insert(m, s)
+		return
+	}
+	w.failed = !bigZRescore(w.big, m, old, s)
+}
+
 // remove removes member m, whose score is s.
 func (w *zwriter) remove(m []byte, s float64) {
 	if w.big != nil {
@@ -391,45 +448,93 @@ func newZSetBig(c *Ctx) *Table {
 }
 
 // bigZInsert adds member m, not yet a member, with score s to big sorted
-// set big, splitting its page when full. It reports false when a table has
-// no room.
+// set big. It reports false, leaving m out, when a table has no room.
 func bigZInsert(big *Table, m []byte, s float64) bool {
-	var sb [8]byte
-	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+	sb := scoreBytes(s)
 	if big.SetVerbatim(m, sb[:], 0, false) != nil {
 		return false
 	}
+	if !pageInsert(big, m, s) {
+		big.Delete(m)
+		return false
+	}
+	return true
+}
+
+// bigZRemove removes member m, whose score is s, from big sorted set big.
+func bigZRemove(big *Table, m []byte, s float64) {
+	big.Delete(m)
+	pageRemove(big.Order, zview{big: big}, m, s)
+}
+
+// bigZRescore moves member m of big sorted set big from score old to s:
+// its score is rewritten in place. It reports false, leaving m out, when a
+// table has no room.
+func bigZRescore(big *Table, m []byte, old, s float64) bool {
+	pageRemove(big.Order, zview{big: big}, m, old)
+	if !pageInsert(big, m, s) {
+		big.Delete(m)
+		return false
+	}
+	// The same size: written in place, this cannot fail.
+	sb := scoreBytes(s)
+	big.SetVerbatim(m, sb[:], 0, false)
+	return true
+}
+
+func scoreBytes(s float64) [8]byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(s))
+	return b
+}
+
+// pageInsert adds member m with score s to the pages of big sorted set
+// big, splitting its page when full. It reports false when a table has no
+// room.
+func pageInsert(big *Table, m []byte, s float64) bool {
 	o := big.Order
 	if len(o.Dir) == 0 {
 		o.Dir = append(o.Dir, kvtable.PageRef{ID: o.NewID()})
 		o.Rebuild()
+		if !putPage(o, o.Dir[0].ID, nil) {
+			return false
+		}
 	}
 	z := zview{big: big}
-	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+	pi, idx, off, body := z.find(m, s)
 	if idx == 0 && pi > 0 {
-		pi, idx = pi-1, int(o.Dir[pi-1].N) // append to the page before
+		// append to the page before
+		pi = pi - 1
+		body = z.page(pi)
+		idx, off = int(o.Dir[pi].N), len(body)
 	}
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	var room [kvtable.PackedHeadRoom]byte
-	buf.B = append(buf.B[:0], room[:]...)
-	body := z.page(pi)
-	off := 0
-	for range idx {
-		_, _, off = zAt(body, off)
-	}
-	buf.B = append(buf.B, body[:off]...)
-	buf.B = appendZElem(buf.B, m, s)
-	buf.B = append(buf.B, body[off:]...)
+	elem := bytebufferpool.Get()
+	defer bytebufferpool.Put(elem)
+	elem.B = appendZElem(elem.B[:0], m, s)
 	n := int(o.Dir[pi].N) + 1
-	if n <= zsetPageEntries && len(buf.B)-kvtable.PackedHeadRoom <= zsetPageBytes {
+	if n <= zsetPageEntries && len(body)+len(elem.B) <= zsetPageBytes {
+		if !o.Pages.Splice(o.Key(o.Dir[pi].ID), off, 0, elem.B) {
+			// Outgrows its item: written whole into a bigger one.
+			buf := bytebufferpool.Get()
+			defer bytebufferpool.Put(buf)
+			buf.B = append(append(append(buf.B[:0], body[:off]...), elem.B...), body[off:]...)
+			if !putPage(o, o.Dir[pi].ID, buf.B) {
+				return false
+			}
+		}
+		if idx == 0 {
+			o.Dir[pi].Min = s
+		}
 		o.Count(pi, 1)
-		return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
+		return true
 	}
 	// Split in two; the second is a new page after this one. An element
 	// added at either end of its page goes alone to its side, so that
 	// members added in order leave full pages behind, not half-full ones.
-	body = buf.B[kvtable.PackedHeadRoom:]
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	buf.B = append(append(append(buf.B[:0], body[:off]...), elem.B...), body[off:]...)
+	body = buf.B
 	half := n / 2
 	switch idx {
 	case n - 1:
@@ -441,54 +546,44 @@ func bigZInsert(big *Table, m []byte, s float64) bool {
 	for range half {
 		_, _, mid = zAt(body, mid)
 	}
-	right := bytebufferpool.Get()
-	defer bytebufferpool.Put(right)
-	right.B = append(append(right.B[:0], room[:]...), body[mid:]...)
-	buf.B = buf.B[:kvtable.PackedHeadRoom+mid]
+	_, lmin, _ := zAt(body, 0)
+	_, rmin, _ := zAt(body, mid)
 	id := o.NewID()
-	o.Dir[pi].N = uint32(half)
+	if !putPage(o, o.Dir[pi].ID, body[:mid]) || !putPage(o, id, body[mid:]) {
+		return false
+	}
+	o.Dir[pi].N, o.Dir[pi].Min = uint32(half), lmin
 	o.Dir = append(o.Dir, kvtable.PageRef{})
 	copy(o.Dir[pi+2:], o.Dir[pi+1:])
-	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half)}
+	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half), Min: rmin}
 	o.Rebuild()
-	return putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*half)) &&
-		putPage(o, id, kvtable.FinishPacked(right.B, 2*(n-half)))
+	return true
 }
 
 func putPage(o *kvtable.Order, id uint32, page []byte) bool {
 	return o.Pages.SetVerbatim(o.Key(id), page, 0, false) == nil
 }
 
-// bigZRemove removes member m, whose score is s, from big sorted set big.
-// A page left empty goes.
-func bigZRemove(big *Table, m []byte, s float64) {
-	big.Delete(m)
-	o := big.Order
-	z := zview{big: big}
-	pi, idx, _ := z.seek(func(e []byte, es float64) bool { return !zLess(es, e, s, m) })
+// pageRemove removes member m, whose score is s, from the pages of sorted
+// set z, whose order is o. A page left empty goes.
+func pageRemove(o *kvtable.Order, z zview, m []byte, s float64) {
+	pi, idx, off, body := z.find(m, s)
 	if idx == int(o.Dir[pi].N) {
-		pi, idx = pi+1, 0
+		pi, idx, off = pi+1, 0, 0
+		body = z.page(pi)
 	}
-	buf := bytebufferpool.Get()
-	defer bytebufferpool.Put(buf)
-	var room [kvtable.PackedHeadRoom]byte
-	buf.B = append(buf.B[:0], room[:]...)
-	body := z.page(pi)
-	off := 0
-	for range idx {
-		_, _, off = zAt(body, off)
-	}
-	_, _, next := zAt(body, off)
-	buf.B = append(buf.B, body[:off]...)
-	buf.B = append(buf.B, body[next:]...)
 	n := int(o.Dir[pi].N) - 1
 	if n == 0 {
 		dropPage(o, pi)
 		return
 	}
+	_, _, next := zAt(body, off)
+	// A value that shrinks stays in its item: this cannot fail.
+	o.Pages.Splice(o.Key(o.Dir[pi].ID), off, next-off, nil)
+	if idx == 0 {
+		_, o.Dir[pi].Min, _ = zAt(z.page(pi), 0)
+	}
 	o.Count(pi, -1)
-	// A shorter value replaces a longer one in place: this cannot fail.
-	putPage(o, o.Dir[pi].ID, kvtable.FinishPacked(buf.B, 2*n))
 }
 
 func dropPage(o *kvtable.Order, pi int) {
@@ -508,40 +603,34 @@ const zsetPageFill = zsetPageEntries * 3 / 4
 func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 	big := newZSetBig(c)
 	o := big.Order
-	page := bytebufferpool.Get()
-	defer bytebufferpool.Put(page)
-	var room [kvtable.PackedHeadRoom]byte
-	page.B = append(page.B[:0], room[:]...)
-	n := 0
-	flush := func() bool {
+	start, n := 0, 0 // the page being cut from body
+	flush := func(end int) bool {
 		if n == 0 {
 			return true
 		}
 		id := o.NewID()
-		o.Dir = append(o.Dir, kvtable.PageRef{ID: id, N: uint32(n)})
-		ok := putPage(o, id, kvtable.FinishPacked(page.B, 2*n))
-		page.B, n = page.B[:kvtable.PackedHeadRoom], 0
+		_, first, _ := zAt(body, start)
+		o.Dir = append(o.Dir, kvtable.PageRef{ID: id, N: uint32(n), Min: first})
+		ok := putPage(o, id, body[start:end])
+		start, n = end, 0
 		return ok
 	}
-	var sb [8]byte
 	for off := 0; off < len(body); {
-		start := off
 		m, s, next := zAt(body, off)
 		off = next
-		binary.LittleEndian.PutUint64(sb[:], math.Float64bits(s))
+		sb := scoreBytes(s)
 		before := big.Len()
 		if big.SetVerbatim(m, sb[:], 0, false) != nil || big.Len() == before {
 			big.Clear()
 			return nil
 		}
-		page.B = append(page.B, body[start:off]...)
 		n++
-		if (n >= zsetPageFill || len(page.B) > zsetPageBytes/2) && !flush() {
+		if (n >= zsetPageFill || off-start > zsetPageBytes/2) && !flush(off) {
 			big.Clear()
 			return nil
 		}
 	}
-	if !flush() {
+	if !flush(len(body)) {
 		big.Clear()
 		return nil
 	}

@@ -155,8 +155,7 @@ func zadd(c *Ctx, key []byte, pairs [][]byte, nx, xx, gt, lt, ch, incr bool) {
 			processed++
 			score = s
 			if s != cur {
-				w.remove(m, cur)
-				w.insert(m, s)
+				w.rescore(m, cur, s)
 				updated++
 			}
 		default:

@@ -80,3 +80,51 @@ func TestZSetHotPathAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkZAddGrow is the same into a sorted set that grows from empty,
+// starting over every 100k ZADDs, as in a redis-benchmark run of that many.
+func BenchmarkZAddGrow(b *testing.B) {
+	c := benchZSet(0)
+	argvs := randomZAdds(1 << 16)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		ZAdd(c, argvs[i%len(argvs)])
+		if i++; i%100_000 == 0 {
+			c.Table().Delete([]byte("z"))
+		}
+	}
+}
+
+// randomZAdds returns n ZADDs of a random score, 0 to 99999, for a random
+// member element:0 to element:99999, as redis-benchmark's.
+func randomZAdds(n int) [][][]byte {
+	var argvs [][][]byte
+	rnd := uint64(1)
+	next := func() string {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return strconv.Itoa(int(rnd >> 33 % 100_000))
+	}
+	for range n {
+		argvs = append(argvs, args("zadd", "z", next(), "element:"+next()))
+	}
+	return argvs
+}
+
+// BenchmarkZAddRandom is redis-benchmark's ZADD: a random score for a
+// random member of one sorted set of up to 100k members.
+func BenchmarkZAddRandom(b *testing.B) {
+	c := benchZSet(0)
+	argvs := randomZAdds(1 << 16)
+	for i := range 100_000 {
+		ZAdd(c, argvs[i%len(argvs)])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		ZAdd(c, argvs[i%len(argvs)])
+		i++
+	}
+}

@@ -79,6 +79,9 @@ func checkZSet(t *testing.T, c *Ctx, key string, want zmodel) {
 		if n != z.pageLen(pi) || n == 0 {
 			t.Fatalf("page %d holds %d, directory says %d", pi, n, z.pageLen(pi))
 		}
+		if _, first, _ := zAt(body, 0); v.Big != nil && v.Big.Order.Dir[pi].Min != first {
+			t.Fatalf("page %d starts at score %v, directory says %v", pi, first, v.Big.Order.Dir[pi].Min)
+		}
 	}
 	if i != len(exp) {
 		t.Fatalf("%d elements in pages, want %d", i, len(exp))

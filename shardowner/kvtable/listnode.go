@@ -8,11 +8,12 @@ import (
 // A big list is a table of its own (package shardowner keeps it) holding a
 // chain of nodes, as Redis's quicklist is a chain of listpacks:
 //
-//	key ""     the index: the total count (8 bytes), the next node id
-//	           (4 bytes), then per node, head first, its id and its count
-//	           (4 bytes each)
 //	key id     a node (4-byte id): its elements as in a packed list's body,
 //	           with no count (the index has it)
+//
+// and its index in Table.List, one byte slice that a push or pop updates
+// without a lookup: the total count (8 bytes), the next node id (4 bytes),
+// then per node, head first, its id and its count (4 bytes each).
 //
 // All integers are little-endian.
 const (
@@ -36,11 +37,11 @@ func ValidListNode(body []byte, cnt int) bool {
 
 // checkList verifies the big list t: its index and nodes agree.
 func checkList(t *Table) error {
-	ix, ok := t.Get(nil)
-	if !ok || len(ix.Str) < ListIndexHead || (len(ix.Str)-ListIndexHead)%ListRecord != 0 {
+	ix := t.List
+	if len(ix) < ListIndexHead || (len(ix)-ListIndexHead)%ListRecord != 0 {
 		return fmt.Errorf("list index missing or malformed")
 	}
-	recs := ix.Str[ListIndexHead:]
+	recs := ix[ListIndexHead:]
 	total := 0
 	for i := 0; i < len(recs); i += ListRecord {
 		id, cnt := recs[i:i+4], int(binary.LittleEndian.Uint32(recs[i+4:]))
@@ -50,7 +51,7 @@ func checkList(t *Table) error {
 		}
 		total += cnt
 	}
-	if total != int(binary.LittleEndian.Uint64(ix.Str)) || t.Len() != len(recs)/ListRecord+1 {
+	if total != int(binary.LittleEndian.Uint64(ix)) || t.Len() != len(recs)/ListRecord {
 		return fmt.Errorf("list index counts %d elements in %d nodes, table has %d keys", total, len(recs)/ListRecord, t.Len())
 	}
 	return nil

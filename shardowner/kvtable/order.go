@@ -3,10 +3,11 @@ package kvtable
 import "unsafe"
 
 // Order keeps the members of a big sorted set in score order, as byte
-// pages: each page a packed list of member, score pairs (see shardowner's
-// zsets.go), stored under its 4-byte id in Pages, a table of its own. Dir
-// lists the pages in order with their element counts; it holds no Go
-// pointer, so neither it nor the pages are scanned by the garbage collector.
+// pages: each page the body of a packed list of member, score pairs, its
+// count left to Dir (see shardowner's zsetpages.go), stored under its
+// 4-byte id in Pages, a table of its own. Dir lists the pages in order with
+// their element counts and first scores; it holds no Go pointer, so
+// neither it nor the pages are scanned by the garbage collector.
 type Order struct {
 	Pages *Table
 	Dir   []PageRef
@@ -23,9 +24,11 @@ func (o *Order) Key(id uint32) []byte {
 	return o.key[:]
 }
 
-// PageRef is a page of an Order: its id and how many elements it holds.
+// PageRef is a page of an Order: its id, how many elements it holds and
+// the score of its first, so that finding a score's page reads no page.
 type PageRef struct {
 	ID, N uint32
+	Min   float64
 }
 
 // NewOrder returns an empty order whose pages' table reads clock.
@@ -99,5 +102,5 @@ func (o *Order) bytes() int {
 	if o == nil {
 		return 0
 	}
-	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + 8*cap(o.Dir) + 4*cap(o.Fen) + 4*cap(o.free)
+	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + int(unsafe.Sizeof(PageRef{}))*cap(o.Dir) + 4*cap(o.Fen) + 4*cap(o.free)
 }

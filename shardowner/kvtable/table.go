@@ -84,6 +84,8 @@ type Table struct {
 	// Order, on the table of a big sorted set, holds its members in score
 	// order; its pages go with the table.
 	Order *Order
+	// List, on the table of a big list, is its index (see listnode.go).
+	List []byte
 
 	watcher Watcher // nil unless a key of the table is watched
 	// OnExpire, when set, is called with the key of each entry that
@@ -577,6 +579,47 @@ func (t *Table) rewritten(key []byte, w uint64, ref, nref uint32, dst []byte) {
 	}
 }
 
+// Splice replaces the cut bytes at off of the raw string value of key with
+// data, in place, when the new value fits the entry's item; it never moves
+// the entry. ok is false, changing nothing, when the key is missing or
+// expired, holds an integer-encoded string or another type, [off, off+cut)
+// is not within the value, or the new value does not fit: the caller then
+// writes the whole value. A value that does not grow always fits.
+func (t *Table) Splice(key []byte, off, cut int, data []byte) (ok bool) {
+	t.rehashStep(rehashPerOp)
+	_, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	if it == nil {
+		return false
+	}
+	voff := valueOff(it)
+	vl, ln := getUvarint(it[voff:])
+	if off < 0 || cut < 0 || off > vl-cut {
+		return false
+	}
+	end := vl - cut + len(data)
+	nln := uvarintLen(end)
+	if voff+nln+end > len(it) {
+		return false
+	}
+	// The head moves only when the length's own size changes; whichever
+	// part moves towards the front goes first, so neither overwrites the
+	// other before it moves.
+	head, tail := it[voff+ln:voff+ln+off], it[voff+ln+off+cut:voff+ln+vl]
+	headAt, tailAt := voff+nln, voff+nln+off+len(data)
+	if nln <= ln {
+		copy(it[headAt:], head)
+		copy(it[tailAt:], tail)
+	} else {
+		copy(it[tailAt:], tail)
+		copy(it[headAt:], head)
+	}
+	copy(it[voff+nln+off:], data)
+	putUvarint(it[voff:], end)
+	it[0] = it[0]&^hdrVerbatim | hdrGrown
+	t.touched(key, true)
+	return true
+}
+
 // live returns the slot word and entry of key when it is live and its
 // header, masked with mask, is want; the entry is nil otherwise.
 func (t *Table) live(key []byte, mask, want byte) (uint64, []byte) {
@@ -836,7 +879,7 @@ func (t *Table) MemoryUsage(key []byte) (int, bool) {
 // the TTL wheel and page descriptors, and those of its big aggregates.
 func (t *Table) ArenaBytes() int {
 	n := t.ar.bytes + 8*(t.ix[0].words+t.ix[1].words) + t.exp.bytes() +
-		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs) + t.Order.bytes()
+		cap(t.ar.pages)*int(unsafe.Sizeof(page{})) + 8*cap(t.objs) + t.Order.bytes() + cap(t.List)
 	for _, o := range t.objs {
 		if o != nil {
 			n += o.ArenaBytes() + int(unsafe.Sizeof(Table{}))

@@ -54,3 +54,19 @@ func (t *Table) TouchEntry(h uint64) uint64 {
 	}
 	return 0
 }
+
+// PeekBig returns the table of the big aggregate under key, whose hash is
+// h, or nil, so that the member a command will look up there can be
+// touched too. Unlike Get it neither deletes an expired key nor moves a
+// rehash on.
+func (t *Table) PeekBig(h uint64, key []byte) *Table {
+	w := t.lookup(h, key)
+	if w == 0 {
+		return nil
+	}
+	it := t.ar.item(uint32(w))
+	if it[0]&hdrEncMask != encObj {
+		return nil
+	}
+	return t.objs[le.Uint32(it[valueOff(it):])]
+}

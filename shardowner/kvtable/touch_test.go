@@ -65,3 +65,28 @@ func TestSetVerbatim(t *testing.T) {
 		t.Fatalf("grown with TTL = %+v", v)
 	}
 }
+
+// TestPeekBig finds the table of a big aggregate, and nothing for a
+// string, a packed aggregate or a missing key; an expired key stays, as
+// a touch must change nothing.
+func TestPeekBig(t *testing.T) {
+	clock := Clock{Ms: 1000}
+	tb := NewTable(&clock)
+	big := NewTable(&clock)
+	big.SetString([]byte("m"), nil, 0)
+	tb.SetBig([]byte("set"), KindSet, big, 0)
+	tb.SetString([]byte("str"), []byte("v"), 0)
+	tb.SetPacked([]byte("small"), KindHash, false, []byte{2, 1, 'f', 1, 'v'}, 0)
+	gone := NewTable(&clock)
+	gone.SetString([]byte("m"), nil, 0)
+	tb.SetBig([]byte("gone"), KindSet, gone, 1500)
+	clock.Ms = 2000
+	for key, want := range map[string]*Table{"set": big, "str": nil, "small": nil, "missing": nil, "gone": gone} {
+		if got := tb.PeekBig(tb.Hash([]byte(key)), []byte(key)); got != want {
+			t.Errorf("PeekBig(%s) = %p, want %p", key, got, want)
+		}
+	}
+	if tb.Len() != 4 {
+		t.Fatalf("Len = %d after peeking, want 4", tb.Len())
+	}
+}

@@ -92,3 +92,59 @@ func TestWriteAtModel(t *testing.T) {
 		}
 	}
 }
+
+// TestSpliceModel cuts and inserts at random places of values whose length
+// crosses the sizes of its prefix (127/128 bytes, 16383/16384), with and
+// without TTLs, and compares with plain byte slices; a splice that does not
+// fit the item changes nothing.
+func TestSpliceModel(t *testing.T) {
+	tb := NewTable(&Clock{Ms: 1})
+	rng := rand.New(rand.NewPCG(5, 6))
+	want := map[string][]byte{}
+	keys := []string{"a", "b", "c"}
+	refused := 0
+	for op := 0; op < 20000; op++ {
+		key := []byte(keys[rng.IntN(len(keys))])
+		cur, ok := want[string(key)]
+		if !ok || rng.IntN(100) == 0 {
+			var exp int64
+			if rng.IntN(2) == 0 {
+				exp = 1e15
+			}
+			sizes := []int{0, 100, 127, 128, 200, 16380, 16384, 16390}
+			cur = bytes.Repeat([]byte{'v'}, sizes[rng.IntN(len(sizes))])
+			if err := tb.SetVerbatim(key, cur, exp, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		off := rng.IntN(len(cur) + 1)
+		cut := rng.IntN(min(len(cur)-off, 8) + 1)
+		data := bytes.Repeat([]byte{byte('a' + op%26)}, rng.IntN(8))
+		next := append(append(append([]byte{}, cur[:off]...), data...), cur[off+cut:]...)
+		if tb.Splice(key, off, cut, data) {
+			cur = next
+		} else if len(next) <= len(cur) {
+			t.Fatalf("op %d: a splice from %d to %d bytes refused", op, len(cur), len(next))
+		} else {
+			refused++
+		}
+		want[string(key)] = cur
+		if v, _ := tb.Get(key); !bytes.Equal(v.Str, cur) {
+			t.Fatalf("op %d: %s differs from the model", op, key)
+		}
+	}
+	tb.check(t)
+	if refused == 0 {
+		t.Error("no splice was refused for want of room")
+	}
+	tb.SetVerbatim([]byte("a"), []byte("abc"), 0, false)
+	tb.SetInt([]byte("int"), 5, 0)
+	for _, c := range []struct {
+		key      string
+		off, cut int
+	}{{"nokey", 0, 0}, {"int", 0, 0}, {"a", 4, 0}, {"a", 2, 2}, {"a", -1, 0}, {"a", 0, -1}} {
+		if tb.Splice([]byte(c.key), c.off, c.cut, nil) {
+			t.Errorf("Splice(%s, %d, %d) accepted", c.key, c.off, c.cut)
+		}
+	}
+}
