@@ -234,3 +234,39 @@ func randCount(c *Ctx, argv [][]byte, word string) (l int64, with, ok bool) {
 	}
 	return l, with, true
 }
+
+// mpopArgs reads the arguments LMPOP and ZMPOP share, from argv[1] on
+// (numkeys key [key ...] WHERE [COUNT count]), answering their errors as
+// those commands do: the keys, the side, and the count (1 when not given).
+func mpopArgs(c *Ctx, argv [][]byte, side1, side2 string) (keys [][]byte, side []byte, count int64, ok bool) {
+	numkeys, ok := resp.ParseInt(argv[1])
+	if !ok || numkeys <= 0 {
+		c.W.Err(errNumkeys)
+		return nil, nil, 0, false
+	}
+	if numkeys > int64(len(argv)-3) {
+		c.W.Err(resp.ErrSyntax)
+		return nil, nil, 0, false
+	}
+	keys = argv[2 : 2+numkeys]
+	rest := argv[2+numkeys:]
+	if !resp.EqualFold(rest[0], side1) && !resp.EqualFold(rest[0], side2) {
+		c.W.Err(resp.ErrSyntax)
+		return nil, nil, 0, false
+	}
+	count = -1
+	for j := 1; j < len(rest); j++ {
+		if count != -1 || !resp.EqualFold(rest[j], "count") || j+1 == len(rest) {
+			c.W.Err(resp.ErrSyntax)
+			return nil, nil, 0, false
+		}
+		j++
+		n, ok := resp.ParseInt(rest[j])
+		if !ok || n <= 0 {
+			c.W.Err(errCountPositive)
+			return nil, nil, 0, false
+		}
+		count = n
+	}
+	return keys, rest[0], max(count, 1), true
+}

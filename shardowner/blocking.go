@@ -166,51 +166,10 @@ func BLMPop(c *Ctx, argv [][]byte) {
 		if !found || !blockCandidate(c, k) {
 			continue
 		}
-		n := int(min(count, int64(listLen(v))))
-		c.W.Array(2)
-		c.W.Bulk(k)
-		c.W.Array(n)
-		listPop(c, k, v, left, n, func(e []byte) { c.W.Bulk(e) })
-		c.NotifyRemoval(NotifyList, popEvent(left), k)
+		lmpopReply(c, k, v, left, count)
 		return
 	}
 	blockOrNull(c, false)
-}
-
-// mpopArgs reads the arguments LMPOP and ZMPOP share, from argv[1] on
-// (numkeys key [key ...] WHERE [COUNT count]), answering their errors as
-// those commands do: the keys, the side, and the count (1 when not given).
-func mpopArgs(c *Ctx, argv [][]byte, side1, side2 string) (keys [][]byte, side []byte, count int64, ok bool) {
-	numkeys, ok := resp.ParseInt(argv[1])
-	if !ok || numkeys <= 0 {
-		c.W.Err(errNumkeys)
-		return nil, nil, 0, false
-	}
-	if numkeys > int64(len(argv)-3) {
-		c.W.Err(resp.ErrSyntax)
-		return nil, nil, 0, false
-	}
-	keys = argv[2 : 2+numkeys]
-	rest := argv[2+numkeys:]
-	if !resp.EqualFold(rest[0], side1) && !resp.EqualFold(rest[0], side2) {
-		c.W.Err(resp.ErrSyntax)
-		return nil, nil, 0, false
-	}
-	count = -1
-	for j := 1; j < len(rest); j++ {
-		if count != -1 || !resp.EqualFold(rest[j], "count") || j+1 == len(rest) {
-			c.W.Err(resp.ErrSyntax)
-			return nil, nil, 0, false
-		}
-		j++
-		n, ok := resp.ParseInt(rest[j])
-		if !ok || n <= 0 {
-			c.W.Err(errCountPositive)
-			return nil, nil, 0, false
-		}
-		count = n
-	}
-	return keys, rest[0], max(count, 1), true
 }
 
 // BZPopMin: BZPOPMIN key [key ...] timeout.
@@ -266,17 +225,7 @@ func BZMPop(c *Ctx, argv [][]byte) {
 		if !found || !blockCandidate(c, k) {
 			continue
 		}
-		z := zviewOf(v)
-		n := int(min(count, int64(z.len())))
-		sp := zspan{0, n}
-		if max {
-			sp = zspan{z.len() - n, z.len()}
-		}
-		c.W.Array(2)
-		c.W.Bulk(k)
-		writeElems(c, z, sp, max, true, true)
-		zremSpan(c, k, v, sp)
-		c.NotifyRemoval(NotifyZset, zpopEvent(max), k)
+		zmpopReply(c, k, v, max, count)
 		return
 	}
 	blockOrNull(c, false)

@@ -901,55 +901,33 @@ func listMove(c *Ctx, src, dst []byte, from, to bool) {
 // LMPop: LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]. Pops from
 // the first non-empty list; its keys must all be on this shard.
 func LMPop(c *Ctx, argv [][]byte) {
-	numkeys, ok := resp.ParseInt(argv[1])
-	if !ok || numkeys <= 0 {
-		c.W.Err(errNumkeys)
-		return
-	}
-	if numkeys > int64(len(argv)-3) {
-		c.W.Err(resp.ErrSyntax)
-		return
-	}
-	keys := argv[2 : 2+numkeys]
-	rest := argv[2+numkeys:]
-	left, ok := parseSide(rest[0])
+	keys, side, count, ok := mpopArgs(c, argv, "left", "right")
 	if !ok {
-		c.W.Err(resp.ErrSyntax)
 		return
 	}
-	// Options are read in order, each checked as it comes, as Redis does.
-	count := int64(-1)
-	for j := 1; j < len(rest); j++ {
-		if count != -1 || !resp.EqualFold(rest[j], "count") || j+1 == len(rest) {
-			c.W.Err(resp.ErrSyntax)
-			return
-		}
-		j++
-		n, ok := resp.ParseInt(rest[j])
-		if !ok || n <= 0 {
-			c.W.Err(errCountPositive)
-			return
-		}
-		count = n
-	}
-	count = max(count, 1)
+	left := resp.EqualFold(side, "left")
 	for _, k := range keys {
 		v, found, ok := getKind(c, k, KindList)
 		if !ok {
 			return
 		}
-		if !found {
-			continue
+		if found {
+			lmpopReply(c, k, v, left, count)
+			return
 		}
-		n := int(min(count, int64(listLen(v))))
-		c.W.Array(2)
-		c.W.Bulk(k)
-		c.W.Array(n)
-		listPop(c, k, v, left, n, func(e []byte) { c.W.Bulk(e) })
-		c.NotifyRemoval(NotifyList, popEvent(left), k)
-		return
 	}
 	c.W.NullArray()
+}
+
+// lmpopReply pops up to count elements of list v under key k from one end
+// and answers them with the key, as LMPOP and BLMPOP do.
+func lmpopReply(c *Ctx, k []byte, v Value, left bool, count int64) {
+	n := int(min(count, int64(listLen(v))))
+	c.W.Array(2)
+	c.W.Bulk(k)
+	c.W.Array(n)
+	listPop(c, k, v, left, n, func(e []byte) { c.W.Bulk(e) })
+	c.NotifyRemoval(NotifyList, popEvent(left), k)
 }
 
 // listBlob appends the elements of list v as a packed list (a value

@@ -14,7 +14,6 @@ import (
 var (
 	errWeightFloat   = resp.Error("ERR weight value is not a float")
 	errLimitNegative = resp.Error("ERR LIMIT can't be negative")
-	errNumKeys       = resp.Error("ERR numkeys should be greater than 0")
 )
 
 // parseNumKeys reads a count of keys at argv[i] and returns the keys after
@@ -351,60 +350,37 @@ func ZInterCard(c *Ctx, argv [][]byte) {
 // ZMPop: ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]. Pops from the
 // first key that holds a sorted set.
 func ZMPop(c *Ctx, argv [][]byte) {
-	n, ok := resp.ParseInt(argv[1])
-	if !ok || n < 1 {
-		c.W.Err(errNumKeys)
+	keys, side, count, ok := mpopArgs(c, argv, "min", "max")
+	if !ok {
 		return
 	}
-	if n > int64(len(argv)-3) {
-		c.W.Err(resp.ErrSyntax)
-		return
-	}
-	keys := argv[2 : 2+n]
-	opts := argv[2+n:]
-	var max bool
-	switch {
-	case resp.EqualFold(opts[0], "min"):
-	case resp.EqualFold(opts[0], "max"):
-		max = true
-	default:
-		c.W.Err(resp.ErrSyntax)
-		return
-	}
-	count, counted := int64(1), false
-	for i := 1; i < len(opts); i++ {
-		if counted || !resp.EqualFold(opts[i], "count") || i+1 >= len(opts) {
-			c.W.Err(resp.ErrSyntax)
-			return
-		}
-		v, ok := resp.ParseInt(opts[i+1])
-		if !ok || v < 1 {
-			c.W.Err(errCountPositive)
-			return
-		}
-		count, counted = v, true
-		i++
-	}
+	max := resp.EqualFold(side, "max")
 	for _, key := range keys {
 		v, found, ok := getKind(c, key, KindZSet)
 		if !ok {
 			return
 		}
-		if !found {
-			continue
+		if found {
+			zmpopReply(c, key, v, max, count)
+			return
 		}
-		z := zviewOf(v)
-		k := int(min(count, int64(z.len())))
-		sp := zspan{0, k}
-		if max {
-			sp = zspan{z.len() - k, z.len()}
-		}
-		c.W.Array(2)
-		c.W.Bulk(key)
-		writeElems(c, z, sp, max, true, true)
-		zremSpan(c, key, v, sp)
-		c.NotifyRemoval(NotifyZset, zpopEvent(max), key)
-		return
 	}
 	c.W.NullArray()
+}
+
+// zmpopReply pops up to count members of sorted set v under key from its
+// low or high end (max) and answers them with the key, as ZMPOP and BZMPOP
+// do.
+func zmpopReply(c *Ctx, key []byte, v Value, max bool, count int64) {
+	z := zviewOf(v)
+	k := int(min(count, int64(z.len())))
+	sp := zspan{0, k}
+	if max {
+		sp = zspan{z.len() - k, z.len()}
+	}
+	c.W.Array(2)
+	c.W.Bulk(key)
+	writeElems(c, z, sp, max, true, true)
+	zremSpan(c, key, v, sp)
+	c.NotifyRemoval(NotifyZset, zpopEvent(max), key)
 }
