@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -512,5 +513,63 @@ func TestParseFlagsDefaultTests(t *testing.T) {
 	}
 	if len(cfg.Tests) != len(defaultTests) || cfg.Tests[0] != "ping_inline" || cfg.Tests[len(cfg.Tests)-1] != "mset" {
 		t.Errorf("--tests default gave %v", cfg.Tests)
+	}
+}
+
+// TestPopCellsPop: before a pop cell the harness fills the key the way
+// redis-benchmark's default order leaves it, so that the cell pops from a
+// big value instead of an empty key.
+func TestPopCellsPop(t *testing.T) {
+	needTools(t, "redis-server", "redis-benchmark", "taskset")
+	tl, err := findTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed, err := allowedCPUs()
+	if err != nil {
+		t.Skipf("no CPU affinity information: %v", err)
+	}
+	cfg, err := parseFlags([]string{"--first-run"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv, err := startServer(ctx, tl, target{Server: "redis", CPUs: formatCPUList(allowed)}, false, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.stop()
+	const n = 3200 // a whole number of pipelines of every client
+	for _, tc := range []struct {
+		test, size string
+		key        string
+		full, left int // the key's size before the cell, and after it
+	}{
+		{"lpop", "LLEN", "mylist", 2 * n, n},
+		{"rpop", "LLEN", "mylist", n, 0},
+		{"spop", "SCARD", "myset", -1, 0},
+		{"zpopmin", "ZCARD", "myzset", -1, 0},
+	} {
+		c := cell{Test: tc.test, Pipeline: 16, Clients: 10, Keyspace: 1000, Size: 3, Requests: n}
+		if err := flushAll(srv.addr()); err != nil {
+			t.Fatal(err)
+		}
+		if err := fillPopped(ctx, cfg, tl, srv, c, popFill[tc.test]); err != nil {
+			t.Fatal(err)
+		}
+		got, err := command(srv.addr(), 5*time.Second, tc.size, tc.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size, _ := strconv.Atoi(got); size == 0 || tc.full > 0 && size != tc.full {
+			t.Errorf("%s: %s %s = %s before the cell, want %d (-1: any but 0)", tc.test, tc.size, tc.key, got, tc.full)
+		}
+		if s := runCell(ctx, cfg, tl, srv, c); s.Error != "" || s.RPS <= 0 {
+			t.Fatalf("%s: %+v", tc.test, s)
+		}
+		if got, _ := command(srv.addr(), 5*time.Second, tc.size, tc.key); got != strconv.Itoa(tc.left) {
+			t.Errorf("%s: %s %s = %s after the cell, want %d", tc.test, tc.size, tc.key, got, tc.left)
+		}
 	}
 }

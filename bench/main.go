@@ -123,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		repeat       = fs.Int("repeat", 3, "runs per cell; the report keeps the median")
 		requests     = fs.Int("requests", 200000, "requests per cell at P=1 (-n); deeper pipelines get more, see README")
 		maxRequests  = fs.Int("max-requests", 0, "cap on requests per cell (default 10 x --requests)")
-		preload      = fs.Bool("preload", true, "load every key of the key space before a get cell, so GETs hit")
+		preload      = fs.Bool("preload", true, "load every key of the key space before a get cell, so GETs hit, and the key of a pop cell as redis-benchmark's tests before it leave it")
 		csvMode      = fs.Bool("csv", false, "parse redis-benchmark --csv output (no p99.9)")
 		quick        = fs.Bool("quick", false, "small matrix, under 2 minutes: set,get; P 1,64; r 100000; d 16; 1 run")
 		smoke        = fs.Bool("smoke", false, "one short cell per server, a few seconds; for CI, no thresholds")

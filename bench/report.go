@@ -325,7 +325,9 @@ func writeSetup(w io.Writer, rep *report) {
 	fmt.Fprint(w, "- Before each cell: `FLUSHALL`.")
 	if cfg.Preload {
 		fmt.Fprint(w, " Before a `get` cell every key of the key space (`key:000000000000` …) is set to a value "+
-			"of the cell's size, so every GET hits.")
+			"of the cell's size, so every GET hits. Before an `lpop`, `rpop`, `spop` or `zpopmin` cell, "+
+			"redis-benchmark runs untimed with the cell's options the tests that fill its key in its default "+
+			"order (`lpush,rpush`, `rpush`, `sadd`, `zadd`), so the cell pops from what they leave.")
 	}
 	fmt.Fprint(w, "\n- Server CPU: utime+stime of the server process (all threads) from `/proc/<pid>/stat`, "+
 		"before and after redis-benchmark, over the time redis-benchmark measured (requests / req/s); 100% = one "+

@@ -304,17 +304,56 @@ func (s sample) line() string {
 		s.RPS, s.P50Ms, s.P99Ms, p999, 100*s.ServerCPU, 100*s.ClientCPU)
 }
 
-// runCell flushes the server, preloads the key space for reads, and runs redis-benchmark once.
+// popFill names, for a test that pops, the tests that redis-benchmark's
+// default run puts before it and that fill the key it pops from: the list
+// holds the LPUSHes and RPUSHes when LPOP starts, the RPUSHes alone when
+// RPOP does (LPOP took the others from the head).
+var popFill = map[string]string{
+	"lpop":    "lpush,rpush",
+	"rpop":    "rpush",
+	"spop":    "sadd",
+	"zpopmin": "zadd",
+}
+
+// runCell flushes the server, preloads the key space for reads and the
+// key of a pop, and runs redis-benchmark once.
 func runCell(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) sample {
-	if err := flushAll(srv.addr()); err != nil {
+	failed := func(err error) sample {
 		return sample{Command: shellJoin(benchmarkArgv(cfg, tl, srv, c)), Error: err.Error()}
+	}
+	if err := flushAll(srv.addr()); err != nil {
+		return failed(err)
 	}
 	if cfg.Preload && c.Test == "get" {
 		if err := preload(ctx, srv.addr(), c.Keyspace, c.Size, 4); err != nil {
-			return sample{Command: shellJoin(benchmarkArgv(cfg, tl, srv, c)), Error: err.Error()}
+			return failed(err)
+		}
+	}
+	if fill := popFill[c.Test]; cfg.Preload && fill != "" {
+		if err := fillPopped(ctx, cfg, tl, srv, c, fill); err != nil {
+			return failed(err)
 		}
 	}
 	return runBenchmark(ctx, cfg, tl, srv, c)
+}
+
+// fillPopped runs, untimed, the cell's redis-benchmark with the tests
+// fill in its place, so that the cell pops from the value they leave.
+func fillPopped(ctx context.Context, cfg *config, tl *tools, srv *server, c cell, fill string) error {
+	argv := benchmarkArgv(cfg, tl, srv, c)
+	for i, a := range argv {
+		if a == "-t" {
+			argv[i+1] = fill
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, cfg.CellTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("filling for %s: %s: %v: %s", c.Test, shellJoin(argv), err, tail(string(out)))
+	}
+	return nil
 }
 
 // benchmarkArgv is the redis-benchmark command line of c against srv, pinned to the client CPUs.

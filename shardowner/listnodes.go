@@ -47,15 +47,28 @@ func nodeFits(cnt, n, elen int, limCount, limSize int) bool {
 	return cnt == 0 || (cnt+1 <= limCount && n+elen <= limSize)
 }
 
-// qlist is a big list's table. kb is where the keys of the nodes it
-// writes are built: the shard's, since a key given to a write escapes.
+// qlist is a big list's table and the shard's list scratch.
 type qlist struct {
-	t  *Table
-	kb *[4]byte
+	t *Table
+	s *listScratch
+}
+
+// listScratch is a shard's: kb is where the keys of the nodes a list
+// writes are built, since a key given to a write escapes. tailOffs holds
+// the offsets of the elements of node tailID of list tailT, head first, so
+// that pops from that node's tail, one at a time, find each last element
+// without walking the node from its head (a node has no back links). Every
+// write to a node builds its key in kb, which forgets the offsets of that
+// node; a tail pop cuts them to what stays.
+type listScratch struct {
+	kb       [4]byte
+	tailT    *Table
+	tailID   uint32
+	tailOffs []uint32
 }
 
 // list returns big list t for writing.
-func (c *Ctx) list(t *Table) qlist { return qlist{t, &c.Shard.listKey} }
+func (c *Ctx) list(t *Table) qlist { return qlist{t, &c.Shard.lists} }
 
 func nodeKey(id uint32) [4]byte {
 	var k [4]byte
@@ -65,8 +78,38 @@ func nodeKey(id uint32) [4]byte {
 
 // wkey returns the key of node id for a write.
 func (q qlist) wkey(id uint32) []byte {
-	binary.LittleEndian.PutUint32(q.kb[:], id)
-	return q.kb[:]
+	if q.s.tailID == id && q.s.tailT == q.t {
+		q.s.tailT = nil
+	}
+	binary.LittleEndian.PutUint32(q.s.kb[:], id)
+	return q.s.kb[:]
+}
+
+// tailOffsets returns the offsets of the cnt elements of node id, whose
+// body is body, head first: the kept ones while they are of this node,
+// else from one walk of it.
+func (q qlist) tailOffsets(id uint32, body []byte, cnt int) []uint32 {
+	s := q.s
+	if s.tailT == q.t && s.tailID == id && len(s.tailOffs) == cnt {
+		return s.tailOffs
+	}
+	offs := s.tailOffs[:0]
+	for off := 0; off < len(body); {
+		offs = append(offs, uint32(off))
+		if l := body[off]; l < 0x80 { // the common one-byte length, inline
+			off += 1 + int(l)
+		} else {
+			_, off = kvtable.ElemAt(body, off)
+		}
+	}
+	s.tailT, s.tailID, s.tailOffs = q.t, id, offs
+	return offs
+}
+
+// keepTail records that node id of q now holds its first cnt elements
+// of offs, after a pop from its tail.
+func (q qlist) keepTail(id uint32, offs []uint32, cnt int) {
+	q.s.tailT, q.s.tailID, q.s.tailOffs = q.t, id, offs[:cnt]
 }
 
 func (q qlist) index() []byte { return q.t.List }

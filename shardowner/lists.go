@@ -261,7 +261,18 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 		id, cnt := ix.rec(i)
 		k := min(count, cnt)
 		body := q.node(id)
-		rest := popNode(body, cnt, k, left, fn)
+		var rest []byte
+		var offs []uint32
+		if left {
+			rest = popNode(body, cnt, k, true, fn)
+		} else {
+			offs = q.tailOffsets(id, body, cnt)
+			for j := cnt - 1; j >= cnt-k; j-- {
+				e, _ := kvtable.ElemAt(body, int(offs[j]))
+				fn(e)
+			}
+			rest = body[:offs[cnt-k]]
+		}
 		total -= k
 		if k == cnt {
 			q.dropNode(id)
@@ -274,6 +285,9 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 			}
 			q.t.Splice(q.wkey(id), off, len(body)-len(rest), nil)
 			q.setCount(i, cnt-k, total)
+			if !left {
+				q.keepTail(id, offs, cnt-k)
+			}
 		}
 		count -= k
 	}

@@ -144,7 +144,8 @@ func TestListModel(t *testing.T) {
 			}
 			for step := range 3000 {
 				var cmd []string
-				switch rng.IntN(10) {
+				want := ""
+				switch rng.IntN(11) {
 				case 0, 1:
 					n := 1 + rng.IntN(4)
 					cmd = []string{"lpush", "k"}
@@ -168,6 +169,14 @@ func TestListModel(t *testing.T) {
 				case 5:
 					k := min(rng.IntN(4), len(model))
 					cmd = []string{"rpop", "k", strconv.Itoa(k)}
+					popped := slices.Clone(model[len(model)-k:])
+					slices.Reverse(popped)
+					if k > 0 {
+						want = bulks(popped...)
+					}
+					if k == 1 && rng.IntN(2) == 0 {
+						cmd, want = cmd[:2], bulk(popped[0])
+					}
 					model = model[:len(model)-k]
 				case 6:
 					i, e := idx(), el()
@@ -197,8 +206,18 @@ func TestListModel(t *testing.T) {
 					a, b := idx(), idx()+len(model)/2
 					cmd = []string{"ltrim", "k", strconv.Itoa(a), strconv.Itoa(b)}
 					model = modelTrim(model, a, b)
+				case 10:
+					if len(model) == 0 {
+						continue
+					}
+					cmd = []string{"rpoplpush", "k", "k"}
+					last := model[len(model)-1]
+					want = bulk(last)
+					model = append([]string{last}, model[:len(model)-1]...)
 				}
-				do(c, cmd...)
+				if got := do(c, cmd...); want != "" && got != want {
+					t.Fatalf("step %d %q: replied %.300q, want %.300q", step, cmd, got, want)
+				}
 				got := do(c, "lrange", "k", "0", "-1")
 				if want := bulks(model...); got != want {
 					t.Fatalf("step %d %q: list differs from the model\n got %.300q\nwant %.300q", step, cmd, got, want)
@@ -412,6 +431,29 @@ func benchPushPop(b *testing.B, push, pop Handler, pushName, popName string) {
 	}
 }
 
+// BenchmarkLPopDrain and BenchmarkRPopDrain pop one 16-byte element at a
+// time from a list of 100000, as redis-benchmark's lpop and rpop do after
+// its pushes, filling it again when it is empty.
+func BenchmarkLPopDrain(b *testing.B) { benchPopDrain(b, LPop, "lpop") }
+func BenchmarkRPopDrain(b *testing.B) { benchPopDrain(b, RPop, "rpop") }
+
+func benchPopDrain(b *testing.B, pop Handler, name string) {
+	c := benchList(100000)
+	argv := args(name, "l")
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		pop(c, argv)
+		if n++; n == 100000 {
+			b.StopTimer()
+			c = benchList(100000)
+			n = 0
+			b.StartTimer()
+		}
+	}
+}
+
 // BenchmarkLPushGrow and BenchmarkRPushGrow push 16-byte elements into one
 // list that grows, as redis-benchmark's lpush and rpush do, starting over
 // every million.
@@ -524,4 +566,43 @@ func TestListTableFull(t *testing.T) {
 		{"lpop l", bulk("a")},
 		{"lrange l 0 -1", bulks("b")},
 	})
+}
+
+// TestListTailPops: single RPOPs walk the tail node's elements by offsets
+// kept between pops; any other write to that node, to another list with
+// the same node ids, or a new list under the key, must not reuse them.
+func TestListTailPops(t *testing.T) {
+	c := bigListCtx(t, 40)
+	do(c, "rpush", "m", "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7")
+	steps := []struct{ cmd, want string }{
+		{"rpop l", bulk("e39")},
+		{"rpop m", bulk("m7")},
+		{"rpop l", bulk("e38")},
+		{"lset l -2 longer-element", "+OK\r\n"},
+		{"rpop l", bulk("e37")},
+		{"rpop l", bulk("longer-element")},
+		{"linsert l before e35 x", num(37)},
+		{"rpop l", bulk("e35")},
+		{"rpop l", bulk("x")},
+		{"rpush l a bb", num(37)},
+		{"rpop l", bulk("bb")},
+		{"rpoplpush l l", bulk("a")},
+		{"rpop l", bulk("e34")},
+		{"del l", num(1)},
+		{"rpush l n0 n1 n2 n3 n4 n5 n6 n7 n8", num(9)},
+		{"rpop l", bulk("n8")},
+		{"rpop m", bulk("m6")},
+		{"rpop l 2", bulks("n7", "n6")},
+		{"rpop l", bulk("n5")},
+		{"lrem l -1 n4", num(1)},
+		{"rpop l", bulk("n3")},
+	}
+	for _, s := range steps {
+		if got := do(c, strings.Fields(s.cmd)...); got != s.want {
+			t.Fatalf("%s: %q, want %q", s.cmd, got, s.want)
+		}
+		if err := c.Table().Check(); err != nil {
+			t.Fatalf("%s: %v", s.cmd, err)
+		}
+	}
 }

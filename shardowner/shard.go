@@ -49,8 +49,8 @@ type Shard struct {
 	recBuf      []byte
 	touches     []byte // the keys written while recording, each after its length (notify.go)
 
-	rng     uint64  // random draws of the hash and set commands (wyrand)
-	listKey [4]byte // where a big list's node keys are built (lists.go)
+	rng   uint64      // random draws of the hash and set commands (wyrand)
+	lists listScratch // big lists' write keys and tail offsets (listnodes.go)
 }
 
 // rand returns a pseudo-random number.

@@ -495,7 +495,7 @@ func pageInsert(big *Table, m []byte, s float64) bool {
 	o := big.Order
 	if len(o.Dir) == 0 {
 		o.Dir = append(o.Dir, kvtable.PageRef{ID: o.NewID()})
-		o.Rebuild()
+		o.Changed(0)
 		if !putPage(o, o.Dir[0].ID, nil) {
 			return false
 		}
@@ -556,7 +556,7 @@ func pageInsert(big *Table, m []byte, s float64) bool {
 	o.Dir = append(o.Dir, kvtable.PageRef{})
 	copy(o.Dir[pi+2:], o.Dir[pi+1:])
 	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half), Min: rmin}
-	o.Rebuild()
+	o.Changed(pi)
 	return true
 }
 
@@ -590,7 +590,7 @@ func dropPage(o *kvtable.Order, pi int) {
 	o.Pages.Delete(o.Key(o.Dir[pi].ID))
 	o.FreeID(o.Dir[pi].ID)
 	o.Dir = append(o.Dir[:pi], o.Dir[pi+1:]...)
-	o.Rebuild()
+	o.Changed(pi)
 }
 
 // zsetPageFill is how full a bulk load leaves a page, so that the next
@@ -634,7 +634,7 @@ func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 		big.Clear()
 		return nil
 	}
-	o.Rebuild()
+	o.Changed(0)
 	return big
 }
 

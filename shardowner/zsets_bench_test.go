@@ -97,6 +97,30 @@ func BenchmarkZAddGrow(b *testing.B) {
 	}
 }
 
+// BenchmarkZAddHuge adds new members with random scores to one sorted set
+// that grows to 5M, starting over then: run with -benchtime 5000000x to
+// see what page splits in a very big set cost.
+func BenchmarkZAddHuge(b *testing.B) {
+	const huge = 5_000_000
+	c := benchZSet(0)
+	argv := args("zadd", "z", "", "")
+	var score, member [24]byte
+	rnd := uint64(1)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		argv[2] = strconv.AppendUint(score[:0], rnd>>33%100_000_000, 10)
+		argv[3] = strconv.AppendInt(append(member[:0], "m:"...), int64(i), 10)
+		ZAdd(c, argv)
+		if i++; i == huge {
+			c.Table().Delete([]byte("z"))
+			i = 0
+		}
+	}
+}
+
 // randomZAdds returns n ZADDs of a random score, 0 to 99999, for a random
 // member element:0 to element:99999, as redis-benchmark's.
 func randomZAdds(n int) [][][]byte {

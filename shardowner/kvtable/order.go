@@ -12,6 +12,7 @@ type Order struct {
 	Pages *Table
 	Dir   []PageRef
 	Fen   []uint32 // a Fenwick tree over Dir's counts, 1-based: ranks in O(log pages)
+	fenOK int      // Fen[1..fenOK] are up to date; the rest is rebuilt when ranks are next read
 	free  []uint32 // ids of deleted pages, for reuse
 	next  uint32   // the next id never used
 	key   [4]byte  // Key's buffer: a table may keep a key it is given
@@ -45,28 +46,48 @@ func (o *Order) NewID() uint32 {
 	return o.next - 1
 }
 
-// Rebuild recomputes Fen from Dir, after pages come or go.
-func (o *Order) Rebuild() {
+// Changed records that the pages of Dir from i on came, went or moved:
+// the nodes of Fen that count them are rebuilt when ranks are next read,
+// so that writes that split or drop pages (ZADD, ZREM) do not pay
+// O(pages) each.
+func (o *Order) Changed(i int) { o.fenOK = min(o.fenOK, i) }
+
+// fix rebuilds the nodes of Fen past fenOK from Dir.
+func (o *Order) fix() {
 	n := len(o.Dir)
-	o.Fen = append(o.Fen[:0], make([]uint32, n+1)...)
-	for k := 1; k <= n; k++ {
-		o.Fen[k] += o.Dir[k-1].N
-		if j := k + k&-k; j <= n {
-			o.Fen[j] += o.Fen[k]
-		}
+	if o.fenOK == n && len(o.Fen) == n+1 {
+		return
 	}
+	if len(o.Fen) > n+1 {
+		o.Fen = o.Fen[:n+1]
+	}
+	for len(o.Fen) < n+1 {
+		o.Fen = append(o.Fen, 0)
+	}
+	// Node k counts Dir[k-(k&-k) .. k-1]: its own page and the nodes
+	// k-1, k-2, k-4 … below it, which come first.
+	for k := o.fenOK + 1; k <= n; k++ {
+		sum := o.Dir[k-1].N
+		for j := 1; j < k&-k; j <<= 1 {
+			sum += o.Fen[k-j]
+		}
+		o.Fen[k] = sum
+	}
+	o.fenOK = n
 }
 
-// Count adds d to the count of page i, in Dir and Fen.
+// Count adds d to the count of page i, in Dir and in the nodes of Fen that
+// are up to date.
 func (o *Order) Count(i, d int) {
 	o.Dir[i].N = uint32(int(o.Dir[i].N) + d)
-	for k := i + 1; k < len(o.Fen); k += k & -k {
+	for k := i + 1; k <= o.fenOK; k += k & -k {
 		o.Fen[k] = uint32(int(o.Fen[k]) + d)
 	}
 }
 
 // Before returns the number of elements on the pages before page i.
 func (o *Order) Before(i int) int {
+	o.fix()
 	s := 0
 	for k := i; k > 0; k -= k & -k {
 		s += int(o.Fen[k])
@@ -77,6 +98,7 @@ func (o *Order) Before(i int) int {
 // Locate returns the page holding the element of rank r and its index
 // there; past the last element it returns (len(Dir), 0).
 func (o *Order) Locate(r int) (page, idx int) {
+	o.fix()
 	n := len(o.Dir)
 	step := 1
 	for step*2 <= n {
