@@ -201,7 +201,9 @@ func (t *Txn) Start(ex Exec, body TxnBody) {
 
 // lockNext requests the locks of the next shards, one at a time; a lock
 // granted at once (a local shard with nothing in the way) goes on to the
-// next without waiting. Once every lock is held the body runs.
+// next without waiting. Once every lock is held the body runs (or, with
+// RunEarly, once the last is sent; with RunAtOnce it already runs, and each
+// shard's deferred parts follow its request).
 func (t *Txn) lockNext(ex Exec) {
 	t.stepping = true
 	for t.locking == nil && t.next < len(t.shards) && !t.done {
