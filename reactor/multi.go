@@ -327,8 +327,14 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 			// No watch check to wait for: the commands may queue behind
 			// the last lock request (Txn.RunEarly). The connection still
 			// waits for EXEC's answer: the block's SELECTs and the
-			// commands after EXEC share its database.
-			e.RunEarly(false)
+			// commands after EXEC share its database. A block of
+			// one-round commands goes further: each part follows its
+			// shard's lock request (Txn.RunAtOnce).
+			if oneRound(m) {
+				e.RunAtOnce(false)
+			} else {
+				e.RunEarly(false)
+			}
 		}
 		e.Start(c, e)
 	}
@@ -336,6 +342,17 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 		cn.barrier = slot
 	}
 	c.markDirty(cn)
+}
+
+// oneRound reports whether every command of m sends all its parts at
+// once: none has a later round that starts from a reply.
+func oneRound(m *multiState) bool {
+	for _, cmd := range m.cmds {
+		if router.MultiRound(cmd) {
+			return false
+		}
+	}
+	return true
 }
 
 // cursorShard is the shard a SCAN cursor names (this core's when the
@@ -371,6 +388,7 @@ func otherDB(cmd *router.Command, argv [][]byte, databases int) (int, []byte, bo
 type execTxn struct {
 	router.Txn
 	c        *Core
+	ex       router.Exec // what the parts are sent through (Run's)
 	cn       *Conn
 	m        *multiState
 	parts    []*router.Slot // each command's reply
@@ -382,6 +400,7 @@ type execTxn struct {
 }
 
 func (e *execTxn) Run(ex router.Exec, t *router.Txn, touched bool) {
+	e.ex = ex
 	e.c.unwatchAll(e.cn)
 	if touched {
 		w := resp.Writer{Proto: e.cn.proto}
@@ -461,7 +480,7 @@ func (e *execTxn) submit(i, shard int, cmd *router.Command, argv [][]byte) {
 	s := e.NewPart(e.c)
 	e.parts[i] = s
 	e.pending++
-	e.c.Submit(shard, cmd, e.cn.db, e.cn.proto, argv, s)
+	e.ex.Submit(shard, cmd, e.cn.db, e.cn.proto, argv, s)
 }
 
 func (e *execTxn) split(i int, cmd *router.Command, argv [][]byte) {
@@ -469,7 +488,7 @@ func (e *execTxn) split(i int, cmd *router.Command, argv [][]byte) {
 	e.parts[i] = s
 	e.pending++
 	e.c.shard.CmdStat(cmd.ID).Calls++
-	router.StartSplit(e.c, s, cmd, e.cn.db, e.cn.proto, argv)
+	router.StartSplit(e.ex, s, cmd, e.cn.db, e.cn.proto, argv)
 	if router.MultiRound(cmd) && !s.Filled {
 		e.wait = s
 	}

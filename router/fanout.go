@@ -97,7 +97,11 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 			b.LockKey(ShardOf(argv[2], n), to, argv[2])
 		}
 	}
-	b.RunEarly(true)
+	if MultiRound(cmd) {
+		b.RunEarly(true)
+	} else {
+		b.RunAtOnce(true)
+	}
 	b.Start(ex, b)
 }
 

@@ -28,6 +28,7 @@ type Locks struct {
 	ready    []*Waiter        // may run now, in arrival order; the core runs them (TakeReady)
 	claimed  map[uint64]int32 // ids of queue and ready, counted
 	claimAll int              // queue and ready entries that want the whole shard
+	unlocks  int              // unlocks in queue, waiting for their transaction's parts
 	blocked  map[uint64]bool  // scratch for schedule
 	free     []*Waiter
 
@@ -144,6 +145,9 @@ func (l *Locks) Admit(cmd *Command, db, proto int, argv [][]byte, o Origin, from
 		w.argEnd = append(w.argEnd, len(w.args))
 	}
 	l.claim(w, 1)
+	if kind == waitUnlock {
+		l.unlocks++
+	}
 	l.queue = append(l.queue, w)
 	return false
 }
@@ -314,10 +318,33 @@ func (l *Locks) release(t owner) {
 			}
 		}
 		l.holders = append(l.holders[:i], l.holders[i+1:]...)
+		wake := l.wakes(h)
 		l.recycle(h)
-		break
+		if wake {
+			l.schedule()
+		}
+		return
 	}
-	l.schedule()
+}
+
+// wakes reports whether w, a holder released or a ready entry done, can
+// have been in the way of a queued entry: one that wants an id of w's, or
+// the whole shard, or any when w had the whole shard, or an unlock waiting
+// for its transaction's parts. Otherwise nothing queued can run now that
+// could not before, and schedule's pass over the queue is skipped.
+func (l *Locks) wakes(w *Waiter) bool {
+	if len(l.queue) == 0 {
+		return false
+	}
+	if w.all || l.claimAll > 0 || l.unlocks > 0 {
+		return true
+	}
+	for _, id := range w.ids {
+		if l.claimed[id] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // schedule moves to ready, in order, every queued entry that nothing
@@ -358,10 +385,13 @@ func (l *Locks) schedule() {
 			keep = append(keep, w)
 			continue
 		}
-		if w.kind == waitLock {
+		switch w.kind {
+		case waitLock:
 			// Granted now; its reply goes out when the core runs it.
 			l.claim(w, -1)
 			l.grant(w)
+		case waitUnlock:
+			l.unlocks--
 		}
 		l.ready = append(l.ready, w)
 	}
@@ -412,13 +442,15 @@ func (l *Locks) TakeReady() *Waiter {
 // lock request stays, as the holder, until its unlock.
 func (l *Locks) Done(w *Waiter) {
 	if w.kind == waitLock {
-		l.schedule()
+		if l.wakes(w) {
+			l.schedule()
+		}
 		return
 	}
 	l.claim(w, -1)
 	if w.kind == waitUnlock {
 		l.release(ownerOf(w.Origin))
-	} else {
+	} else if l.wakes(w) {
 		l.schedule()
 	}
 	l.recycle(w)

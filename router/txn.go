@@ -42,15 +42,55 @@ type Txn struct {
 	// eager runs the body as soon as the last lock request is sent: its
 	// parts queue behind it on that shard. A transaction that must know
 	// whether a watched key was touched waits for the last grant.
-	eager    bool
-	unblock  bool // with eager: the connection's next commands may run then too (Slot.Locked)
+	eager   bool
+	unblock bool // with eager: the connection's next commands may run then too (Slot.Locked)
+	// atOnce runs the body before the first lock request is sent; its
+	// parts wait in deferred until their shard's request is sent.
+	atOnce   bool
 	running  bool
-	released int    // shards at the end of shards unlocked early (ReleaseLast)
-	finished []byte // the reply, when the body ended before the last grant came
+	released int  // shards at the end of shards unlocked early (ReleaseLast)
+	lastDone bool // the body has sent all it will: release the last shard once its parts are sent
+	deferred []deferredPart
+	dArgs    []byte
+	dEnd     []int
+	dArgv    [][]byte
+	ex       txnExec // what an atOnce body submits through
+	finished []byte  // the reply, when the body ended before the last grant came
 	done     bool
 	body     TxnBody
 	argv     [][]byte // scratch for lock requests
 	num      []byte
+}
+
+// deferredPart is a part submitted before its shard's lock request was
+// sent; its arguments are in Txn.dArgs.
+type deferredPart struct {
+	shard     int
+	cmd       *Command
+	db, proto int
+	nargs     int
+	dest      *Slot
+}
+
+// txnExec is the Exec an atOnce body runs with: a part for a shard whose
+// lock request is not sent yet waits for it, so that it reaches the shard
+// behind the request and runs under the lock.
+type txnExec struct {
+	Exec
+	t *Txn
+}
+
+func (x *txnExec) Submit(shard int, cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
+	t := x.t
+	if !dest.held || !slices.Contains(t.shards[t.next:], shard) {
+		x.Exec.Submit(shard, cmd, db, proto, argv, dest)
+		return
+	}
+	for _, a := range argv {
+		t.dArgs = append(t.dArgs, a...)
+		t.dEnd = append(t.dEnd, len(t.dArgs))
+	}
+	t.deferred = append(t.deferred, deferredPart{shard, cmd, db, proto, len(argv), dest})
 }
 
 // TxnBody is what a transaction does once it holds its keys.
@@ -78,6 +118,8 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	t.shards = t.shards[:0]
 	t.next, t.locking, t.stepping, t.touched, t.body = 0, nil, false, false, nil
 	t.eager, t.unblock, t.running, t.done, t.released = false, false, false, false, 0
+	t.atOnce, t.lastDone = false, false
+	t.deferred, t.dArgs, t.dEnd = t.deferred[:0], t.dArgs[:0], t.dEnd[:0]
 	t.finished = t.finished[:0]
 }
 
@@ -87,6 +129,18 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 // check may. With unblock the connection's next commands may run from then
 // on too (Slot.Locked): the shards order them after the transaction.
 func (t *Txn) RunEarly(unblock bool) { t.eager, t.unblock = true, unblock }
+
+// RunAtOnce goes further than RunEarly: the body starts before any lock
+// request is sent, and each part goes right behind its shard's request,
+// so the parts of the first shards run while the later locks are still
+// being taken (no lock is let go before all are held). A transaction of
+// two shards then takes one round trip whichever shard its client is on.
+// Only a one-round body may: a later round started from a part's reply
+// would not wait for the locks.
+func (t *Txn) RunAtOnce(unblock bool) {
+	t.RunEarly(unblock)
+	t.atOnce = true
+}
 
 // Client is the ID of the connection the transaction runs for.
 func (t *Txn) Client() int64 { return t.client }
@@ -133,15 +187,26 @@ func (t *Txn) RunUnlocked(ex Exec, body TxnBody, touched bool) {
 func (t *Txn) Start(ex Exec, body TxnBody) {
 	t.body = body
 	slices.Sort(t.shards)
+	if t.atOnce {
+		t.ex = txnExec{Exec: ex, t: t}
+		t.running = true
+		body.Run(&t.ex, t, false)
+		if t.done && t.next == 0 {
+			// Answered before sending anything (an arity error).
+			return
+		}
+	}
 	t.lockNext(ex)
 }
 
 // lockNext requests the locks of the next shards, one at a time; a lock
 // granted at once (a local shard with nothing in the way) goes on to the
-// next without waiting. Once every lock is held the body runs.
+// next without waiting. Once every lock is held the body runs (or, with
+// RunEarly, once the last is sent; with RunAtOnce it already runs, and each
+// shard's deferred parts follow its request).
 func (t *Txn) lockNext(ex Exec) {
 	t.stepping = true
-	for t.locking == nil && t.next < len(t.shards) {
+	for t.locking == nil && t.next < len(t.shards) && !t.done {
 		sh := t.shards[t.next]
 		t.next++
 		s := ex.NewSlot()
@@ -149,8 +214,18 @@ func (t *Txn) lockNext(ex Exec) {
 		s.Client, s.seq = t.client, t.seq
 		t.locking = s
 		ex.Submit(sh, cmdLock, 0, t.proto, t.lockArgv(sh), s)
+		t.sendDeferred(ex, sh)
 	}
 	t.stepping = false
+	if t.atOnce {
+		if t.next == len(t.shards) && !t.done {
+			t.slot.Locked = t.unblock
+			if t.lastDone {
+				t.ReleaseLast(ex)
+			}
+		}
+		return
+	}
 	if t.running || (t.locking != nil && !(t.eager && t.next == len(t.shards))) {
 		return
 	}
@@ -159,6 +234,37 @@ func (t *Txn) lockNext(ex Exec) {
 		t.slot.Locked = true
 	}
 	t.body.Run(ex, t, t.touched)
+}
+
+// sendDeferred sends the parts that waited for shard's lock request.
+func (t *Txn) sendDeferred(ex Exec, shard int) {
+	arg, start := 0, 0
+	for i := range t.deferred {
+		d := &t.deferred[i]
+		first := arg
+		arg += d.nargs
+		if d.shard != shard || d.dest == nil {
+			continue
+		}
+		if first > 0 {
+			start = t.dEnd[first-1]
+		}
+		t.dArgv = t.dArgv[:0]
+		for _, end := range t.dEnd[first:arg] {
+			t.dArgv = append(t.dArgv, t.dArgs[start:end])
+			start = end
+		}
+		dest := d.dest
+		d.dest = nil
+		ex.Submit(shard, d.cmd, d.db, d.proto, t.dArgv, dest)
+	}
+	if t.next == len(t.shards) {
+		clear(t.deferred)
+		t.deferred = t.deferred[:0]
+		if cap(t.dArgs) > batchKeep {
+			t.dArgs = nil
+		}
+	}
 }
 
 // lockArgv builds corekv.lock's arguments for shard: the client, then the
@@ -247,6 +353,12 @@ func (t *Txn) Finish(ex Exec, reply []byte) {
 // later. The others stay locked until Finish, so no one sees part of the
 // transaction before all of it has its keys.
 func (t *Txn) ReleaseLast(ex Exec) {
+	if t.atOnce && (t.next < len(t.shards) || t.stepping) {
+		// Its parts there are not all sent yet: lockNext releases it
+		// after them.
+		t.lastDone = true
+		return
+	}
 	if t.released == 0 && t.next == len(t.shards) && t.next > 0 {
 		t.released = 1
 		t.sendUnlock(ex, t.shards[t.next-1])
