@@ -125,3 +125,61 @@ func TestRedisBenchmark(t *testing.T) {
 		})
 	}
 }
+
+// TestRedisCLISubscribe holds redis-cli subscribers (SUBSCRIBE and
+// PSUBSCRIBE) open on a server of several shards, so that they land on
+// different cores, and checks each prints a message published from
+// another connection.
+func TestRedisCLISubscribe(t *testing.T) {
+	cli := needTool(t, "redis-cli")
+	srv := startServer(t, nil, "--shards", "2")
+	defer srv.stop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	port := strconv.Itoa(srv.port)
+	subs := [][]string{
+		{"subscribe", "news"}, {"subscribe", "news"}, {"subscribe", "news", "other"},
+		{"psubscribe", "ne*"}, {"psubscribe", "n?ws"},
+	}
+	want := []string{"message\nnews\nhello", "message\nnews\nhello", "message\nnews\nhello",
+		"pmessage\nne*\nnews\nhello", "pmessage\nn?ws\nnews\nhello"}
+	outs := make([]*safeBuffer, len(subs))
+	for i, args := range subs {
+		outs[i] = &safeBuffer{}
+		cmd := exec.CommandContext(ctx, cli, append([]string{"-p", port}, args...)...)
+		cmd.Stdout = outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	}
+	c := srv.client(t, 2)
+	for {
+		n, err := c.PubSubNumSub(ctx, "news").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.PubSubNumPat(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n["news"] == 3 && p == 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("subscribers not registered: NUMSUB %v, NUMPAT %d", n, p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got, err := c.Publish(ctx, "news", "hello").Result(); err != nil || got != 5 {
+		t.Fatalf("PUBLISH = %d, %v; want 5 receivers", got, err)
+	}
+	for i, out := range outs {
+		for !strings.Contains(out.String(), want[i]) {
+			if ctx.Err() != nil {
+				t.Fatalf("redis-cli %v printed %q, want it to contain %q", subs[i], out.String(), want[i])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
