@@ -270,3 +270,25 @@ func mpopArgs(c *Ctx, argv [][]byte, side1, side2 string) (keys [][]byte, side [
 	}
 	return keys, rest[0], max(count, 1), true
 }
+
+// mpop is LMPOP and ZMPOP: reply pops from the first of the keys that holds
+// a value of kind (second: the side named is side2, RIGHT or MAX), and a
+// null array answers when none does.
+func mpop(c *Ctx, argv [][]byte, kind Kind, side1, side2 string, reply func(c *Ctx, key []byte, v Value, second bool, count int64)) {
+	keys, side, count, ok := mpopArgs(c, argv, side1, side2)
+	if !ok {
+		return
+	}
+	second := resp.EqualFold(side, side2)
+	for _, k := range keys {
+		v, found, ok := getKind(c, k, kind)
+		if !ok {
+			return
+		}
+		if found {
+			reply(c, k, v, second, count)
+			return
+		}
+	}
+	c.W.NullArray()
+}

@@ -915,22 +915,9 @@ func listMove(c *Ctx, src, dst []byte, from, to bool) {
 // LMPop: LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]. Pops from
 // the first non-empty list; its keys must all be on this shard.
 func LMPop(c *Ctx, argv [][]byte) {
-	keys, side, count, ok := mpopArgs(c, argv, "left", "right")
-	if !ok {
-		return
-	}
-	left := resp.EqualFold(side, "left")
-	for _, k := range keys {
-		v, found, ok := getKind(c, k, KindList)
-		if !ok {
-			return
-		}
-		if found {
-			lmpopReply(c, k, v, left, count)
-			return
-		}
-	}
-	c.W.NullArray()
+	mpop(c, argv, KindList, "left", "right", func(c *Ctx, k []byte, v Value, right bool, count int64) {
+		lmpopReply(c, k, v, !right, count)
+	})
 }
 
 // lmpopReply pops up to count elements of list v under key k from one end

@@ -349,24 +349,7 @@ func ZInterCard(c *Ctx, argv [][]byte) {
 
 // ZMPop: ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]. Pops from the
 // first key that holds a sorted set.
-func ZMPop(c *Ctx, argv [][]byte) {
-	keys, side, count, ok := mpopArgs(c, argv, "min", "max")
-	if !ok {
-		return
-	}
-	max := resp.EqualFold(side, "max")
-	for _, key := range keys {
-		v, found, ok := getKind(c, key, KindZSet)
-		if !ok {
-			return
-		}
-		if found {
-			zmpopReply(c, key, v, max, count)
-			return
-		}
-	}
-	c.W.NullArray()
-}
+func ZMPop(c *Ctx, argv [][]byte) { mpop(c, argv, KindZSet, "min", "max", zmpopReply) }
 
 // zmpopReply pops up to count members of sorted set v under key from its
 // low or high end (max) and answers them with the key, as ZMPOP and BZMPOP
