@@ -502,20 +502,30 @@ func ZCount(c *Ctx, argv [][]byte) { zcount(c, argv, byScore) }
 func ZLexCount(c *Ctx, argv [][]byte) { zcount(c, argv, byLex) }
 
 func zcount(c *Ctx, argv [][]byte, by zrangeBy) {
+	if _, sp, ok := zkeySpan(c, argv, by, readKind); ok {
+		c.W.Int(int64(sp.to - sp.from))
+	}
+}
+
+// zkeySpan finds the span of the range argv[2..3] of sorted set argv[1],
+// which lookup (readKind or getKind) fetches; ok is false once a reply is
+// written: an error, or 0 for a missing key, as ZCOUNT and ZREMRANGEBY*
+// answer.
+func zkeySpan(c *Ctx, argv [][]byte, by zrangeBy, lookup func(*Ctx, []byte, Kind) (Value, bool, bool)) (Value, zspan, bool) {
 	q := zrangeReq{lo: argv[2], hi: argv[3], count: -1, by: by}
 	if !q.checkEnds(c) {
-		return
+		return Value{}, zspan{}, false
 	}
-	v, found, ok := readKind(c, argv[1], KindZSet)
+	v, found, ok := lookup(c, argv[1], KindZSet)
 	if !ok {
-		return
+		return Value{}, zspan{}, false
 	}
 	if !found {
 		c.W.Int(0)
-		return
+		return Value{}, zspan{}, false
 	}
 	sp, _ := q.span(c, zviewOf(v))
-	c.W.Int(int64(sp.to - sp.from))
+	return v, sp, true
 }
 
 // zrangeBy says how a range's ends are read.
@@ -834,19 +844,10 @@ func ZRemRangeByScore(c *Ctx, argv [][]byte) { zremRange(c, argv, byScore) }
 func ZRemRangeByLex(c *Ctx, argv [][]byte) { zremRange(c, argv, byLex) }
 
 func zremRange(c *Ctx, argv [][]byte, by zrangeBy) {
-	q := zrangeReq{lo: argv[2], hi: argv[3], count: -1, by: by}
-	if !q.checkEnds(c) {
-		return
-	}
-	v, found, ok := getKind(c, argv[1], KindZSet)
+	v, sp, ok := zkeySpan(c, argv, by, getKind)
 	if !ok {
 		return
 	}
-	if !found {
-		c.W.Int(0)
-		return
-	}
-	sp, _ := q.span(c, zviewOf(v))
 	n := zremSpan(c, argv[1], v, sp)
 	if n > 0 {
 		c.NotifyRemoval(NotifyZset, zremRangeEvents[by], argv[1])
