@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,19 +50,7 @@ func runBlocking(ctx context.Context, cfg *config, tl *tools, work, root string,
 		}
 		results = append(results, r)
 	}
-	out := cfg.Out
-	if out == "" {
-		out = filepath.Join(root, "bench", "results")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(out, time.Now().UTC().Format("2006-01-02")+"-vm-blocking.md")
-	if err := os.WriteFile(path, []byte(blockingReport(cfg, results)), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, "wrote", path)
-	return nil
+	return writeNamedReport(cfg, root, "blocking", blockingReport(cfg, results), stdout)
 }
 
 func measureBlocking(ctx context.Context, cfg *config, tl *tools, t target, work string) blockingResult {

@@ -81,19 +81,7 @@ func runPubsub(ctx context.Context, cfg *config, tl *tools, work, root string, s
 		}
 		results = append(results, r)
 	}
-	out := cfg.Out
-	if out == "" {
-		out = filepath.Join(root, "bench", "results")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(out, time.Now().UTC().Format("2006-01-02")+"-vm-pubsub.md")
-	if err := os.WriteFile(path, []byte(pubsubReport(cfg, results)), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, "wrote", path)
-	return nil
+	return writeNamedReport(cfg, root, "pubsub", pubsubReport(cfg, results), stdout)
 }
 
 func measurePubsub(ctx context.Context, cfg *config, tl *tools, t target, work string) pubsubResult {
@@ -323,4 +311,22 @@ func pubsubReport(cfg *config, rs []pubsubResult) string {
 	b.WriteString("`pubsub 32mb 8mb 60`; 64 MB of 1 KB messages published without it, then again with one subscriber\n")
 	b.WriteString("that never reads; `cut off` says whether the server closed it (INFO pubsub_channels fell to 0) and when.\n")
 	return b.String()
+}
+
+// writeNamedReport writes a mode's report, text, as <date>-vm-<name>.md in
+// the report folder (cfg.Out, else bench/results under root).
+func writeNamedReport(cfg *config, root, name, text string, stdout io.Writer) error {
+	out := cfg.Out
+	if out == "" {
+		out = filepath.Join(root, "bench", "results")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(out, time.Now().UTC().Format("2006-01-02")+"-vm-"+name+".md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "wrote", path)
+	return nil
 }
