@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -250,8 +251,8 @@ func TestParseFlags(t *testing.T) {
 		cfg.Repeat != 1 || !cfg.TempOut || cfg.Memory {
 		t.Errorf("--quick presets: %+v", cfg)
 	}
-	if !reflect.DeepEqual(cfg.Shards, []int{1, 4}) || cfg.ClientThreads != 2 || cfg.ServerCPUs != "2-5" {
-		t.Errorf("shards %v, client threads %d, server CPUs %q", cfg.Shards, cfg.ClientThreads, cfg.ServerCPUs)
+	if !reflect.DeepEqual(cfg.Shards, []int{1, 4}) || cfg.ClientProcs != 2 || cfg.ClientThreads != 0 || cfg.ServerCPUs != "2-5" {
+		t.Errorf("shards %v, client procs %d threads %d, server CPUs %q", cfg.Shards, cfg.ClientProcs, cfg.ClientThreads, cfg.ServerCPUs)
 	}
 	cfg, err = parseFlags([]string{"--scaling", "--server-cpus", "1-6", "--out", "x"}, io.Discard)
 	if err != nil {
@@ -571,5 +572,71 @@ func TestPopCellsPop(t *testing.T) {
 		if got, _ := command(srv.addr(), 5*time.Second, tc.size, tc.key); got != strconv.Itoa(tc.left) {
 			t.Errorf("%s: %s %s = %s after the cell, want %d", tc.test, tc.size, tc.key, got, tc.left)
 		}
+	}
+}
+
+func TestCellProcsSplitsClientsAndRequests(t *testing.T) {
+	cfg := &config{ClientProcs: 3, clientCPUList: []int{4, 5}}
+	tl := &tools{Taskset: "taskset", RedisBenchmark: "redis-benchmark"}
+	srv := &server{Port: 7000}
+	procs := cellProcs(cfg, tl, srv, cell{Test: "set", Pipeline: 16, Clients: 50, Keyspace: 100, Size: 16, Requests: 1001})
+	if len(procs) != 3 {
+		t.Fatalf("%d processes, want 3", len(procs))
+	}
+	var clients, requests int
+	for i, p := range procs {
+		argv := strings.Join(p.argv, " ")
+		if want := fmt.Sprintf("taskset -c %d redis-benchmark", []int{4, 5, 4}[i]); !strings.HasPrefix(argv, want) {
+			t.Errorf("process %d: %q, want prefix %q", i, argv, want)
+		}
+		c, n := argAfter(t, p.argv, "-c"), argAfter(t, p.argv, "-n")
+		if n != p.requests {
+			t.Errorf("process %d: -n %d but %d requests counted", i, n, p.requests)
+		}
+		clients, requests = clients+c, requests+n
+	}
+	if clients != 50 || requests != 1001 {
+		t.Errorf("split into %d clients and %d requests, want 50 and 1001", clients, requests)
+	}
+	if got := cellProcs(cfg, tl, srv, cell{Test: "set", Clients: 2, Requests: 10}); len(got) != 2 {
+		t.Errorf("2 connections over %d processes, want 2", len(got))
+	}
+	cfg.ClientProcs = 1
+	if got := cellProcs(cfg, tl, srv, cell{Test: "set", Clients: 50, Requests: 10}); len(got) != 1 ||
+		!strings.HasPrefix(strings.Join(got[0].argv, " "), "taskset -c 4-5 ") {
+		t.Errorf("one process: %+v", got)
+	}
+}
+
+// argAfter reads redis-benchmark's integer option flag (taskset's -c comes before it).
+func argAfter(t *testing.T, argv []string, flag string) int {
+	t.Helper()
+	seen := false
+	for i, a := range argv[:len(argv)-1] {
+		seen = seen || a == "redis-benchmark"
+		if seen && a == flag {
+			n, err := strconv.Atoi(argv[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in %q", flag, argv)
+	return 0
+}
+
+func TestCombineTakesTheSlowestProcess(t *testing.T) {
+	var s sample
+	combine(&s, []procResult{
+		{out: benchOutput{RPS: 1000, AvgMs: 1, P50Ms: 1, P99Ms: 3, P999Ms: 4, MaxMs: 9}, benchS: 1, cpuS: 0.5, requests: 1000},
+		{out: benchOutput{RPS: 500, AvgMs: 2, P50Ms: 2, P99Ms: 2, P999Ms: 5, MaxMs: 6}, benchS: 2, cpuS: 0.5, requests: 1000},
+	}, 2.5)
+	// 2000 requests, the slower process took 2 s.
+	if s.RPS != 1000 || s.BenchS != 2 || s.ClientCPU != 0.5 || s.AvgMs != 1.5 {
+		t.Errorf("rps %v bench %v client cpu %v avg %v", s.RPS, s.BenchS, s.ClientCPU, s.AvgMs)
+	}
+	if s.P50Ms != 2 || s.P99Ms != 3 || s.P999Ms != 5 || s.MaxMs != 9 {
+		t.Errorf("latencies %+v, want the highest of each", s)
 	}
 }

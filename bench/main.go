@@ -37,6 +37,7 @@ type config struct {
 	Pipelines     []int         `json:"pipelines"`
 	Clients       int           `json:"clients"`
 	ClientThreads int           `json:"client_threads"`
+	ClientProcs   int           `json:"client_procs"`
 	Keyspaces     []int         `json:"keyspaces"`
 	Sizes         []int         `json:"sizes"`
 	Shards        []int         `json:"shards"`
@@ -116,7 +117,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated; \"default\": redis-benchmark's own list")
 		pipelines    = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
 		clients      = fs.Int("clients", 50, "parallel connections (-c)")
-		threads      = fs.Int("client-threads", 0, "redis-benchmark --threads (default: 1 per client CPU when more than one)")
+		threads      = fs.Int("client-threads", 0, "redis-benchmark --threads (default: none; several client CPUs get one process each)")
+		procs        = fs.Int("client-procs", 0, "redis-benchmark processes per cell, each pinned to one client CPU in turn (default: 1 per client CPU without --client-threads, else 1)")
 		keyspaces    = fs.String("keyspaces", "100000,1000000", "key space sizes (-r)")
 		sizes        = fs.String("sizes", "16,1024", "value sizes in bytes (-d)")
 		shards       = fs.String("shards", "", "corekv shard counts (default: 1 and the number of server CPUs)")
@@ -260,7 +262,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 
 	cfg := &config{
-		Clients: *clients, ClientThreads: *threads, Repeat: *repeat,
+		Clients: *clients, ClientThreads: *threads, ClientProcs: *procs, Repeat: *repeat,
 		Requests: *requests, MaxRequests: *maxRequests, Preload: *preload, CSV: *csvMode,
 		Quick: *quick, Smoke: *smoke, Scaling: *scaling, MemoryOnly: *memory,
 		Memory: *memory || !(*quick || *smoke || *scaling || *gc || *expiry || *firstRun),
@@ -295,8 +297,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("--server-cpus: %w", err)
 	}
 	cfg.ServerCPUs = formatCPUList(cfg.serverCPUList)
-	if cfg.ClientThreads == 0 && len(cfg.clientCPUList) > 1 {
-		cfg.ClientThreads = len(cfg.clientCPUList)
+	// Several single-threaded processes rather than one with --threads: redis-benchmark's threaded mode
+	// notices the end of a run only at its 250 ms tick, which rounds every short cell's time up.
+	switch {
+	case cfg.ClientProcs < 0 || cfg.ClientThreads < 0:
+		return nil, errors.New("--client-procs and --client-threads must not be negative")
+	case cfg.ClientProcs == 0 && cfg.ClientThreads == 0:
+		cfg.ClientProcs = len(cfg.clientCPUList)
+	case cfg.ClientProcs == 0:
+		cfg.ClientProcs = 1
 	}
 
 	cfg.Tests = splitList(*tests)

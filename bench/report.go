@@ -227,7 +227,7 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 	}
 
 	if len(rep.Results) > 0 {
-		clientCap := 0.9 * float64(max(1, cfg.ClientThreads))
+		clientCap := 0.9 * float64(max(1, cfg.ClientThreads)*max(1, cfg.ClientProcs))
 		marked := false
 		fmt.Fprint(w, "## All cells\n\n")
 		fmt.Fprint(w, "| test | P | keys | value | server | req/s | p50 ms | p99 ms | p99.9 ms | server CPU | req/s per core | client CPU | runs |\n")
@@ -350,8 +350,19 @@ func writeSetup(w io.Writer, rep *report) {
 	if cfg.ClientThreads > 1 {
 		threads = " --threads " + strconv.Itoa(cfg.ClientThreads)
 	}
-	fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d -r KEYS -d SIZE -n N%s\n```\n\n",
-		pin, cfg.Clients, threads)
+	if cfg.ClientProcs <= 1 {
+		fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d -r KEYS -d SIZE -n N%s\n```\n\n",
+			pin, cfg.Clients, threads)
+		return
+	}
+	if !cfg.FirstRun {
+		pin = "taskset -c CPU "
+	}
+	fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d/%d -r KEYS -d SIZE -n N/%d%s\n```\n\n",
+		pin, cfg.Clients, cfg.ClientProcs, cfg.ClientProcs, threads)
+	fmt.Fprintf(w, "%d such processes at once, the connections and requests split evenly, each pinned to one "+
+		"client CPU in turn. req/s is all requests over the slowest process's time; each latency percentile is "+
+		"the highest of the processes' (an upper bound); client CPU is theirs together.\n\n", cfg.ClientProcs)
 }
 
 func writeFailures(w io.Writer, results []*result) {

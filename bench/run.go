@@ -358,21 +358,60 @@ func fillPopped(ctx context.Context, cfg *config, tl *tools, srv *server, c cell
 
 // benchmarkArgv is the redis-benchmark command line of c against srv, pinned to the client CPUs.
 func benchmarkArgv(cfg *config, tl *tools, srv *server, c cell) []string {
-	argv := clientArgv(cfg, tl, srv, "-t", c.Test, "-P", strconv.Itoa(c.Pipeline),
-		"-c", strconv.Itoa(c.Clients), "-r", strconv.Itoa(c.Keyspace), "-d", strconv.Itoa(c.Size),
-		"-n", strconv.Itoa(c.Requests))
+	return clientArgvOn(cfg, tl, srv, cfg.clientCPUList, cellArgs(cfg, c, c.Clients, c.Requests)...)
+}
+
+// cellArgs are redis-benchmark's options for c with the given connections and requests.
+func cellArgs(cfg *config, c cell, clients, requests int) []string {
+	args := []string{"-t", c.Test, "-P", strconv.Itoa(c.Pipeline), "-c", strconv.Itoa(clients),
+		"-r", strconv.Itoa(c.Keyspace), "-d", strconv.Itoa(c.Size), "-n", strconv.Itoa(requests)}
 	if cfg.CSV {
-		argv = append(argv, "--csv")
+		args = append(args, "--csv")
 	}
-	return argv
+	return args
+}
+
+// clientProc is one redis-benchmark process of a cell: its command line and its share of the requests.
+type clientProc struct {
+	argv     []string
+	requests int
+}
+
+// cellProcs splits c over the client processes: connections and requests evenly, process i pinned to the
+// i-th client CPU (in turn when there are more processes than CPUs).
+func cellProcs(cfg *config, tl *tools, srv *server, c cell) []clientProc {
+	n := max(1, min(cfg.ClientProcs, c.Clients, c.Requests))
+	if n == 1 {
+		return []clientProc{{benchmarkArgv(cfg, tl, srv, c), c.Requests}}
+	}
+	procs := make([]clientProc, n)
+	for i := range procs {
+		clients := c.Clients/n + btoi(i < c.Clients%n)
+		requests := c.Requests/n + btoi(i < c.Requests%n)
+		cpus := []int{cfg.clientCPUList[i%len(cfg.clientCPUList)]}
+		procs[i] = clientProc{clientArgvOn(cfg, tl, srv, cpus, cellArgs(cfg, c, clients, requests)...), requests}
+	}
+	return procs
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // clientArgv is redis-benchmark against srv, pinned to the client's CPUs
 // (unpinned with --first-run), with the client's threads and then args.
 func clientArgv(cfg *config, tl *tools, srv *server, args ...string) []string {
+	return clientArgvOn(cfg, tl, srv, cfg.clientCPUList, args...)
+}
+
+// clientArgvOn is clientArgv pinned to cpus.
+func clientArgvOn(cfg *config, tl *tools, srv *server, cpus []int, args ...string) []string {
 	var argv []string
 	if !cfg.FirstRun {
-		argv = []string{tl.Taskset, "-c", formatCPUList(cfg.clientCPUList)}
+		argv = []string{tl.Taskset, "-c", formatCPUList(cpus)}
 	}
 	argv = append(argv, tl.RedisBenchmark, "-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port))
 	argv = append(argv, args...)
@@ -382,67 +421,121 @@ func clientArgv(cfg *config, tl *tools, srv *server, args ...string) []string {
 	return argv
 }
 
-// runBenchmark runs redis-benchmark once for c against srv as it is, bounded by --cell-timeout, and reads
-// its figures and the CPU time of both sides.
+// procResult is what one client process of a cell printed and cost.
+type procResult struct {
+	out      benchOutput // the cell's test
+	benchS   float64     // the time it measured: its requests over req/s, summed over the tests it ran
+	cpuS     float64     // its own CPU time
+	requests int
+}
+
+// runBenchmark runs the cell's client processes at once against srv as it is, bounded by --cell-timeout, and
+// reads their figures and the CPU time of both sides.
 func runBenchmark(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) sample {
-	argv := benchmarkArgv(cfg, tl, srv, c)
-	s := sample{Command: shellJoin(argv)}
+	procs := cellProcs(cfg, tl, srv, c)
+	commands := make([]string, len(procs))
+	for i, p := range procs {
+		commands[i] = shellJoin(p.argv)
+	}
+	s := sample{Command: strings.Join(commands, " & ")}
 	fail := func(err error) sample {
 		s.Error = err.Error()
 		return s
 	}
 	cctx, cancel := context.WithTimeout(ctx, cfg.CellTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var stdoutBuf, stderrBuf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdoutBuf, &stderrBuf
+	cmds := make([]*exec.Cmd, len(procs))
+	outs := make([]*bytes.Buffer, len(procs))
+	for i, p := range procs {
+		cmds[i] = exec.CommandContext(cctx, p.argv[0], p.argv[1:]...)
+		cmds[i].SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		outs[i] = &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+	}
 	cpu0, err := cpuSeconds(srv.pid())
 	if err != nil {
 		return fail(err)
 	}
 	t0 := time.Now()
-	err = cmd.Run()
+	errs := make([]error, len(cmds))
+	for i, cmd := range cmds {
+		errs[i] = cmd.Start()
+	}
+	for i, cmd := range cmds {
+		if errs[i] == nil {
+			errs[i] = cmd.Wait()
+		}
+	}
 	wall := time.Since(t0).Seconds()
 	cpu1, cpuErr := cpuSeconds(srv.pid())
 	if cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-		return fail(fmt.Errorf("no result within --cell-timeout %v: %s", cfg.CellTimeout,
-			tail(stderrBuf.String()+stdoutBuf.String())))
+		return fail(fmt.Errorf("no result within --cell-timeout %v: %s", cfg.CellTimeout, tail(outs[0].String())))
 	}
-	if err != nil {
-		return fail(fmt.Errorf("redis-benchmark: %v: %s", err, tail(stderrBuf.String()+stdoutBuf.String())))
+	results := make([]procResult, len(procs))
+	for i, p := range procs {
+		if errs[i] != nil {
+			return fail(fmt.Errorf("redis-benchmark: %v: %s", errs[i], tail(outs[i].String())))
+		}
+		r, err := readProc(cfg, c.Test, outs[i].String(), p.requests)
+		if err != nil {
+			return fail(err)
+		}
+		st := cmds[i].ProcessState
+		r.cpuS = (st.UserTime() + st.SystemTime()).Seconds()
+		results[i] = r
 	}
 	if cpuErr != nil {
 		return fail(cpuErr)
 	}
+	combine(&s, results, wall)
+	s.ServerCPU = (cpu1 - cpu0) / s.BenchS
+	return s
+}
+
+// readProc parses one client process's output.
+func readProc(cfg *config, test, out string, requests int) (procResult, error) {
 	parse := parseText
 	if cfg.CSV {
 		parse = parseCSV
 	}
-	outs, err := parse(stdoutBuf.String())
-	var o benchOutput
+	outs, err := parse(out)
+	r := procResult{requests: requests}
 	if err == nil {
-		o, err = pickOutput(c.Test, outs)
+		r.out, err = pickOutput(test, outs)
 	}
 	if err != nil {
-		return fail(fmt.Errorf("%v: %s", err, tail(stderrBuf.String()+stdoutBuf.String())))
+		return r, fmt.Errorf("%v: %s", err, tail(out))
 	}
-	s.RPS, s.AvgMs, s.P50Ms, s.P95Ms, s.P99Ms, s.P999Ms, s.MaxMs = o.RPS, o.AvgMs, o.P50Ms, o.P95Ms, o.P99Ms, o.P999Ms, o.MaxMs
-	// CPU shares are taken over the time redis-benchmark itself measured (requests / req/s), not over the wall
-	// time of the process, which adds its start: connecting the clients and reading the server's CONFIG.
-	s.WallS = wall
 	// A test that runs a preparation first (LRANGE_*: an LPUSH) is timed
 	// with it, since the server's CPU time covers both.
-	for _, p := range outs {
-		s.BenchS += float64(c.Requests) / p.RPS
+	for _, o := range outs {
+		r.benchS += float64(requests) / o.RPS
 	}
-	if s.BenchS > wall {
-		s.BenchS = wall
+	return r, nil
+}
+
+// combine folds the client processes of one run into s. Throughput is all requests over the slowest
+// process's time; each latency percentile is the highest of the processes' (an upper bound), the average is
+// weighted by requests. CPU shares are taken over the time redis-benchmark itself measured (requests /
+// req/s), not over the wall time of the processes, which adds their start: connecting the clients and
+// reading the server's CONFIG.
+func combine(s *sample, results []procResult, wall float64) {
+	var requests int
+	var slowest, cpu, avgSum float64
+	for _, r := range results {
+		requests += r.requests
+		slowest = max(slowest, float64(r.requests)/r.out.RPS)
+		s.BenchS = max(s.BenchS, r.benchS)
+		cpu += r.cpuS
+		avgSum += r.out.AvgMs * float64(r.requests)
+		s.P50Ms, s.P95Ms, s.P99Ms = max(s.P50Ms, r.out.P50Ms), max(s.P95Ms, r.out.P95Ms), max(s.P99Ms, r.out.P99Ms)
+		s.P999Ms, s.MaxMs = max(s.P999Ms, r.out.P999Ms), max(s.MaxMs, r.out.MaxMs)
 	}
-	s.ServerCPU = (cpu1 - cpu0) / s.BenchS
-	st := cmd.ProcessState
-	s.ClientCPU = (st.UserTime() + st.SystemTime()).Seconds() / s.BenchS
-	return s
+	s.RPS = float64(requests) / slowest
+	s.AvgMs = avgSum / float64(requests)
+	s.WallS = wall
+	s.BenchS = min(s.BenchS, wall)
+	s.ClientCPU = cpu / s.BenchS
 }
 
 // runMemory starts each target afresh per value size, loads cfg.MemoryKeys keys and reports the growth of
