@@ -309,6 +309,21 @@ func (c *Conn) outPending() int { return len(c.out) - c.outAt }
 // client that does not read count as its output would.
 func (c *Conn) owed() int { return c.outPending() + c.slotBytes }
 
+// holdLimit is the most output a connection holds back while replies are
+// in flight from other shards (see holdOutput).
+const holdLimit = 64 << 10
+
+// holdOutput reports whether the connection's output should wait for the
+// replies in flight from other shards, so that a pipeline's replies leave
+// in one write rather than one per loop turn. Only replies that come back
+// within a turn or two are waited for: not while a blocking command, a
+// barrier or a transaction wait is in flight, and only while the output is
+// small.
+func (c *Conn) holdOutput() bool {
+	return c.inFlight > 0 && c.outPending() > 0 && c.outPending() < holdLimit && c.writable &&
+		c.block == nil && c.barrier == nil && !c.txnWait
+}
+
 // flush writes pending output with one write. It reports false when the
 // connection failed and must be closed.
 func (c *Conn) flush() bool {

@@ -127,3 +127,37 @@ func TestFlushDropsLargeBuffer(t *testing.T) {
 		t.Fatalf("read %d of %d bytes; buffer keeps %d", read, size, cap(c.out))
 	}
 }
+
+// TestHoldOutput: a connection's output waits for replies in flight from
+// other shards only while they are due soon and the output is small.
+func TestHoldOutput(t *testing.T) {
+	c := testConn()
+	c.out = append(c.out, "+OK\r\n"...)
+	if c.holdOutput() {
+		t.Fatal("held output with nothing in flight")
+	}
+	s := c.reserve()
+	if !c.holdOutput() {
+		t.Fatal("did not hold a small output while a reply is in flight")
+	}
+	c.block = &blockState{}
+	if c.holdOutput() {
+		t.Error("held output while a blocking command is in flight")
+	}
+	c.block = nil
+	c.barrier = s
+	if c.holdOutput() {
+		t.Error("held output behind a barrier")
+	}
+	c.barrier = nil
+	c.out = append(c.out, make([]byte, holdLimit)...)
+	if c.holdOutput() {
+		t.Error("held a large output")
+	}
+	c.out = c.out[:5]
+	s.Filled = true
+	c.collect()
+	if c.holdOutput() {
+		t.Error("held output once every reply arrived")
+	}
+}

@@ -524,18 +524,37 @@ func (c *Core) resumeAccept(now int64) {
 func (c *Core) readAll() {
 	list := c.reading
 	c.reading = c.reading[len(list):]
+	exchanged := c.stats.commands
 	for _, cn := range list {
 		cn.readable = false
 		if cn.closed {
 			continue
 		}
 		c.read(cn)
+		if c.stats.commands-exchanged >= exchangeEvery && c.srv.cfg.Shards > 1 {
+			c.exchange()
+			exchanged = c.stats.commands
+		}
 	}
 	// Reuse the array: connections re-added during this turn are at the
 	// front of what remains.
 	if len(c.reading) == 0 {
 		c.reading = list[:0]
 	}
+}
+
+// exchangeEvery is how many commands a core parses before it hands the
+// batches filled so far to their shards and runs what peers sent it, rather
+// than at the end of the turn: a turn over many busy connections lasts
+// milliseconds, and a request for another shard would otherwise wait for
+// the rest of this turn, then the peer's, then this core's next one.
+const exchangeEvery = 256
+
+// exchange sends the batches filled so far and runs, or delivers, what
+// peers sent.
+func (c *Core) exchange() {
+	c.publish()
+	c.drainInbound()
 }
 
 // read does one read on cn and runs every complete request in its buffer.
@@ -830,7 +849,8 @@ func (c *Core) flushAll() {
 			continue
 		}
 		cn.collect()
-		if !cn.flush() {
+		held := cn.holdOutput()
+		if !held && !cn.flush() {
 			c.close(cn)
 			continue
 		}
@@ -846,8 +866,10 @@ func (c *Core) flushAll() {
 		case cn.stalled && !cn.backlogged():
 			c.again(cn)
 		}
-		// More to write, or replies collect left for the next turn.
-		if !cn.closed && cn.writable && (cn.outPending() > 0 || len(cn.slots) > 0 && cn.slots[0].Filled) {
+		// More to write, or replies collect left for the next turn. Held
+		// output waits for the replies in flight, whose arrival marks the
+		// connection again (markWaiting).
+		if !cn.closed && !held && cn.writable && (cn.outPending() > 0 || len(cn.slots) > 0 && cn.slots[0].Filled) {
 			c.markDirty(cn)
 		}
 	}

@@ -5,8 +5,10 @@
 //
 // A core reads requests into each connection's input buffer, parses them in
 // place, runs commands whose keys it owns, sends the others over the router's
-// rings to the owning core, answers peers' requests on its own shard, and
-// writes every connection's ready replies with one write per loop turn.
+// rings to the owning core, answers peers' requests on its own shard (also
+// between connections of a long turn), and writes every connection's ready
+// replies with one write per loop turn, holding a pipeline's first replies
+// back while the rest are due from peers.
 //
 // Invariants that are easy to break:
 //   - Only the core that accepted a connection touches it (its buffers, its

@@ -40,6 +40,8 @@ type Batch struct {
 	next     int                        // first request not yet run
 	nextArg  int                        // index in argEnd of next's first argument
 	argv     [][]byte                   // scratch for rebuilding argv on the owner
+	touched  int                        // requests before this one had their keys touched (touchAhead)
+	sink     uint64                     // where touchAhead's loads go, so they are not optimised away
 	// w and ctx live in the batch so that passing them to handlers (through
 	// a function value, which escapes) allocates nothing.
 	w   resp.Writer
@@ -88,7 +90,7 @@ func (b *Batch) Reset() {
 	b.args = b.args[:0]
 	b.argEnd = b.argEnd[:0]
 	b.replyEnd = b.replyEnd[:0]
-	b.first, b.next, b.nextArg = 0, 0, 0
+	b.first, b.next, b.nextArg, b.touched = 0, 0, 0, 0
 }
 
 // Add copies a command and its arguments into the batch.
@@ -121,6 +123,9 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 	var g Group
 	now := Now()
 	for ran := 0; b.next < len(b.reqs) && (ran == 0 || len(w.B)-before < limit); ran++ {
+		if b.next >= b.touched {
+			b.touchAhead(shard)
+		}
 		r := &b.reqs[b.next]
 		start := 0
 		if b.nextArg > 0 {
@@ -165,6 +170,57 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 	b.w = resp.Writer{}
 	b.ctx = shardowner.Ctx{}
 	b.Done = b.next == len(b.reqs)
+	return n
+}
+
+// batchAhead is how many requests of a batch touchAhead reads ahead.
+const batchAhead = 64
+
+// touchAhead reads, for the next batchAhead requests, first the index
+// groups and then the entries their first keys' lookups will need, as the
+// reactor does for a connection's pipeline: the loads of one pass do not
+// depend on each other, so their cache misses overlap instead of stalling
+// each command in turn.
+func (b *Batch) touchAhead(shard *shardowner.Shard) {
+	var hashes [batchAhead]uint64
+	from := b.next
+	end := min(from+batchAhead, len(b.reqs))
+	b.touched = end
+	if b.keyHashes(shard, from, end, hashes[:]) < 2 {
+		return
+	}
+	for i := from; i < end; i++ {
+		if h := hashes[i-from]; h != 0 {
+			b.sink += shard.DBs[b.reqs[i].DB].TouchBucket(h)
+		}
+	}
+	for i := from; i < end; i++ {
+		if h := hashes[i-from]; h != 0 {
+			b.sink += shard.DBs[b.reqs[i].DB].TouchEntry(h)
+		}
+	}
+}
+
+// keyHashes sets hashes[i-from], for the requests from b.next = from to end,
+// to the table hash of the request's first key with its low bit set, or 0
+// for a request that looks up no key, and returns how many it hashed.
+func (b *Batch) keyHashes(shard *shardowner.Shard, from, end int, hashes []uint64) int {
+	arg, n := b.nextArg, 0
+	for i := from; i < end; i++ {
+		r := &b.reqs[i]
+		nargs := int(r.NArgs)
+		hashes[i-from] = 0
+		if r.Cmd.Route == RouteKey && !r.Cmd.Internal && r.Cmd.HasKeys(nargs) && int(r.DB) < len(shard.DBs) {
+			k := arg + r.Cmd.FirstKey
+			start := 0
+			if k > 0 {
+				start = b.argEnd[k-1]
+			}
+			hashes[i-from] = shard.DBs[r.DB].Hash(b.args[start:b.argEnd[k]]) | 1
+			n++
+		}
+		arg += nargs
+	}
 	return n
 }
 

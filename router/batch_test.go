@@ -102,3 +102,45 @@ func TestRecycledBuffersShrink(t *testing.T) {
 		t.Errorf("slot's plan keeps room for %d argument offsets after Reset", cap(s.mem.argEnd))
 	}
 }
+
+// TestBatchKeyHashes: the read-ahead of a batch hashes each request's first
+// key, found among the arguments of the requests before it, in the
+// request's database, and skips requests that look up no key.
+func TestBatchKeyHashes(t *testing.T) {
+	shard := shardowner.NewShard(0, 1, 16)
+	var b Batch
+	reqs := []struct {
+		db   int
+		line string
+		key  string // "" for no key
+	}{
+		{0, "ping", ""},
+		{0, "set alpha 1", "alpha"},
+		{3, "get beta", "beta"},
+		{0, "mset gamma 1 delta 2", "gamma"},
+		{0, "dbsize", ""},
+		{5, "hset epsilon f v", "epsilon"},
+	}
+	for _, r := range reqs {
+		argv := words(r.line)
+		b.Add(Lookup(argv[0]), r.db, 2, argv, new(Slot))
+	}
+	hashes := make([]uint64, len(reqs))
+	if n := b.keyHashes(shard, 0, len(reqs), hashes); n != 4 {
+		t.Errorf("hashed %d keys, want 4", n)
+	}
+	for i, r := range reqs {
+		want := uint64(0)
+		if r.key != "" {
+			want = shard.DBs[r.db].Hash([]byte(r.key)) | 1
+		}
+		if hashes[i] != want {
+			t.Errorf("request %d (%q in db %d): hash %x, want %x", i, r.line, r.db, hashes[i], want)
+		}
+	}
+	// From the middle of the batch, as after a turn that stopped early.
+	b.next, b.nextArg = 2, 4
+	if n := b.keyHashes(shard, 2, len(reqs), hashes); n != 3 || hashes[0] != shard.DBs[3].Hash([]byte("beta"))|1 {
+		t.Errorf("from request 2: %d keys, first hash %x", n, hashes[0])
+	}
+}
