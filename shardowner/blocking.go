@@ -3,6 +3,7 @@ package shardowner
 import (
 	"bytes"
 	"math"
+	"math/big"
 
 	"github.com/corekv/corekv/resp"
 )
@@ -40,7 +41,19 @@ const (
 func BlockTimeout(b []byte) (int64, resp.Error) {
 	f, ok := resp.ParseFloat(b)
 	if !ok {
-		return 0, errTimeoutFloat
+		// Redis reads the timeout as a long double: a value past a
+		// double's range may still be one.
+		var ld big.Float
+		if !parseLongDouble(ld.SetPrec(longDoubleBits), b) {
+			return 0, errTimeoutFloat
+		}
+		switch e := ld.MantExp(nil); {
+		case ld.Sign() > 0 && e < 0:
+			return 1, "" // a positive sliver of a second rounds up to 1 ms
+		case e < 0:
+			return 0, "" // a negative sliver rounds up to 0: no timeout
+		}
+		return 0, errTimeoutNegative // too large for a count of ms
 	}
 	ms := math.Ceil(f * 1000)
 	if !(ms < math.MaxInt64) || ms < 0 {

@@ -101,13 +101,17 @@ func TestInternalMove(t *testing.T) {
 // TestBlockTimeout: a blocking command's timeout as Redis reads it:
 // fractional seconds rounded up to milliseconds, its two errors.
 func TestBlockTimeout(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "1": 1000, "0.1": 100, "0.0001": 1, "-0": 0, "2.5e3": 2500000} {
+	// Past a double's range, as Redis reads them in long double: a positive
+	// sliver is 1 ms, a negative one no timeout at all.
+	for in, want := range map[string]int64{"0": 0, "1": 1000, "0.1": 100, "0.0001": 1, "-0": 0, "2.5e3": 2500000,
+		"0x10": 16000, "1e-320": 1, "1e-400": 1, "1e-4950": 1, "-1e-400": 0} {
 		if got, e := BlockTimeout([]byte(in)); got != want || e != "" {
 			t.Errorf("%q: %d %q, want %d", in, got, e, want)
 		}
 	}
 	for in, want := range map[string]resp.Error{"-1": errTimeoutNegative, "1e20": errTimeoutNegative,
-		"inf": errTimeoutNegative, "abc": errTimeoutFloat, "nan": errTimeoutFloat, "": errTimeoutFloat, " 1": errTimeoutFloat} {
+		"inf": errTimeoutNegative, "abc": errTimeoutFloat, "nan": errTimeoutFloat, "": errTimeoutFloat, " 1": errTimeoutFloat,
+		"1e400": errTimeoutNegative, "-1e400": errTimeoutNegative, "1e-5000": errTimeoutFloat, "1e5000": errTimeoutFloat} {
 		if _, e := BlockTimeout([]byte(in)); e != want {
 			t.Errorf("%q: %q, want %q", in, e, want)
 		}

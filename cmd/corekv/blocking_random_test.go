@@ -37,7 +37,7 @@ func diffBlockingCommands() []diffCommand {
 // refuses.
 func (g *diffGen) blockTimeout() string {
 	if g.chance(10) {
-		return g.pick("-1", "abc", "1e20", "nan", "")
+		return g.pick("-1", "abc", "1e20", "nan", "", "1e400", "1e-5000")
 	}
 	return g.pick("0.01", "0.001", "0.02")
 }
