@@ -633,7 +633,10 @@ type parsed struct {
 	argv [][]byte
 	cmd  *router.Command
 	hash uint64 // table hash of the first key, when it is local
-	end  int    // offset in the input buffer just past the request
+	// shard owns the first key, as touchKeys found it; -1 when it did not
+	// look (one shard, or a command without a key to route by).
+	shard int
+	end   int // offset in the input buffer just past the request
 	// big and mhash: the first key's big aggregate, when the command
 	// looks up a member of it, and the member's hash there (touchKeys).
 	big   *shardowner.Table
@@ -678,7 +681,7 @@ outer:
 				if a.cmd != nil && a.cmd.Route == router.RouteHome {
 					c.clock = c.group.Close(c.shard, c.clock)
 				}
-				c.dispatchCmd(cn, a.cmd, a.argv)
+				c.dispatchCmd(cn, a.cmd, a.argv, a.shard)
 				c.serveBlocked()
 			}
 			cn.requestDone()
@@ -744,6 +747,7 @@ func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 		}
 		pos += m
 		a.end = pos
+		a.shard = -1
 		a.cmd = nil
 		if len(args) > 0 {
 			a.cmd = router.Lookup(args[0])
@@ -770,12 +774,15 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 	for i := 0; i < n; i++ {
 		a := &c.ahead[i]
 		a.hash = 0
+		a.shard = -1
 		if a.cmd == nil || a.cmd.Route != router.RouteKey || !a.cmd.HasKeys(len(a.argv)) {
 			continue
 		}
 		key := a.argv[a.cmd.FirstKey]
-		if shards > 1 && router.ShardOf(key, shards) != c.id {
-			continue
+		if shards > 1 {
+			if a.shard = router.ShardOf(key, shards); a.shard != c.id {
+				continue
+			}
 		}
 		a.hash = t.Hash(key) | 1 // never 0, which marks "not touched"
 		touched++

@@ -26,8 +26,10 @@ const freeKeep = 64
 // here, runs it on this core's shard, or sends it to the shard that owns its
 // keys.
 //
-// cmd is the command argv[0] names, already looked up (nil when unknown).
-func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
+// cmd is the command argv[0] names, already looked up (nil when unknown);
+// shard is the shard of argv's first key when the caller already worked it
+// out, else -1.
+func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 	if cmd == nil || cmd.Internal {
 		cn.errorReply(c.rejectInMulti(cn, nil, resp.ErrUnknownCommand(argv)))
 		return
@@ -73,7 +75,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		c.clock = router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, c.clock, cn.w.Errors != errs)
 		return
 	case router.RouteCursor:
-		shard := c.id
+		shard = c.id
 		if cur, ok := shardowner.ParseCursor(argv[1]); ok {
 			shard = int(cur % uint64(n))
 		}
@@ -95,7 +97,9 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 		c.runOn(cn, cmd, c.id, argv)
 		return
 	}
-	shard := router.ShardOf(argv[cmd.FirstKey], n)
+	if shard < 0 {
+		shard = router.ShardOf(argv[cmd.FirstKey], n)
+	}
 	if n > 1 && cmd.MultiKey() {
 		c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
 		shard = router.ShardOf(argv[c.keyPos[0]], n)
