@@ -160,6 +160,9 @@ var shareable = func() []bool {
 		"incr", "decr", "incrby", "decrby", "strlen",
 		"exists", "del", "unlink", "touch", "type", "persist",
 		"ttl", "pttl", "expiretime", "pexpiretime", "expire", "pexpire", "expireat", "pexpireat",
+		// A list's pushes and pops touch one node at an end, and a node
+		// holds at most 64 KB whatever list-max-listpack-size says.
+		"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen",
 	} {
 		ok[byName[name].ID] = true
 	}

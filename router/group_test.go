@@ -190,20 +190,23 @@ func TestGroupBelowFloor(t *testing.T) {
 // TestGroupAccountsEveryCommand: a batch longer than a group counts every
 // command, once, with its time.
 func TestGroupAccountsEveryCommand(t *testing.T) {
-	e := newTestExec(1, false)
-	get := LookupString("get")
-	var cmds []*Command
-	var lines []string
-	for i := 0; i < 3*groupMax+5; i++ {
-		cmds, lines = append(cmds, get), append(lines, "get k"+strconv.Itoa(i))
-	}
-	e.execute(cmds, lines)
-	st := e.shards[0].CmdStat(get.ID)
-	var n uint64
-	for _, c := range st.Lat {
-		n += c
-	}
-	if st.Calls != uint64(len(cmds)) || n != uint64(len(cmds)) || st.Nanos == 0 {
-		t.Errorf("%d calls, %d in the histogram, %d ns; want %d, %d and some time", st.Calls, n, st.Nanos, len(cmds), len(cmds))
+	for _, line := range []string{"get k", "rpush list x"} {
+		e := newTestExec(1, false)
+		cmd := LookupString(strings.Fields(line)[0])
+		var cmds []*Command
+		var lines []string
+		for i := 0; i < 3*groupMax+5; i++ {
+			cmds, lines = append(cmds, cmd), append(lines, line+strconv.Itoa(i))
+		}
+		e.execute(cmds, lines)
+		st := e.shards[0].CmdStat(cmd.ID)
+		var n uint64
+		for _, c := range st.Lat {
+			n += c
+		}
+		if st.Calls != uint64(len(cmds)) || n != uint64(len(cmds)) || st.Nanos == 0 {
+			t.Errorf("%s: %d calls, %d in the histogram, %d ns; want %d, %d and some time", cmd.Name, st.Calls, n,
+				st.Nanos, len(cmds), len(cmds))
+		}
 	}
 }
