@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"bytes"
 	"log/slog"
 	"math"
 	"runtime"
@@ -771,6 +772,8 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 	t := c.shard.DBs[cn.db]
 	shards := c.srv.cfg.Shards
 	touched := 0
+	var prev []byte
+	var prevHash uint64
 	for i := 0; i < n; i++ {
 		a := &c.ahead[i]
 		a.hash = 0
@@ -784,7 +787,12 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 				continue
 			}
 		}
-		a.hash = t.Hash(key) | 1 // never 0, which marks "not touched"
+		if prevHash == 0 || !bytes.Equal(key, prev) {
+			prev, prevHash = key, t.Hash(key)|1 // never 0, which marks "not touched"
+		}
+		// The same key as the one before (a pipeline of pushes to one
+		// list) keeps its hash, for the members' read-ahead.
+		a.hash = prevHash
 		touched++
 	}
 	if touched < 2 {

@@ -1,6 +1,8 @@
 package router
 
 import (
+	"bytes"
+
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
 	"github.com/valyala/bytebufferpool"
@@ -203,9 +205,12 @@ func (b *Batch) touchAhead(shard *shardowner.Shard) {
 
 // keyHashes sets hashes[i-from], for the requests from b.next = from to end,
 // to the table hash of the request's first key with its low bit set, or 0
-// for a request that looks up no key, and returns how many it hashed.
+// for a request that looks up no key or the same key as the request before
+// it (a pipeline of pushes to one list), and returns how many it hashed.
 func (b *Batch) keyHashes(shard *shardowner.Shard, from, end int, hashes []uint64) int {
 	arg, n := b.nextArg, 0
+	var prev []byte
+	prevDB := -1
 	for i := from; i < end; i++ {
 		r := &b.reqs[i]
 		nargs := int(r.NArgs)
@@ -216,8 +221,12 @@ func (b *Batch) keyHashes(shard *shardowner.Shard, from, end int, hashes []uint6
 			if k > 0 {
 				start = b.argEnd[k-1]
 			}
-			hashes[i-from] = shard.DBs[r.DB].Hash(b.args[start:b.argEnd[k]]) | 1
-			n++
+			key := b.args[start:b.argEnd[k]]
+			if int(r.DB) != prevDB || !bytes.Equal(key, prev) {
+				hashes[i-from] = shard.DBs[r.DB].Hash(key) | 1
+				prev, prevDB = key, int(r.DB)
+				n++
+			}
 		}
 		arg += nargs
 	}

@@ -120,14 +120,18 @@ func TestBatchKeyHashes(t *testing.T) {
 		{0, "mset gamma 1 delta 2", "gamma"},
 		{0, "dbsize", ""},
 		{5, "hset epsilon f v", "epsilon"},
+		{5, "hset epsilon g v", ""},   // the key before: touched already
+		{0, "get epsilon", "epsilon"}, // another database
+		{0, "lpush zeta x", "zeta"},
+		{0, "lpush zeta y", ""},
 	}
 	for _, r := range reqs {
 		argv := words(r.line)
 		b.Add(Lookup(argv[0]), r.db, 2, argv, new(Slot))
 	}
 	hashes := make([]uint64, len(reqs))
-	if n := b.keyHashes(shard, 0, len(reqs), hashes); n != 4 {
-		t.Errorf("hashed %d keys, want 4", n)
+	if n := b.keyHashes(shard, 0, len(reqs), hashes); n != 6 {
+		t.Errorf("hashed %d keys, want 6", n)
 	}
 	for i, r := range reqs {
 		want := uint64(0)
@@ -140,7 +144,7 @@ func TestBatchKeyHashes(t *testing.T) {
 	}
 	// From the middle of the batch, as after a turn that stopped early.
 	b.next, b.nextArg = 2, 4
-	if n := b.keyHashes(shard, 2, len(reqs), hashes); n != 3 || hashes[0] != shard.DBs[3].Hash([]byte("beta"))|1 {
+	if n := b.keyHashes(shard, 2, len(reqs), hashes); n != 5 || hashes[0] != shard.DBs[3].Hash([]byte("beta"))|1 {
 		t.Errorf("from request 2: %d keys, first hash %x", n, hashes[0])
 	}
 }
