@@ -127,6 +127,37 @@ type span struct{ start, end uint32 }
 // request with more leaves them to the collector when it is done.
 const spansKeep = 1024
 
+// Room for a request's arguments is made at once, rather than one append at
+// a time, which for a thousand arguments leaves a trail of smaller copies
+// behind and can end past what a caller keeps between requests. The room
+// follows the bytes that arrived, not the count a client declared, which
+// costs it a few bytes: an argument takes at least minArgBytes ("$0\r\n\r\n").
+// Requests of up to argsGrowMin arguments grow as they go.
+const (
+	minArgBytes = 6
+	argsGrowMin = 16
+)
+
+// aheadRoom is how many arguments of a request of count to make room for
+// when n bytes of it have arrived.
+func aheadRoom(count, n int) int {
+	if count <= argsGrowMin {
+		return 0
+	}
+	return min(count, n/minArgBytes)
+}
+
+// growArgs makes room in args for the arguments of a request of count of
+// which n bytes have arrived.
+func growArgs(args [][]byte, count, n int) [][]byte {
+	if room := aheadRoom(count, n); cap(args)-len(args) < room {
+		grown := make([][]byte, len(args), len(args)+room)
+		copy(grown, args)
+		return grown
+	}
+	return args
+}
+
 // Reset forgets the request in progress.
 func (p *Parser) Reset() {
 	p.count, p.pos, p.bulk, p.scan = 0, 0, 0, 0
@@ -211,6 +242,9 @@ func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		}
 		p.count, p.pos, p.bulk = count, cr+2, -1
 	}
+	if room := aheadRoom(p.count, len(buf)-p.pos); cap(p.args)-len(p.args) < room {
+		p.args = append(make([]span, 0, len(p.args)+room), p.args...)
+	}
 	for p.count > 0 {
 		if p.bulk < 0 {
 			if p.pos >= len(buf) {
@@ -241,6 +275,7 @@ func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		p.pos, p.bulk = end+2, -1
 		p.count--
 	}
+	args = growArgs(args, len(p.args), len(p.args)*minArgBytes)
 	for _, s := range p.args {
 		args = append(args, buf[s.start:s.end:s.end])
 	}
@@ -346,6 +381,7 @@ func parseMultibulk(buf []byte, args [][]byte, unauth bool) ([][]byte, int, erro
 		return args[:0], 0, err
 	}
 	pos := cr + 2
+	args = growArgs(args, count, len(buf)-pos)
 	for ; count > 0; count-- {
 		rest := buf[pos:]
 		if len(rest) == 0 {

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -425,5 +426,46 @@ func TestParseFloat(t *testing.T) {
 	bad := []byte("12.5x")
 	if allocs := testing.AllocsPerRun(100, func() { ParseFloat(bad) }); allocs != 0 {
 		t.Errorf("ParseFloat allocates on a syntax error: %v", allocs)
+	}
+}
+
+// TestParseManyArgumentsAllocatesOnce: a request of a thousand arguments
+// gets its argument vector in one allocation of its size, whole or in
+// pieces, rather than a trail of doubling copies.
+func TestParseManyArgumentsAllocatesOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("*1000\r\n")
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&b, "$4\r\n%04d\r\n", i)
+	}
+	req := []byte(b.String())
+	var args [][]byte
+	allocs := testing.AllocsPerRun(20, func() {
+		var n int
+		var err error
+		args, n, err = ParseCommand(req, nil)
+		if n != len(req) || err != nil || len(args) != 1000 {
+			t.Fatalf("n=%d err=%v args=%d", n, err, len(args))
+		}
+	})
+	if allocs > 1 || cap(args) != 1000 {
+		t.Errorf("whole: %v allocs, capacity %d; want 1 and 1000", allocs, cap(args))
+	}
+	var p Parser
+	allocs = testing.AllocsPerRun(20, func() {
+		p.Reset()
+		p.args = nil
+		if _, n, _ := p.Parse(req[:len(req)/2], nil); n != 0 {
+			t.Fatalf("half a request parsed: n=%d", n)
+		}
+		var n int
+		args, n, _ = p.Parse(req, nil)
+		if n != len(req) || len(args) != 1000 {
+			t.Fatalf("n=%d args=%d", n, len(args))
+		}
+	})
+	// The half's vector, room for the offsets of each half, the whole's vector.
+	if allocs > 4 || cap(args) != 1000 {
+		t.Errorf("in pieces: %v allocs, capacity %d; want at most 4 and 1000", allocs, cap(args))
 	}
 }
