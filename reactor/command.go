@@ -49,7 +49,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 				if cmd := lookupPublic(name); cmd != nil {
 					writeCommandInfo(w, cmd)
 				} else {
-					w.NullArray()
+					w.Null() // Redis's null bulk string, not a null array
 				}
 			}
 		}
