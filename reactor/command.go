@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/corekv/corekv/resp"
@@ -45,10 +46,10 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		} else {
 			w.Array(len(names))
 			for _, name := range names {
-				if cmd := router.Lookup(name); cmd != nil && !cmd.Internal {
+				if cmd := lookupPublic(name); cmd != nil {
 					writeCommandInfo(w, cmd)
 				} else {
-					w.NullArray()
+					w.Null() // Redis's null bulk string, not a null array
 				}
 			}
 		}
@@ -87,14 +88,13 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		}
 		args := argv[2:]
 		arity, keyed := cmd.Arity, cmd.FirstKey > 0
-		if subs, ok := containerSubcommands(cmd.Name); ok && len(args) >= 2 {
-			a, known := subs[strings.ToLower(string(args[1]))]
-			if !known {
+		if len(cmd.Subcommands) > 0 && len(args) >= 2 {
+			sub := cmd.Subcommand(args[1])
+			if sub == nil {
 				cn.errorReply(errInvalidCommand)
 				return
 			}
-			arity = a
-			keyed = keyed && !resp.EqualFold(args[1], "help")
+			arity, keyed = sub.Arity, sub.FirstKey > 0
 		}
 		if !keyed {
 			cn.errorReply(resp.Error("ERR The command has no key arguments"))
@@ -127,22 +127,41 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 
 var errInvalidCommand = resp.Error("ERR Invalid command specified")
 
-// keyedSubcommands gives the arity of the subcommands of OBJECT and MEMORY,
-// the container commands whose subcommands take a key (HELP does not).
-var keyedSubcommands = map[string]map[string]int{
-	"object": {"encoding": 3, "freq": 3, "idletime": 3, "refcount": 3, "help": 2},
-	"memory": {"usage": -3, "help": 2},
+// lookupPublic finds a command a client may call by its name, or a
+// subcommand by "container|sub" as COMMAND INFO names it.
+func lookupPublic(name []byte) *router.Command {
+	parent, sub, isSub := bytes.Cut(name, []byte("|"))
+	cmd := router.Lookup(parent)
+	if cmd == nil || cmd.Internal {
+		return nil
+	}
+	if isSub {
+		return cmd.Subcommand(sub)
+	}
+	return cmd
 }
 
 // containerSubcommands returns the subcommands of a container command with
 // their arities, and false for a command that has none.
 func containerSubcommands(name string) (map[string]int, bool) {
-	if subs, ok := keyedSubcommands[name]; ok {
-		return subs, true
-	}
-	subs, ok := subcommandArity[name]
+	subs, ok := subcommandArities[name]
 	return subs, ok
 }
+
+// subcommandArities indexes the table's subcommands by container and
+// subcommand name.
+var subcommandArities = func() map[string]map[string]int {
+	m := map[string]map[string]int{}
+	for _, cmd := range router.Commands() {
+		for _, sub := range cmd.Subcommands {
+			if m[cmd.Name] == nil {
+				m[cmd.Name] = map[string]int{}
+			}
+			m[cmd.Name][strings.TrimPrefix(sub.Name, cmd.Name+"|")] = sub.Arity
+		}
+	}
+	return m
+}()
 
 // publicCommands is the command table without the shard-to-shard commands.
 func publicCommands() []*router.Command {
@@ -171,25 +190,17 @@ func writeCommandInfo(w *resp.Writer, cmd *router.Command) {
 	w.Int(int64(cmd.FirstKey))
 	w.Int(int64(cmd.LastKey))
 	w.Int(int64(cmd.Step))
-	cats := []string{"@" + strings.ReplaceAll(cmd.Group, "generic", "keyspace")}
-	if cmd.Flags&router.FlagWrite != 0 {
-		cats = append(cats, "@write")
-	}
-	if cmd.Flags&router.FlagReadonly != 0 {
-		cats = append(cats, "@read")
-	}
-	if cmd.Flags&router.FlagFast != 0 {
-		cats = append(cats, "@fast")
-	} else {
-		cats = append(cats, "@slow")
-	}
+	cats := router.CategoryNames(cmd.Categories())
 	w.Set(len(cats))
 	for _, c := range cats {
-		w.Simple(c)
+		w.Simple("@" + c)
 	}
 	w.Array(0)
 	w.Array(0)
-	w.Array(0)
+	w.Array(len(cmd.Subcommands))
+	for i := range cmd.Subcommands {
+		writeCommandInfo(w, &cmd.Subcommands[i])
+	}
 }
 
 // commandHelp is what COMMAND HELP answers.

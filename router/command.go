@@ -1,11 +1,12 @@
 package router
 
 import (
+	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
 )
 
 // Flag describes a command the way Redis's command table does; the names are
-// the ones COMMAND INFO reports.
+// the ones COMMAND INFO reports, in the order it reports them.
 type Flag uint32
 
 // Command flags.
@@ -20,15 +21,59 @@ const (
 	FlagLoading
 	FlagStale
 	FlagSkipMonitor
+	FlagSkipSlowlog
 	FlagFast
 	FlagNoAuth
+	FlagMovableKeys // keys that FirstKey, LastKey and Step do not describe (SORT, a key count)
 	FlagAllowBusy
-	FlagSkipSlowlog
-	FlagMovableKeys // keys that FirstKey, LastKey and Step do not describe (SORT)
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "fast", "no_auth", "allow_busy", "skip_slowlog", "movablekeys"}
+	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "movablekeys", "allow_busy"}
+
+// Category is a set of Redis's ACL categories. The bits stand in Redis's
+// order, which is the order COMMAND INFO lists a command's categories in.
+type Category uint32
+
+// ACL categories.
+const (
+	CatKeyspace Category = 1 << iota
+	CatRead
+	CatWrite
+	CatSet
+	CatSortedSet
+	CatList
+	CatHash
+	CatString
+	CatBitmap
+	CatHyperLogLog
+	CatGeo
+	CatStream
+	CatPubSub
+	CatAdmin
+	CatFast
+	CatSlow
+	CatBlocking
+	CatDangerous
+	CatConnection
+	CatTransaction
+	CatScripting
+)
+
+var categoryNames = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
+	"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous",
+	"connection", "transaction", "scripting"}
+
+// CategoryNames returns the names of the categories in c, in Redis's order.
+func CategoryNames(c Category) []string {
+	var out []string
+	for i, n := range categoryNames {
+		if c&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // Route says where a command runs and, when its keys may live on several
 // shards, how the parts are combined into one reply.
@@ -148,9 +193,16 @@ type Command struct {
 	Run      shardowner.Handler // nil for RouteHome commands
 	Home     HomeID             // the reactor's handler of a RouteHome command
 	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
-	Group    string             // COMMAND DOCS group: generic, string, hash, set, connection, server
-	Summary  string             // COMMAND DOCS summary
-	ID       int                // index in the table, set at init
+	// Cats are the command's ACL categories beyond those its flags imply
+	// (Categories).
+	Cats Category
+	// Subcommands are a container command's subcommands (CONFIG GET…),
+	// named "container|sub", for COMMAND INFO and GETKEYS; the container
+	// runs them itself.
+	Subcommands []Command
+	Group       string // COMMAND DOCS group: generic, string, hash, set, connection, server
+	Summary     string // COMMAND DOCS summary
+	ID          int    // index in the table, set at init
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.
@@ -159,4 +211,45 @@ func (c *Command) ArityOK(argc int) bool {
 		return argc == c.Arity
 	}
 	return argc >= -c.Arity
+}
+
+// Categories returns the command's ACL categories: those stated in Cats and
+// those its flags imply, as Redis derives them (a command that is not fast
+// is slow).
+func (c *Command) Categories() Category {
+	cats := c.Cats
+	if c.Flags&FlagWrite != 0 {
+		cats |= CatWrite
+	}
+	if c.Flags&FlagReadonly != 0 {
+		cats |= CatRead
+	}
+	if c.Flags&FlagAdmin != 0 {
+		cats |= CatAdmin | CatDangerous
+	}
+	if c.Flags&FlagPubSub != 0 {
+		cats |= CatPubSub
+	}
+	if c.Flags&FlagFast != 0 {
+		cats |= CatFast
+	}
+	if c.Flags&FlagBlocking != 0 {
+		cats |= CatBlocking
+	}
+	if cats&CatFast == 0 {
+		cats |= CatSlow
+	}
+	return cats
+}
+
+// Subcommand finds the subcommand of a container named sub in any letter
+// case, or returns nil.
+func (c *Command) Subcommand(sub []byte) *Command {
+	for i := range c.Subcommands {
+		s := &c.Subcommands[i]
+		if resp.EqualFold(sub, s.Name[len(c.Name)+1:]) {
+			return s
+		}
+	}
+	return nil
 }

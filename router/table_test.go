@@ -399,14 +399,17 @@ func TestFlagNames(t *testing.T) {
 		{FlagWrite | FlagDenyOOM | FlagFast, []string{"write", "denyoom", "fast"}},
 		{FlagNoAuth | FlagAllowBusy, []string{"no_auth", "allow_busy"}},
 		{FlagWrite | FlagDenyOOM | FlagMovableKeys, []string{"write", "denyoom", "movablekeys"}},
+		// Redis's order, not the order the flags were added in
+		{FlagSkipSlowlog | FlagFast, []string{"skip_slowlog", "fast"}},
+		{FlagMovableKeys | FlagAllowBusy, []string{"movablekeys", "allow_busy"}},
 	}
 	for _, tt := range tests {
 		if got := FlagNames(tt.f); !slices.Equal(got, tt.want) {
 			t.Errorf("FlagNames(%b) = %v, want %v", tt.f, got, tt.want)
 		}
 	}
-	if len(flagNames) != 15 || FlagMovableKeys != 1<<14 {
-		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagMovableKeys)
+	if len(flagNames) != 15 || FlagAllowBusy != 1<<14 {
+		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagAllowBusy)
 	}
 }
 
@@ -425,5 +428,97 @@ func TestMemberArgs(t *testing.T) {
 	}
 	if c := LookupString("get"); c.Member != 0 {
 		t.Errorf("get: member at %d", c.Member)
+	}
+}
+
+func TestCategoryNames(t *testing.T) {
+	tests := []struct {
+		c    Category
+		want []string
+	}{
+		{0, nil},
+		{CatKeyspace, []string{"keyspace"}},
+		// Redis's order: the type categories between write and fast
+		{CatSlow | CatList | CatWrite | CatSortedSet | CatSet | CatDangerous,
+			[]string{"write", "set", "sortedset", "list", "slow", "dangerous"}},
+		{CatConnection | CatDangerous | CatAdmin | CatSlow, []string{"admin", "slow", "dangerous", "connection"}},
+		{CatTransaction | CatFast, []string{"fast", "transaction"}},
+		{CatScripting | CatBlocking | CatPubSub, []string{"pubsub", "blocking", "scripting"}},
+	}
+	for _, tt := range tests {
+		if got := CategoryNames(tt.c); !slices.Equal(got, tt.want) {
+			t.Errorf("CategoryNames(%b) = %v, want %v", tt.c, got, tt.want)
+		}
+	}
+	if len(categoryNames) != 21 || CatScripting != 1<<20 {
+		t.Errorf("%d category names for categories up to %b", len(categoryNames), CatScripting)
+	}
+}
+
+// TestCategories checks the categories a command's flags imply beside
+// those its row states, Redis's for each.
+func TestCategories(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"get", []string{"read", "string", "fast"}},
+		{"set", []string{"write", "string", "slow"}},
+		{"del", []string{"keyspace", "write", "slow"}},
+		{"sort", []string{"write", "set", "sortedset", "list", "slow", "dangerous"}},
+		{"bzpopmax", []string{"write", "sortedset", "fast", "blocking"}},
+		{"blmpop", []string{"write", "list", "slow", "blocking"}},
+		{"publish", []string{"pubsub", "fast"}},
+		{"flushall", []string{"keyspace", "write", "slow", "dangerous"}},
+		{"lastsave", []string{"admin", "fast", "dangerous"}},
+		{"debug", []string{"admin", "slow", "dangerous"}},
+		{"multi", []string{"fast", "transaction"}},
+		{"config", []string{"slow"}},
+	}
+	for _, tt := range tests {
+		if got := CategoryNames(LookupString(tt.name).Categories()); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: categories %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	config := LookupString("config")
+	if got := CategoryNames(config.Subcommand([]byte("GeT")).Categories()); !slices.Equal(got, []string{"admin", "slow", "dangerous"}) {
+		t.Errorf("config|get: categories %v", got)
+	}
+}
+
+// TestSubcommandRows checks the containers' subcommand rows, and that a
+// command found by a key count says that its keys move.
+func TestSubcommandRows(t *testing.T) {
+	for i := range Commands() {
+		c := &Commands()[i]
+		if c.NumKeys > 0 && c.Flags&FlagMovableKeys == 0 {
+			t.Errorf("%s: keys after a count but not movablekeys", c.Name)
+		}
+		seen := map[string]bool{}
+		for j := range c.Subcommands {
+			s := &c.Subcommands[j]
+			sub, ok := strings.CutPrefix(s.Name, c.Name+"|")
+			if !ok || sub == "" || sub != strings.ToLower(sub) || strings.Contains(sub, "|") {
+				t.Errorf("%s: subcommand named %q", c.Name, s.Name)
+			}
+			if seen[sub] {
+				t.Errorf("%s: listed twice", s.Name)
+			}
+			seen[sub] = true
+			if s.Arity == 0 || len(s.Subcommands) > 0 {
+				t.Errorf("%s: arity %d, %d subcommands", s.Name, s.Arity, len(s.Subcommands))
+			}
+			if got := c.Subcommand([]byte(strings.ToUpper(sub))); got != s {
+				t.Errorf("%s: Subcommand(%q) = %v", c.Name, strings.ToUpper(sub), got)
+			}
+			// A subcommand's keys are where its container routes them.
+			if s.FirstKey != 0 && (s.FirstKey != c.FirstKey || s.LastKey != c.LastKey || s.Step != c.Step) {
+				t.Errorf("%s: keys %d %d %d, container's %d %d %d", s.Name,
+					s.FirstKey, s.LastKey, s.Step, c.FirstKey, c.LastKey, c.Step)
+			}
+		}
+		if c.Subcommand([]byte("nosuch")) != nil || c.Subcommand(nil) != nil {
+			t.Errorf("%s: found a subcommand it does not have", c.Name)
+		}
 	}
 }

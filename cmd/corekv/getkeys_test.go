@@ -35,6 +35,8 @@ func TestCommandGetKeys(t *testing.T) {
 		{[]string{"MEMORY", "FOO", "k"}, invalid},
 		{[]string{"CLIENT", "FOO"}, invalid},
 		{[]string{"CONFIG", "GET", "x"}, noKeys},
+		{[]string{"SLOWLOG", "GET"}, noKeys},
+		{[]string{"SLOWLOG", "FOO"}, invalid},
 		{[]string{"DEBUG", "SLEEP", "0"}, noKeys},
 		{[]string{"NOSUCH", "x"}, invalid},
 	} {

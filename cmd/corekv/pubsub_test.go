@@ -50,6 +50,7 @@ var pubsubScript = []pubsubStep{
 	{conn: 0, args: nil, reads: []int{0, 0}}, // the two other confirmations
 	psStep(0, "GET x"),
 	psStep(0, "CLIENT LIST"),
+	psStep(0, "SLOWLOG GET"),
 	psStep(0, "PUBSUB NUMPAT"),
 	psStep(0, "PING"),
 	psStep(0, "PING hello"),

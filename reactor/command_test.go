@@ -1,0 +1,87 @@
+package reactor
+
+import (
+	"testing"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+)
+
+// TestWriteCommandInfo checks COMMAND INFO entries byte for byte: the ACL
+// categories in Redis's order, flags included, and a container's
+// subcommands as entries of their own.
+func TestWriteCommandInfo(t *testing.T) {
+	tests := []struct {
+		name  string
+		proto int
+		want  string
+	}{
+		{"sort", 2, "*10\r\n$4\r\nsort\r\n:-2\r\n*3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n:1\r\n:1\r\n:1\r\n" +
+			"*6\r\n+@write\r\n+@set\r\n+@sortedset\r\n+@list\r\n+@slow\r\n+@dangerous\r\n*0\r\n*0\r\n*0\r\n"},
+		{"dbsize", 3, "*10\r\n$6\r\ndbsize\r\n:1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@keyspace\r\n+@read\r\n+@fast\r\n*0\r\n*0\r\n*0\r\n"},
+		{"watch", 2, "*10\r\n$5\r\nwatch\r\n:-2\r\n*5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n+allow_busy\r\n" +
+			":1\r\n:-1\r\n:1\r\n*2\r\n+@fast\r\n+@transaction\r\n*0\r\n*0\r\n*0\r\n"},
+		{"memory", 2, "*10\r\n$6\r\nmemory\r\n:-2\r\n*0\r\n:2\r\n:2\r\n:1\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n" +
+			"*2\r\n" +
+			"*10\r\n$11\r\nmemory|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n" +
+			"*10\r\n$12\r\nmemory|usage\r\n:-3\r\n*1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n*2\r\n+@read\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n"},
+	}
+	for _, tt := range tests {
+		w := &resp.Writer{Proto: tt.proto}
+		writeCommandInfo(w, router.LookupString(tt.name))
+		if string(w.B) != tt.want {
+			t.Errorf("%s (RESP%d):\n got %q\nwant %q", tt.name, tt.proto, w.B, tt.want)
+		}
+	}
+}
+
+func TestLookupPublic(t *testing.T) {
+	for name, want := range map[string]string{
+		"get": "get", "GET": "get", "config|get": "config|get", "CONFIG|Get": "config|get",
+		"object|encoding": "object|encoding", "client|no-evict": "client|no-evict",
+		"get|x": "", "config|nosuch": "", "config|get|x": "", "config|": "", "|": "", "|get": "",
+		"corekv.dump": "", "nosuch": "", "": "",
+	} {
+		got := ""
+		if c := lookupPublic([]byte(name)); c != nil {
+			got = c.Name
+		}
+		if got != want {
+			t.Errorf("lookupPublic(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestSubcommandAritiesAgree checks that the arities the home containers
+// check before they run (home.go) are the table's.
+func TestSubcommandAritiesAgree(t *testing.T) {
+	for parent, subs := range subcommandArity {
+		cmd := router.LookupString(parent)
+		if cmd == nil || len(cmd.Subcommands) != len(subs) {
+			t.Errorf("%s: %d subcommands checked, the table has %v", parent, len(subs), cmd)
+			continue
+		}
+		for sub, arity := range subs {
+			s := cmd.Subcommand([]byte(sub))
+			if s == nil || s.Arity != arity {
+				t.Errorf("%s|%s: arity %d, the table's row %v", parent, sub, arity, s)
+			}
+		}
+	}
+	for _, cmd := range router.Commands() {
+		if cmd.Home != router.HomeNone && len(cmd.Subcommands) > 0 && subcommandArity[cmd.Name] == nil {
+			t.Errorf("%s: home container without its arity checks", cmd.Name)
+		}
+	}
+	// containerSubcommands reads the same rows, shard containers' too.
+	if subs, ok := containerSubcommands("object"); !ok || subs["encoding"] != 3 || subs["help"] != 2 {
+		t.Errorf("object: subcommands %v", subs)
+	}
+	if subs, ok := containerSubcommands("slowlog"); !ok || subs["get"] != -2 {
+		t.Errorf("slowlog: subcommands %v", subs)
+	}
+	if subs, ok := containerSubcommands("get"); ok {
+		t.Errorf("get: subcommands %v", subs)
+	}
+}
