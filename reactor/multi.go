@@ -23,6 +23,7 @@ const (
 	errExecNoMulti  resp.Error = "ERR EXEC without MULTI"
 	errDiscardMulti resp.Error = "ERR DISCARD without MULTI"
 	errWatchInMulti resp.Error = "ERR WATCH inside MULTI is not allowed"
+	errNoMulti      resp.Error = "ERR Command not allowed inside a transaction"
 	errExecAbort    resp.Error = "EXECABORT Transaction discarded because of previous errors."
 )
 
@@ -109,6 +110,12 @@ func (c *Core) queueMulti(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 	m := cn.multi
 	if m == nil || runsInMulti(cmd) {
 		return false
+	}
+	if cmd.Flags&router.FlagNoMulti != 0 {
+		c.shard.CmdStat(cmd.ID).Rejected++
+		m.dirty = true
+		cn.errorReply(errNoMulti)
+		return true
 	}
 	if cmd.Route == router.RouteHome {
 		if e := subcommandArityErr(cmd.Name, argv); e != "" {

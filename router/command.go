@@ -24,12 +24,13 @@ const (
 	FlagSkipSlowlog
 	FlagFast
 	FlagNoAuth
+	FlagNoMulti     // refused inside MULTI (SHUTDOWN)
 	FlagMovableKeys // keys that FirstKey, LastKey and Step do not describe (SORT, a key count)
 	FlagAllowBusy
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "movablekeys", "allow_busy"}
+	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "no_multi", "movablekeys", "allow_busy"}
 
 // Category is a set of Redis's ACL categories. The bits stand in Redis's
 // order, which is the order COMMAND INFO lists a command's categories in.

@@ -49,7 +49,7 @@ var commands = []Command{
 	{Name: "memory", Arity: -2, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Memory, Subcommands: memorySubcommands, Group: "server", Summary: "A container for memory diagnostics commands."},
 	{Name: "swapdb", Arity: 3, Flags: w | f, Cats: CatKeyspace | CatDangerous, Route: RouteAll, Combine: CombineOK, Run: so.SwapDB, Group: "server", Summary: "Swaps two Redis databases."},
 	{Name: "slowlog", Arity: -2, Route: RouteAll, Combine: CombineSlowlog, Run: so.Slowlog, Subcommands: slowlogSubcommands, Group: "server", Summary: "A container for slow log commands."},
-	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy, Group: "server", Summary: "Stops the server."},
+	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server", Summary: "Stops the server."},
 	{Name: "time", Home: HomeTime, Arity: 1, Flags: FlagLoading | FlagStale | f, Group: "server", Summary: "Returns the server time."},
 
 	// transactions: queued and run by the reactor as a router.Txn

@@ -402,13 +402,14 @@ func TestFlagNames(t *testing.T) {
 		// Redis's order, not the order the flags were added in
 		{FlagSkipSlowlog | FlagFast, []string{"skip_slowlog", "fast"}},
 		{FlagMovableKeys | FlagAllowBusy, []string{"movablekeys", "allow_busy"}},
+		{FlagAdmin | FlagStale | FlagNoMulti | FlagAllowBusy, []string{"admin", "stale", "no_multi", "allow_busy"}},
 	}
 	for _, tt := range tests {
 		if got := FlagNames(tt.f); !slices.Equal(got, tt.want) {
 			t.Errorf("FlagNames(%b) = %v, want %v", tt.f, got, tt.want)
 		}
 	}
-	if len(flagNames) != 15 || FlagAllowBusy != 1<<14 {
+	if len(flagNames) != 16 || FlagAllowBusy != 1<<15 {
 		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagAllowBusy)
 	}
 }

@@ -10,10 +10,8 @@ import (
 var commandInfoNewer = map[string]bool{"client|setinfo": true, "client|no-touch": true}
 
 // commandInfoFlagDiffs are the known differences in COMMAND's flags field,
-// with the reason.
-var commandInfoFlagDiffs = map[string]string{
-	"shutdown": "no_multi: SHUTDOWN inside MULTI is queued, where Redis refuses it",
-}
+// with the reason; none at present.
+var commandInfoFlagDiffs = map[string]string{}
 
 // TestCommandInfoCompat compares COMMAND's entries with redis-server's for
 // every command both have and for their subcommands: the ACL categories

@@ -541,6 +541,7 @@ func compatScripts() []compatScript {
 			s("MULTI"), s("SET s str"), s("INCR s"), s("RENAME missing x"), s("GET s"), s("EXEC"),
 			// Refused while queueing: the block is discarded at EXEC.
 			s("MULTI"), s("SET q 1"), s("NOSUCH"), s("EXEC"), s("GET q"),
+			s("MULTI"), s("SET q 1"), s("SHUTDOWN NOSAVE"), s("EXEC"), s("GET q"),
 			s("MULTI"), s("SET q 1"), s("GET"), s("EXEC"), s("GET q"),
 			s("MULTI"), s("SET q 1"), s("EXEC extra"), s("EXEC"), s("GET q"),
 			s("MULTI"), s("SET q 1"), s("DISCARD"), s("GET q"), s("EXEC"),
