@@ -151,10 +151,20 @@ const (
 	fixedWeight = 256  // a small command's table work, in bytes copied
 )
 
-// shareable marks, by command ID, the commands that may share a clock
-// reading (see Group).
-var shareable = func() []bool {
-	ok := make([]bool, len(commands))
+// Sharing classes of a command (see Group).
+const (
+	shareNever  = iota
+	shareAlways // its work is bounded by its bytes
+	// sharePacked: a command on one member of a hash, set or sorted set.
+	// Its work is bounded by its bytes and by the largest packed
+	// encoding the thresholds allow (a listpack scanned, an intset
+	// converted), so it shares while those are small (packedBounded).
+	sharePacked
+)
+
+// shareable gives, by command ID, the commands' sharing classes.
+var shareable = func() []uint8 {
+	class := make([]uint8, len(commands))
 	for _, name := range []string{
 		"get", "set", "setex", "psetex", "setnx", "getset", "getdel", "getex", "mget", "mset",
 		"incr", "decr", "incrby", "decrby", "strlen",
@@ -164,16 +174,36 @@ var shareable = func() []bool {
 		// holds at most 64 KB whatever list-max-listpack-size says.
 		"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen",
 	} {
-		ok[byName[name].ID] = true
+		class[byName[name].ID] = shareAlways
 	}
-	return ok
+	for _, name := range []string{
+		"hset", "hsetnx", "hmset", "hget", "hmget", "hdel", "hlen", "hexists", "hstrlen", "hincrby", "hincrbyfloat",
+		"sadd", "srem", "sismember", "smismember", "scard",
+		"zadd", "zincrby", "zrem", "zscore", "zmscore", "zcard",
+	} {
+		class[byName[name].ID] = sharePacked
+	}
+	return class
 }()
+
+// packedMax is the most entries, and bytes of one, that packed encodings
+// may hold for sharePacked commands to share: scanning or converting such
+// a value takes far less than shareFloor.
+const packedMax = 4096
+
+// packedBounded reports whether the shard's thresholds keep packed
+// encodings within packedMax.
+func packedBounded(sh *shardowner.Shard) bool {
+	e := sh.Enc
+	return e == nil || e.HashMaxEntries.Load() <= packedMax && e.HashMaxValue.Load() <= packedMax &&
+		e.SetMaxIntset.Load() <= packedMax && e.ZSetMaxEntries.Load() <= packedMax && e.ZSetMaxValue.Load() <= packedMax
+}
 
 // Group times the commands one shard runs back to back (see above). The
 // zero value is ready; Close must follow its last Call.
 type Group struct {
 	n     int
-	share bool // whether small commands share, decided as a group starts
+	share uint8 // the highest sharing class that shares, decided as a group starts
 	pend  [groupMax]pending
 }
 
@@ -197,7 +227,7 @@ func (g *Group) Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin,
 	if g.n == 0 {
 		g.share = sharing(sh)
 	}
-	if !shareable[cmd.ID] || size >= bigBytes || !g.share {
+	if c := shareable[cmd.ID]; c == shareNever || c > g.share || size >= bigBytes {
 		return Call(ctx, cmd, argv, o, g.Close(sh, start))
 	}
 	before := len(ctx.W.B)
@@ -257,12 +287,17 @@ func (g *Group) spread(sh *shardowner.Shard, d int64) int64 {
 	return left
 }
 
-// sharing reports whether the slow log's threshold lets small commands
-// share clock readings on sh.
-func sharing(sh *shardowner.Shard) bool {
-	if sh.Slowlog == nil {
-		return true
+// sharing returns the highest sharing class whose commands may share clock
+// readings on sh: none unless the slow log's threshold lets small commands
+// share, sharePacked if the encoding thresholds allow it too.
+func sharing(sh *shardowner.Shard) uint8 {
+	if sh.Slowlog != nil {
+		if t := sh.Slowlog.SlowerThan.Load(); t >= 0 && t < shareFloor {
+			return shareNever
+		}
 	}
-	t := sh.Slowlog.SlowerThan.Load()
-	return t < 0 || t >= shareFloor
+	if packedBounded(sh) {
+		return sharePacked
+	}
+	return shareAlways
 }

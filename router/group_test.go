@@ -210,3 +210,38 @@ func TestGroupAccountsEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupPackedFollowsEncodings: a command on one member of a hash shares
+// its group's clock readings while the packed encodings are small, so a
+// slow one among it is not logged on its own; with a hash listpack allowed
+// to grow huge it is timed alone, and logged.
+func TestGroupPackedFollowsEncodings(t *testing.T) {
+	for _, huge := range []bool{false, true} {
+		e := newTestExec(1, false)
+		e.slowlog.SlowerThan.Store(shareFloor)
+		enc := shardowner.NewEncodingConfig()
+		if huge {
+			enc.HashMaxEntries.Store(1 << 20)
+		}
+		e.shards[0].Enc = enc
+		fast := LookupString("hget")
+		slow := as("hget", sleeper(3*time.Millisecond))
+		var cmds []*Command
+		var lines []string
+		for i := 0; i < 20; i++ {
+			cmd := fast
+			if i == 10 {
+				cmd = slow
+			}
+			cmds, lines = append(cmds, cmd), append(lines, "hget h f"+strconv.Itoa(i))
+		}
+		e.execute(cmds, lines)
+		runs := slowRuns(t, e)
+		if huge && (len(runs) != 1 || runs[0].args != "hget h f10" || runs[0].usec < 3000) {
+			t.Errorf("huge listpacks: logged %v, want hget h f10 alone with 3000 µs or more", runs)
+		}
+		if !huge && len(runs) != 0 {
+			t.Errorf("small listpacks: logged %v, want nothing (the group shares its time)", runs)
+		}
+	}
+}
