@@ -147,15 +147,16 @@ func aheadRoom(count, n int) int {
 	return min(count, n/minArgBytes)
 }
 
-// growArgs makes room in args for the arguments of a request of count of
-// which n bytes have arrived.
-func growArgs(args [][]byte, count, n int) [][]byte {
-	if room := aheadRoom(count, n); cap(args)-len(args) < room {
-		grown := make([][]byte, len(args), len(args)+room)
-		copy(grown, args)
-		return grown
+// growExact makes room in s for n more elements, of exactly that size
+// (slices.Grow rounds up to an allocation class, which can pass what a
+// caller keeps between requests).
+func growExact[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
 	}
-	return args
+	grown := make([]T, len(s), len(s)+n)
+	copy(grown, s)
+	return grown
 }
 
 // Reset forgets the request in progress.
@@ -242,9 +243,7 @@ func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		}
 		p.count, p.pos, p.bulk = count, cr+2, -1
 	}
-	if room := aheadRoom(p.count, len(buf)-p.pos); cap(p.args)-len(p.args) < room {
-		p.args = append(make([]span, 0, len(p.args)+room), p.args...)
-	}
+	p.args = growExact(p.args, aheadRoom(p.count, len(buf)-p.pos))
 	for p.count > 0 {
 		if p.bulk < 0 {
 			if p.pos >= len(buf) {
@@ -275,7 +274,7 @@ func (p *Parser) multibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
 		p.pos, p.bulk = end+2, -1
 		p.count--
 	}
-	args = growArgs(args, len(p.args), len(p.args)*minArgBytes)
+	args = growExact(args, len(p.args))
 	for _, s := range p.args {
 		args = append(args, buf[s.start:s.end:s.end])
 	}
@@ -381,7 +380,7 @@ func parseMultibulk(buf []byte, args [][]byte, unauth bool) ([][]byte, int, erro
 		return args[:0], 0, err
 	}
 	pos := cr + 2
-	args = growArgs(args, count, len(buf)-pos)
+	args = growExact(args, aheadRoom(count, len(buf)-pos))
 	for ; count > 0; count-- {
 		rest := buf[pos:]
 		if len(rest) == 0 {
