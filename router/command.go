@@ -66,10 +66,13 @@ var categoryNames = []string{"keyspace", "read", "write", "set", "sortedset", "l
 	"connection", "transaction", "scripting"}
 
 // CategoryNames returns the names of the categories in c, in Redis's order.
-func CategoryNames(c Category) []string {
+func CategoryNames(c Category) []string { return bitNames(uint32(c), categoryNames) }
+
+// bitNames returns names[i] for each bit i set in bits, in bit order.
+func bitNames(bits uint32, names []string) []string {
 	var out []string
-	for i, n := range categoryNames {
-		if c&(1<<i) != 0 {
+	for i, n := range names {
+		if bits&(1<<i) != 0 {
 			out = append(out, n)
 		}
 	}

@@ -99,15 +99,7 @@ func LookupString(name string) *Command {
 func Commands() []Command { return commands }
 
 // FlagNames returns the COMMAND INFO names of the flags set in f.
-func FlagNames(f Flag) []string {
-	var out []string
-	for i, n := range flagNames {
-		if f&(1<<i) != 0 {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func FlagNames(f Flag) []string { return bitNames(uint32(f), flagNames) }
 
 // HasKeys reports whether argv (as sent) holds at least one key for c.
 func (c *Command) HasKeys(argc int) bool {
