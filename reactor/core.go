@@ -798,15 +798,19 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 	if touched < 2 {
 		return
 	}
-	var sink uint64
+	// A run of one key is touched once.
+	var sink, last uint64
 	for i := 0; i < n; i++ {
-		if h := c.ahead[i].hash; h != 0 {
+		if h := c.ahead[i].hash; h != 0 && h != last {
 			sink += t.TouchBucket(h)
+			last = h
 		}
 	}
+	last = 0
 	for i := 0; i < n; i++ {
-		if h := c.ahead[i].hash; h != 0 {
+		if h := c.ahead[i].hash; h != 0 && h != last {
 			sink += t.TouchEntry(h)
+			last = h
 		}
 	}
 	c.sink += sink + c.touchMembers(t, n)
