@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/valyala/bytebufferpool"
 
@@ -45,8 +46,54 @@ func zAt(body []byte, off int) (m []byte, s float64, next int) {
 	return m, math.Float64frombits(binary.LittleEndian.Uint64(body[off+1:])), off + scoreElemLen
 }
 
-// decodeScore reads a score stored in a big sorted set's member table.
+// decodeScore reads a score in its 8-byte form, as pages keep it.
 func decodeScore(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+
+// A big sorted set's member table keeps each score in as few bytes as it
+// takes: an integer of magnitude below 2^55 (but not -0) as a
+// little-endian two's complement integer of 0 to 7 bytes, the fewest that
+// hold it (none for 0); any other score as the 8 bytes of its float64
+// bits. Most scores are small integers (counts, ranks, timestamps), and
+// so take 1 to 6 bytes. Pages keep the 8 bytes, which their walks read in
+// one load.
+const maxScoreLen = 8
+
+// putScore writes score s in its member-table form to b and returns its
+// length.
+func putScore(b *[maxScoreLen]byte, s float64) int {
+	if s >= -0x1p55 && s < 0x1p55 {
+		if i := int64(s); float64(i) == s && (i != 0 || !math.Signbit(s)) {
+			x := uint64(i)
+			if i < 0 {
+				x = ^x
+			}
+			// the bytes that hold x's significant bits and a sign bit
+			n := (bits.Len64(x) + 8) / 8
+			if i == 0 {
+				n = 0
+			}
+			binary.LittleEndian.PutUint64(b[:], uint64(i))
+			return n
+		}
+	}
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(s))
+	return maxScoreLen
+}
+
+// memberScore reads a score in its member-table form.
+func memberScore(b []byte) float64 {
+	n := len(b)
+	if n == maxScoreLen {
+		return decodeScore(b)
+	}
+	var x uint64
+	for i := n - 1; i >= 0; i-- {
+		x = x<<8 | uint64(b[i])
+	}
+	// keep the n bytes, their top bit the sign
+	sh := 64 - 8*uint(n)
+	return float64(int64(x<<sh) >> sh)
+}
 
 func pageKey(id uint32) [4]byte {
 	var k [4]byte
@@ -104,7 +151,7 @@ func (z zview) score(m []byte) (float64, bool) {
 		if !ok {
 			return 0, false
 		}
-		return decodeScore(v.Str), true
+		return memberScore(v.Str), true
 	}
 	body := kvtable.PackedBody(z.str)
 	for off := 0; off < len(body); {
@@ -450,8 +497,8 @@ func newZSetBig(c *Ctx) *Table {
 // bigZInsert adds member m, not yet a member, with score s to big sorted
 // set big. It reports false, leaving m out, when a table has no room.
 func bigZInsert(big *Table, m []byte, s float64) bool {
-	sb := scoreBytes(s)
-	if big.SetVerbatim(m, sb[:], 0, false) != nil {
+	var sb [maxScoreLen]byte
+	if big.SetVerbatim(m, sb[:putScore(&sb, s)], 0, false) != nil {
 		return false
 	}
 	if !pageInsert(big, m, s) {
@@ -467,25 +514,17 @@ func bigZRemove(big *Table, m []byte, s float64) {
 	pageRemove(big.Order, zview{big: big}, m, s)
 }
 
-// bigZRescore moves member m of big sorted set big from score old to s:
-// its score is rewritten in place. It reports false, leaving m out, when a
-// table has no room.
+// bigZRescore moves member m of big sorted set big from score old to s.
+// It reports false, leaving m out, when a table has no room.
 func bigZRescore(big *Table, m []byte, old, s float64) bool {
 	pageRemove(big.Order, zview{big: big}, m, old)
-	if !pageInsert(big, m, s) {
+	var sb [maxScoreLen]byte
+	// A longer score may move m's entry, which can find no room.
+	if big.SetVerbatim(m, sb[:putScore(&sb, s)], 0, false) != nil || !pageInsert(big, m, s) {
 		big.Delete(m)
 		return false
 	}
-	// The same size: written in place, this cannot fail.
-	sb := scoreBytes(s)
-	big.SetVerbatim(m, sb[:], 0, false)
 	return true
-}
-
-func scoreBytes(s float64) [8]byte {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], math.Float64bits(s))
-	return b
 }
 
 // pageInsert adds member m with score s to the pages of big sorted set
@@ -618,9 +657,9 @@ func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 	for off := 0; off < len(body); {
 		m, s, next := zAt(body, off)
 		off = next
-		sb := scoreBytes(s)
+		var sb [maxScoreLen]byte
 		before := big.Len()
-		if big.SetVerbatim(m, sb[:], 0, false) != nil || big.Len() == before {
+		if big.SetVerbatim(m, sb[:putScore(&sb, s)], 0, false) != nil || big.Len() == before {
 			big.Clear()
 			return nil
 		}

@@ -1058,7 +1058,7 @@ func ZScan(c *Ctx, argv [][]byte) {
 	scanValue(c, argv, KindZSet, true, func(v Value, cursor uint64, count int, add func(name, value []byte)) uint64 {
 		var tmp [32]byte
 		if v.Big != nil {
-			return v.Big.Scan(cursor, count, func(m []byte, sv Value) { add(m, appendScoreText(tmp[:0], decodeScore(sv.Str))) })
+			return v.Big.Scan(cursor, count, func(m []byte, sv Value) { add(m, appendScoreText(tmp[:0], memberScore(sv.Str))) })
 		}
 		body := kvtable.PackedBody(v.Str)
 		for off := 0; off < len(body); {

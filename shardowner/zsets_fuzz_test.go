@@ -41,6 +41,30 @@ func FuzzZSetBody(f *testing.F) {
 	})
 }
 
+// FuzzStoredScore: every score but NaN reads back from its member-table
+// form as the same float64, and the form is the shortest.
+func FuzzStoredScore(f *testing.F) {
+	for _, e := range edgeScores {
+		f.Add(math.Float64bits(e.s))
+	}
+	f.Fuzz(func(t *testing.T, u uint64) {
+		s := math.Float64frombits(u)
+		if math.IsNaN(s) {
+			return
+		}
+		var b [maxScoreLen]byte
+		n := putScore(&b, s)
+		if got := memberScore(b[:n]); math.Float64bits(got) != u {
+			t.Fatalf("%v (%#x) reads back as %v from % x", s, u, got, b[:n])
+		}
+		if n < maxScoreLen && n > 0 {
+			if short := memberScore(b[:n-1]); short == s {
+				t.Fatalf("%v in %d bytes, fits in fewer", s, n)
+			}
+		}
+	})
+}
+
 // FuzzScoreBound reads any text as a score range's end: no panic, and a
 // NaN never passes.
 func FuzzScoreBound(f *testing.F) {

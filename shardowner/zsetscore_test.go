@@ -1,0 +1,89 @@
+package shardowner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// edgeScores are scores at the edges of the member table's score forms.
+var edgeScores = []struct {
+	s   float64
+	len int
+}{
+	{0, 0}, {math.Copysign(0, -1), 8}, {1, 1}, {-1, 1}, {127, 1}, {128, 2}, {-128, 1}, {-129, 2},
+	{32767, 2}, {32768, 3}, {-32768, 2}, {999_999, 3}, {1_764_547_200, 4}, {1_764_547_200_123, 6},
+	{1 << 53, 7}, {-(1 << 53), 7}, {1<<55 - 4, 7}, {1 << 55, 8}, {-(1 << 55), 7}, {-(1 << 55) - 8, 8},
+	{1 << 62, 8}, {0.5, 8}, {-1.5, 8}, {1e300, 8}, {math.MaxFloat64, 8}, {-math.MaxFloat64, 8},
+	{math.SmallestNonzeroFloat64, 8}, {math.Inf(1), 8}, {math.Inf(-1), 8}, {0.1, 8},
+}
+
+// TestStoredScore: each score takes the length its form calls for and
+// reads back as the very same float64.
+func TestStoredScore(t *testing.T) {
+	for _, e := range edgeScores {
+		var b [maxScoreLen]byte
+		n := putScore(&b, e.s)
+		got := memberScore(b[:n])
+		if n != e.len || math.Float64bits(got) != math.Float64bits(e.s) {
+			t.Errorf("%v: %d bytes read back as %v, want %d bytes", e.s, n, got, e.len)
+		}
+	}
+}
+
+// TestZSetScoreForms moves the members of a big sorted set through scores
+// of every form and length, so that their member-table entries grow and
+// shrink, checking order, ranks and scores.
+func TestZSetScoreForms(t *testing.T) {
+	c := newTestCtx()
+	c.Shard.Enc.ZSetMaxEntries.Store(0)
+	model := zmodel{}
+	for round := range len(edgeScores) {
+		args := []string{"zadd", "z"}
+		for i := range 3 * len(edgeScores) {
+			m := "m" + strconv.Itoa(i)
+			s := edgeScores[(i+round*7)%len(edgeScores)].s
+			args = append(args, strconv.FormatFloat(s, 'g', -1, 64), m)
+			model[m] = s
+		}
+		do(c, args...)
+		checkZSet(t, c, "z", model)
+		for m, s := range model {
+			r := strings.Split(do(c, "zscore", "z", m), "\r\n")
+			if got, err := strconv.ParseFloat(r[len(r)-2], 64); err != nil || math.Float64bits(got) != math.Float64bits(s) {
+				t.Fatalf("ZSCORE %s = %q, want %v", m, r, s)
+			}
+		}
+	}
+	if v, _ := c.Table().Get([]byte("z")); v.Big == nil {
+		t.Fatal("not big")
+	}
+}
+
+// TestZSetBigMemory loads a big sorted set of 15-byte members with integer
+// scores, 100 per ZADD, and checks what it costs per member: MEMORY USAGE,
+// and its parts, the member table and the score-ordered pages.
+func TestZSetBigMemory(t *testing.T) {
+	const n = 100_000
+	c := newTestCtx()
+	argv := []string{"zadd", "z"}
+	for i := range n {
+		argv = append(argv, strconv.Itoa(i), fmt.Sprintf("member:%08d", i))
+		if len(argv) == 2+200 {
+			do(c, argv...)
+			argv = argv[:2]
+		}
+	}
+	v, _ := c.Table().Get([]byte("z"))
+	if v.Big == nil || v.Big.Len() != n {
+		t.Fatal("not a big sorted set of all the members")
+	}
+	usage := float64(memoryUsage(t, c, "z")) / n
+	pages := float64(v.Big.Order.Pages.ArenaBytes()) / n
+	t.Logf("per member: MEMORY USAGE %.1f, member table %.1f, pages %.1f", usage, usage-pages, pages)
+	if usage > 76 {
+		t.Errorf("%.1f bytes per member, want at most 76", usage)
+	}
+}
