@@ -182,6 +182,16 @@ type Command struct {
 	// Keys, when set, finds the keys by reading the arguments (SORT's
 	// STORE destination) in place of FirstKey…LastKey and NumKeys.
 	Keys func(dst []int, argv [][]byte) []int
+	// Specs are the key specifications COMMAND reports, as Redis has them
+	// (parseKeySpecs reads the notation): FirstKey…LastKey and NumKeys
+	// route, these describe; a test holds them to agree.
+	Specs string
+	// VarFlags, for a command whose key spec has variable_flags, says what
+	// it does with its key for argv (SET's GET).
+	VarFlags func(argv [][]byte) KeyFlag
+	// Tips are Redis's hints to clients about the reply and where to send
+	// the command, separated by spaces.
+	Tips string
 	// ReadsOthers, when set, reports whether argv makes the command read
 	// keys that no key position names (SORT's BY and GET patterns): such a
 	// command holds its shard whole, so that it never sees a transaction
@@ -207,6 +217,7 @@ type Command struct {
 	Group       string // COMMAND DOCS group: generic, string, hash, set, connection, server
 	Summary     string // COMMAND DOCS summary
 	ID          int    // index in the table, set at init
+	keySpecs    []KeySpec
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.

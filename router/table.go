@@ -12,6 +12,11 @@ var byName = func() map[string]*Command {
 		c := &commands[i]
 		c.ID = i
 		c.Member = memberArgs[c.Name]
+		c.keySpecs = parseKeySpecs(c.Name, c.Specs)
+		for j := range c.Subcommands {
+			sub := &c.Subcommands[j]
+			sub.keySpecs = parseKeySpecs(sub.Name, sub.Specs)
+		}
 		m[c.Name] = c
 	}
 	return m
