@@ -6,6 +6,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // command answers COMMAND and its subcommands from the command table.
@@ -27,13 +28,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		w.Int(int64(len(publicCommands())))
 		cn.end()
 	case resp.EqualFold(sub, "list"):
-		w := cn.begin()
-		public := publicCommands()
-		w.Array(len(public))
-		for _, cmd := range public {
-			w.BulkString(cmd.Name)
-		}
-		cn.end()
+		c.commandList(cn, argv)
 	case resp.EqualFold(sub, "info"):
 		w := cn.begin()
 		names := argv[2:]
@@ -127,6 +122,49 @@ func commandGetKeys(cn *Conn, args [][]byte, withFlags bool) {
 		w.Array(2)
 		w.Bulk(args[k.Pos])
 		writeSimpleSet(w, router.KeyFlagNames(k.Flags), "")
+	}
+	cn.end()
+}
+
+// commandList answers COMMAND LIST [FILTERBY MODULE|ACLCAT|PATTERN arg]:
+// the names of the commands and their subcommands that pass the filter.
+func (c *Core) commandList(cn *Conn, argv [][]byte) {
+	pass := func(*router.Command) bool { return true }
+	switch {
+	case len(argv) == 2:
+	case len(argv) == 5 && resp.EqualFold(argv[2], "filterby"):
+		arg := argv[4]
+		switch kind := argv[3]; {
+		case resp.EqualFold(kind, "module"):
+			pass = func(*router.Command) bool { return false } // corekv has no modules
+		case resp.EqualFold(kind, "aclcat"):
+			cat, ok := router.CategoryByName(string(arg))
+			pass = func(cmd *router.Command) bool { return ok && cmd.Categories()&cat != 0 }
+		case resp.EqualFold(kind, "pattern"):
+			pass = func(cmd *router.Command) bool { return shardowner.MatchGlob(arg, []byte(cmd.Name), true) }
+		default:
+			cn.errorReply(resp.ErrSyntax)
+			return
+		}
+	default:
+		cn.errorReply(resp.ErrSyntax)
+		return
+	}
+	var names []string
+	for _, cmd := range publicCommands() {
+		if pass(cmd) {
+			names = append(names, cmd.Name)
+		}
+		for i := range cmd.Subcommands {
+			if pass(&cmd.Subcommands[i]) {
+				names = append(names, cmd.Subcommands[i].Name)
+			}
+		}
+	}
+	w := cn.begin()
+	w.Array(len(names))
+	for _, n := range names {
+		w.BulkString(n)
 	}
 	cn.end()
 }

@@ -1,6 +1,8 @@
 package router
 
 import (
+	"strings"
+
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
 )
@@ -67,6 +69,16 @@ var categoryNames = []string{"keyspace", "read", "write", "set", "sortedset", "l
 
 // CategoryNames returns the names of the categories in c, in Redis's order.
 func CategoryNames(c Category) []string { return bitNames(uint32(c), categoryNames) }
+
+// CategoryByName finds the ACL category named name, in any letter case.
+func CategoryByName(name string) (Category, bool) {
+	for i, n := range categoryNames {
+		if strings.EqualFold(n, name) {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
 
 // bitNames returns names[i] for each bit i set in bits, in bit order.
 func bitNames(bits uint32, names []string) []string {

@@ -161,3 +161,73 @@ func commandEntries(t *testing.T, addr string, proto int) map[string]*compatRepl
 	}
 	return out
 }
+
+// TestCommandListCompat compares COMMAND LIST, with and without a filter,
+// with redis-server's: the names of commands and subcommands corekv has
+// among redis-server's, and its errors byte for byte.
+func TestCommandListCompat(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 1)
+	rc := dialProto(t, redisAddr, 2)
+	defer rc.close()
+	kc := dialProto(t, srv.addr, 2)
+	defer kc.close()
+	names := func(rep *compatReply) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range rep.elems {
+			m[string(compatBulk(e))] = true
+		}
+		return m
+	}
+	all, err := kc.do(compatA("COMMAND", "LIST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corekv := names(all)
+	if !corekv["get"] || !corekv["config|get"] {
+		t.Fatalf("COMMAND LIST: %d names, without get or config|get", len(corekv))
+	}
+	for _, args := range [][]string{
+		{"LIST"},
+		{"LIST", "FILTERBY", "ACLCAT", "transaction"},
+		{"LIST", "FILTERBY", "aclcat", "Hash"},
+		{"LIST", "FILTERBY", "ACLCAT", "dangerous"},
+		{"LIST", "FILTERBY", "ACLCAT", "nosuch"},
+		{"LIST", "FILTERBY", "PATTERN", "CONFIG*"},
+		{"LIST", "FILTERBY", "PATTERN", "*|help"},
+		{"LIST", "FILTERBY", "PATTERN", "z[a-m]*"},
+		{"LIST", "FILTERBY", "MODULE", "x"},
+		{"LIST", "FILTERBY"},
+		{"LIST", "FILTERBY", "ACLCAT"},
+		{"LIST", "FILTERBY", "FOO", "bar"},
+		{"LIST", "x"},
+		{"LIST", "FILTERBY", "ACLCAT", "hash", "x"},
+	} {
+		cmd := compatA(append([]string{"COMMAND"}, args...)...)
+		w, err := rc.do(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := kc.do(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.kind != '*' || g.kind != '*' {
+			if !bytes.Equal(g.raw, w.raw) {
+				t.Errorf("COMMAND %q: got %q, want %q", args, g.raw, w.raw)
+			}
+			continue
+		}
+		got, want := names(g), names(w)
+		for n := range want {
+			if corekv[n] && !got[n] {
+				t.Errorf("COMMAND %q: %s missing", args, n)
+			}
+		}
+		for n := range got {
+			if !want[n] && !commandInfoNewer[n] {
+				t.Errorf("COMMAND %q: %s listed, not by redis-server", args, n)
+			}
+		}
+	}
+}
