@@ -55,7 +55,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 			list = publicCommands()
 		} else {
 			for _, name := range argv[2:] {
-				if cmd := router.Lookup(name); cmd != nil && !cmd.Internal {
+				if cmd := lookupPublic(name); cmd != nil {
 					list = append(list, cmd)
 				}
 			}
@@ -64,13 +64,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		w.Map(len(list))
 		for _, cmd := range list {
 			w.BulkString(cmd.Name)
-			w.Map(3)
-			w.BulkString("summary")
-			w.BulkString(cmd.Summary)
-			w.BulkString("since")
-			w.BulkString("1.0.0")
-			w.BulkString("group")
-			w.BulkString(cmd.Group)
+			writeCommandDocs(w, cmd)
 		}
 		cn.end()
 	case (resp.EqualFold(sub, "getkeys") || resp.EqualFold(sub, "getkeysandflags")) && len(argv) >= 3:
@@ -319,6 +313,111 @@ func writeKeySpec(w *resp.Writer, s *router.KeySpec) {
 func writeIntField(w *resp.Writer, name string, v int) {
 	w.BulkString(name)
 	w.Int(int64(v))
+}
+
+// writeCommandDocs writes a command's COMMAND DOCS entry in Redis's
+// shape: summary, since, group, complexity, then the doc flags, history,
+// arguments and subcommands it has.
+func writeCommandDocs(w *resp.Writer, cmd *router.Command) {
+	args := cmd.DocArgs()
+	n := 4
+	if cmd.Deprecated != "" {
+		n += 3
+	} else if cmd.SysCmd {
+		n++
+	}
+	for _, has := range []bool{len(cmd.History) > 0, len(args) > 0, len(cmd.Subcommands) > 0} {
+		if has {
+			n++
+		}
+	}
+	w.Map(n)
+	w.BulkString("summary")
+	w.BulkString(cmd.Summary)
+	w.BulkString("since")
+	w.BulkString(cmd.Since)
+	w.BulkString("group")
+	w.BulkString(cmd.Group)
+	w.BulkString("complexity")
+	w.BulkString(cmd.Complexity)
+	if cmd.Deprecated != "" {
+		since, by, _ := strings.Cut(cmd.Deprecated, " ")
+		w.BulkString("doc_flags")
+		writeSimpleSet(w, []string{"deprecated"}, "")
+		w.BulkString("deprecated_since")
+		w.BulkString(since)
+		w.BulkString("replaced_by")
+		w.BulkString(by)
+	} else if cmd.SysCmd {
+		w.BulkString("doc_flags")
+		writeSimpleSet(w, []string{"syscmd"}, "")
+	}
+	if len(cmd.History) > 0 {
+		w.BulkString("history")
+		w.Set(len(cmd.History))
+		for _, h := range cmd.History {
+			version, what, _ := strings.Cut(h, " ")
+			w.Array(2)
+			w.BulkString(version)
+			w.BulkString(what)
+		}
+	}
+	if len(args) > 0 {
+		w.BulkString("arguments")
+		writeDocArgs(w, args)
+	}
+	if len(cmd.Subcommands) > 0 {
+		w.BulkString("subcommands")
+		w.Map(len(cmd.Subcommands))
+		for i := range cmd.Subcommands {
+			sub := &cmd.Subcommands[i]
+			w.BulkString(sub.Name)
+			writeCommandDocs(w, sub)
+		}
+	}
+}
+
+// writeDocArgs writes arguments as COMMAND DOCS describes them.
+func writeDocArgs(w *resp.Writer, args []router.Arg) {
+	w.Array(len(args))
+	for i := range args {
+		a := &args[i]
+		n := 2
+		for _, has := range []bool{a.KeySpec >= 0, a.Token != "", a.Since != "", len(a.Flags) > 0,
+			a.Deprecated != "", len(a.Args) > 0} {
+			if has {
+				n++
+			}
+		}
+		w.Map(n)
+		w.BulkString("name")
+		w.BulkString(a.Name)
+		w.BulkString("type")
+		w.BulkString(a.Type)
+		if a.KeySpec >= 0 {
+			writeIntField(w, "key_spec_index", a.KeySpec)
+		}
+		if a.Token != "" {
+			w.BulkString("token")
+			w.BulkString(a.Token)
+		}
+		if a.Since != "" {
+			w.BulkString("since")
+			w.BulkString(a.Since)
+		}
+		if len(a.Flags) > 0 {
+			w.BulkString("flags")
+			writeSimpleSet(w, a.Flags, "")
+		}
+		if a.Deprecated != "" {
+			w.BulkString("deprecated_since")
+			w.BulkString(a.Deprecated)
+		}
+		if len(a.Args) > 0 {
+			w.BulkString("arguments")
+			writeDocArgs(w, a.Args)
+		}
+	}
 }
 
 // commandHelp is what COMMAND HELP answers.

@@ -226,10 +226,20 @@ type Command struct {
 	// named "container|sub", for COMMAND INFO and GETKEYS; the container
 	// runs them itself.
 	Subcommands []Command
-	Group       string // COMMAND DOCS group: generic, string, hash, set, connection, server
-	Summary     string // COMMAND DOCS summary
-	ID          int    // index in the table, set at init
-	keySpecs    []KeySpec
+	// COMMAND DOCS: Redis 7.0's documentation of the command.
+	Group      string // generic, string, hash, set, connection, server…
+	Summary    string
+	Since      string // the version that brought it
+	Complexity string
+	// Deprecated is the version since which the command is deprecated and
+	// what replaces it, separated by a space.
+	Deprecated string
+	SysCmd     bool     // documented as a system command (DEBUG)
+	History    []string // changes, each a version then what changed
+	Args       string   // the arguments, in parseArgs's notation
+	ID         int      // index in the table, set at init
+	keySpecs   []KeySpec
+	args       []Arg
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.

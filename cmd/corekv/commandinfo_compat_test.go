@@ -231,3 +231,81 @@ func TestCommandListCompat(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandDocsCompat compares COMMAND DOCS with redis-server's for every
+// command and subcommand corekv has, in RESP2 and RESP3: byte for byte,
+// but for a container's subcommands, compared by name (each is compared
+// on its own too).
+func TestCommandDocsCompat(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 1)
+	for _, proto := range []int{2, 3} {
+		rc := dialProto(t, redisAddr, proto)
+		defer rc.close()
+		kc := dialProto(t, srv.addr, proto)
+		defer kc.close()
+		do := func(c *compatConn, args ...string) *compatReply {
+			rep, err := c.do(compatA(append([]string{"COMMAND", "DOCS"}, args...)...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep
+		}
+		list, err := kc.do(compatA("COMMAND", "LIST"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		compared := 0
+		for _, e := range list.elems {
+			name := string(compatBulk(e))
+			if commandInfoNewer[name] {
+				continue
+			}
+			w, g := do(rc, name), do(kc, name)
+			if len(w.elems) != 2 || len(g.elems) != 2 {
+				t.Errorf("RESP%d COMMAND DOCS %s: got %.200q, want %.200q", proto, name, g.raw, w.raw)
+				continue
+			}
+			compared++
+			wd, gd := w.elems[1], g.elems[1]
+			if !bytes.Contains(wd.raw, []byte("subcommands")) {
+				if !bytes.Equal(gd.raw, wd.raw) {
+					t.Errorf("RESP%d COMMAND DOCS %s:\n got %q\nwant %q", proto, name, gd.raw, wd.raw)
+				}
+				continue
+			}
+			if len(gd.elems) != len(wd.elems) {
+				t.Errorf("RESP%d COMMAND DOCS %s: %d fields, want %d", proto, name, len(gd.elems), len(wd.elems))
+				continue
+			}
+			for i := 0; i+1 < len(wd.elems); i += 2 {
+				field := string(compatBulk(wd.elems[i]))
+				if field != "subcommands" {
+					if !bytes.Equal(gd.elems[i].raw, wd.elems[i].raw) || !bytes.Equal(gd.elems[i+1].raw, wd.elems[i+1].raw) {
+						t.Errorf("RESP%d COMMAND DOCS %s: field %d\n got %q %q\nwant %q %q", proto, name, i/2,
+							gd.elems[i].raw, gd.elems[i+1].raw, wd.elems[i].raw, wd.elems[i+1].raw)
+					}
+					continue
+				}
+				got := map[string]bool{}
+				for j := 0; j < len(gd.elems[i+1].elems); j += 2 {
+					got[string(compatBulk(gd.elems[i+1].elems[j]))] = true
+				}
+				for j := 0; j < len(wd.elems[i+1].elems); j += 2 {
+					sub := string(compatBulk(wd.elems[i+1].elems[j]))
+					if !got[sub] && !commandInfoAbsent[sub] {
+						t.Errorf("COMMAND DOCS %s: subcommand %s missing", name, sub)
+					}
+				}
+			}
+		}
+		if compared < 200 {
+			t.Errorf("RESP%d: only %d entries compared", proto, compared)
+		}
+		// Several names: unknown ones are left out.
+		args := []string{"get", "nosuch", "CONFIG|get", "zadd", "get|x"}
+		if w, g := do(rc, args...), do(kc, args...); !bytes.Equal(g.raw, w.raw) {
+			t.Errorf("RESP%d COMMAND DOCS %q:\n got %q\nwant %q", proto, args, g.raw, w.raw)
+		}
+	}
+}
