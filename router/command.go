@@ -194,16 +194,6 @@ type Command struct {
 	// Keys, when set, finds the keys by reading the arguments (SORT's
 	// STORE destination) in place of FirstKey…LastKey and NumKeys.
 	Keys func(dst []int, argv [][]byte) []int
-	// Specs are the key specifications COMMAND reports, as Redis has them
-	// (parseKeySpecs reads the notation): FirstKey…LastKey and NumKeys
-	// route, these describe; a test holds them to agree.
-	Specs string
-	// VarFlags, for a command whose key spec has variable_flags, says what
-	// it does with its key for argv (SET's GET).
-	VarFlags func(argv [][]byte) KeyFlag
-	// Tips are Redis's hints to clients about the reply and where to send
-	// the command, separated by spaces.
-	Tips string
 	// ReadsOthers, when set, reports whether argv makes the command read
 	// keys that no key position names (SORT's BY and GET patterns): such a
 	// command holds its shard whole, so that it never sees a transaction
@@ -226,6 +216,19 @@ type Command struct {
 	// named "container|sub", for COMMAND INFO and GETKEYS; the container
 	// runs them itself.
 	Subcommands []Command
+	// Specs to args describe the command for COMMAND; routing reads none
+	// of them, so they stay out of its way at the end.
+	//
+	// Specs are the key specifications COMMAND reports, as Redis has them
+	// (parseKeySpecs reads the notation): FirstKey…LastKey and NumKeys
+	// route, these describe; a test holds them to agree.
+	Specs string
+	// VarFlags, for a command whose key spec has variable_flags, says what
+	// it does with its key for argv (SET's GET).
+	VarFlags func(argv [][]byte) KeyFlag
+	// Tips are Redis's hints to clients about the reply and where to send
+	// the command, separated by spaces.
+	Tips string
 	// COMMAND DOCS: Redis 7.0's documentation of the command.
 	Group      string // generic, string, hash, set, connection, server…
 	Summary    string
@@ -237,9 +240,9 @@ type Command struct {
 	SysCmd     bool     // documented as a system command (DEBUG)
 	History    []string // changes, each a version then what changed
 	Args       string   // the arguments, in parseArgs's notation
-	ID         int      // index in the table, set at init
 	keySpecs   []KeySpec
 	args       []Arg
+	ID         int // index in the table, set at init
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.
