@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -115,6 +116,9 @@ var getKeysCases = []string{
 	"memory help",
 	"object encoding k",
 	"object help",
+	"object",
+	"memory usage",
+	"memory",
 	"object freq k",
 	"object nosuch k",
 	"spublish ch m",
@@ -166,7 +170,12 @@ func TestCommandGetKeysCompat(t *testing.T) {
 		defer rc.close()
 		kc := dialProto(t, srv.addr, proto)
 		defer kc.close()
-		for _, line := range getKeysCases {
+		// A long key count, past any small buffer of key positions.
+		many := "zunionstore target 260"
+		for i := range 260 {
+			many += fmt.Sprint(" key", i)
+		}
+		for _, line := range append(getKeysCases, many) {
 			args := strings.Fields(line)
 			for _, sub := range []string{"GETKEYS", "GETKEYSANDFLAGS"} {
 				cmd := compatA(append([]string{"COMMAND", sub}, args...)...)
