@@ -171,46 +171,52 @@ type KeyRef struct {
 // GetKeys finds argv's keys as COMMAND GETKEYS and GETKEYSANDFLAGS report
 // them; argv has been checked against the arity. Like Redis, it reads the
 // key specs when they are enough, else it reads the arguments as the
-// command does (a key count that is not a plain number, SORT's STORE,
-// SET's GET). None found means invalid arguments.
+// command does (SET's GET, a key count that is not a plain number, SORT's
+// STORE). None found means invalid arguments.
 func (c *Command) GetKeys(argv [][]byte) []KeyRef {
-	if c.VarFlags == nil {
-		if keys, ok := c.specKeys(argv); ok {
-			return keys
-		}
+	specs := c.keySpecs
+	if c.VarFlags != nil {
+		return []KeyRef{{Pos: specs[0].Begin, Flags: c.VarFlags(argv)}}
 	}
-	var keys []KeyRef
-	for i, s := range c.keySpecs {
-		switch {
-		case s.NumKeys:
-			// The count read as C's atoi reads it, without flags.
-			n := atoi(argv[s.Begin])
-			if n < 1 || n > len(argv)-s.Begin-1 {
-				return nil
-			}
-			for p := s.Begin + 1; p <= s.Begin+n; p++ {
-				keys = append(keys, KeyRef{Pos: p})
-			}
-			if i > 0 && c.keySpecs[0].Range() {
-				keys = append(keys, KeyRef{Pos: c.keySpecs[0].Begin})
-			}
-			return keys
-		case c.VarFlags != nil:
-			return []KeyRef{{Pos: s.Begin, Flags: c.VarFlags(argv)}}
+	if keys, ok := c.specKeys(argv); ok {
+		return keys
+	}
+	for i, s := range specs {
+		if s.NumKeys {
+			return countedKeys(argv, s.Begin, i > 0 && specs[0].Range(), specs[0].Begin)
 		}
 	}
 	// Unknown specs (SORT): the key sorted has the first spec's flags, a
 	// STORE destination the last one's.
 	if c.Keys == nil {
-		return []KeyRef{{Pos: 1, Flags: c.keySpecs[0].Flags}}
+		return []KeyRef{{Pos: specs[0].Begin, Flags: specs[0].Flags}}
 	}
+	var keys []KeyRef
 	var pos [2]int
 	for i, p := range c.Keys(pos[:0], argv) {
-		f := c.keySpecs[0].Flags
+		f := specs[0].Flags
 		if i > 0 {
-			f = c.keySpecs[len(c.keySpecs)-1].Flags
+			f = specs[len(specs)-1].Flags
 		}
 		keys = append(keys, KeyRef{Pos: p, Flags: f})
+	}
+	return keys
+}
+
+// countedKeys finds the keys of a key count at argv[count] read as C's
+// atoi reads it, then the destination at dst if hasDst, all without flags,
+// as Redis's own reading of these commands does.
+func countedKeys(argv [][]byte, count int, hasDst bool, dst int) []KeyRef {
+	n := atoi(argv[count])
+	if n < 1 || n > len(argv)-count-1 {
+		return nil
+	}
+	var keys []KeyRef
+	for p := count + 1; p <= count+n; p++ {
+		keys = append(keys, KeyRef{Pos: p})
+	}
+	if hasDst {
+		keys = append(keys, KeyRef{Pos: dst})
 	}
 	return keys
 }
