@@ -6,6 +6,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
 )
 
 // command answers COMMAND and its subcommands from the command table.
@@ -27,13 +28,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		w.Int(int64(len(publicCommands())))
 		cn.end()
 	case resp.EqualFold(sub, "list"):
-		w := cn.begin()
-		public := publicCommands()
-		w.Array(len(public))
-		for _, cmd := range public {
-			w.BulkString(cmd.Name)
-		}
-		cn.end()
+		c.commandList(cn, argv)
 	case resp.EqualFold(sub, "info"):
 		w := cn.begin()
 		names := argv[2:]
@@ -60,7 +55,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 			list = publicCommands()
 		} else {
 			for _, name := range argv[2:] {
-				if cmd := router.Lookup(name); cmd != nil && !cmd.Internal {
+				if cmd := lookupPublic(name); cmd != nil {
 					list = append(list, cmd)
 				}
 			}
@@ -69,55 +64,11 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 		w.Map(len(list))
 		for _, cmd := range list {
 			w.BulkString(cmd.Name)
-			w.Map(3)
-			w.BulkString("summary")
-			w.BulkString(cmd.Summary)
-			w.BulkString("since")
-			w.BulkString("1.0.0")
-			w.BulkString("group")
-			w.BulkString(cmd.Group)
+			writeCommandDocs(w, cmd)
 		}
 		cn.end()
-	case resp.EqualFold(sub, "getkeys") && len(argv) >= 3:
-		// As in Redis: a container's subcommand is looked up first, then
-		// whether it takes keys at all, then its arity.
-		cmd := router.Lookup(argv[2])
-		if cmd == nil || cmd.Internal {
-			cn.errorReply(errInvalidCommand)
-			return
-		}
-		args := argv[2:]
-		arity, keyed := cmd.Arity, cmd.FirstKey > 0
-		if len(cmd.Subcommands) > 0 && len(args) >= 2 {
-			sub := cmd.Subcommand(args[1])
-			if sub == nil {
-				cn.errorReply(errInvalidCommand)
-				return
-			}
-			arity, keyed = sub.Arity, sub.FirstKey > 0
-		}
-		if !keyed {
-			cn.errorReply(resp.Error("ERR The command has no key arguments"))
-			return
-		}
-		if (arity >= 0 && len(args) != arity) || (arity < 0 && len(args) < -arity) {
-			cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
-			return
-		}
-		if cmd.NumKeys > 0 {
-			n, ok := resp.ParseInt(args[cmd.NumKeys])
-			if !ok || n <= 0 || n > int64(len(args)-cmd.NumKeys-1) {
-				cn.errorReply(resp.Error("ERR Invalid arguments specified for command"))
-				return
-			}
-		}
-		idx := cmd.KeyIndexes(nil, args)
-		w := cn.begin()
-		w.Array(len(idx))
-		for _, i := range idx {
-			w.Bulk(args[i])
-		}
-		cn.end()
+	case (resp.EqualFold(sub, "getkeys") || resp.EqualFold(sub, "getkeysandflags")) && len(argv) >= 3:
+		commandGetKeys(cn, argv[2:], len(sub) > len("getkeys"))
 	case resp.EqualFold(sub, "help"):
 		cn.helpReply(commandHelp)
 	default:
@@ -126,6 +77,91 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 }
 
 var errInvalidCommand = resp.Error("ERR Invalid command specified")
+
+// commandGetKeys answers COMMAND GETKEYS and GETKEYSANDFLAGS for the
+// command args. As in Redis: a container's subcommand is looked up first,
+// then whether it takes keys at all, then its arity.
+func commandGetKeys(cn *Conn, args [][]byte, withFlags bool) {
+	cmd := router.Lookup(args[0])
+	if cmd == nil || cmd.Internal {
+		cn.errorReply(errInvalidCommand)
+		return
+	}
+	if len(cmd.Subcommands) > 0 && len(args) >= 2 {
+		if cmd = cmd.Subcommand(args[1]); cmd == nil {
+			cn.errorReply(errInvalidCommand)
+			return
+		}
+	}
+	if !cmd.HasKeyArgs() {
+		cn.errorReply(resp.Error("ERR The command has no key arguments"))
+		return
+	}
+	if !cmd.ArityOK(len(args)) {
+		cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
+		return
+	}
+	keys := cmd.GetKeys(args)
+	if len(keys) == 0 {
+		cn.errorReply(resp.Error("ERR Invalid arguments specified for command"))
+		return
+	}
+	w := cn.begin()
+	w.Array(len(keys))
+	for _, k := range keys {
+		if !withFlags {
+			w.Bulk(args[k.Pos])
+			continue
+		}
+		w.Array(2)
+		w.Bulk(args[k.Pos])
+		writeSimpleSet(w, router.KeyFlagNames(k.Flags), "")
+	}
+	cn.end()
+}
+
+// commandList answers COMMAND LIST [FILTERBY MODULE|ACLCAT|PATTERN arg]:
+// the names of the commands and their subcommands that pass the filter.
+func (c *Core) commandList(cn *Conn, argv [][]byte) {
+	pass := func(*router.Command) bool { return true }
+	switch {
+	case len(argv) == 2:
+	case len(argv) == 5 && resp.EqualFold(argv[2], "filterby"):
+		arg := argv[4]
+		switch kind := argv[3]; {
+		case resp.EqualFold(kind, "module"):
+			pass = func(*router.Command) bool { return false } // corekv has no modules
+		case resp.EqualFold(kind, "aclcat"):
+			cat, ok := router.CategoryByName(string(arg))
+			pass = func(cmd *router.Command) bool { return ok && cmd.Categories()&cat != 0 }
+		case resp.EqualFold(kind, "pattern"):
+			pass = func(cmd *router.Command) bool { return shardowner.MatchGlob(arg, []byte(cmd.Name), true) }
+		default:
+			cn.errorReply(resp.ErrSyntax)
+			return
+		}
+	default:
+		cn.errorReply(resp.ErrSyntax)
+		return
+	}
+	var names []string
+	for _, cmd := range publicCommands() {
+		if pass(cmd) {
+			names = append(names, cmd.Name)
+		}
+		for i := range cmd.Subcommands {
+			if pass(&cmd.Subcommands[i]) {
+				names = append(names, cmd.Subcommands[i].Name)
+			}
+		}
+	}
+	w := cn.begin()
+	w.Array(len(names))
+	for _, n := range names {
+		w.BulkString(n)
+	}
+	cn.end()
+}
 
 // lookupPublic finds a command a client may call by its name, or a
 // subcommand by "container|sub" as COMMAND INFO names it.
@@ -187,19 +223,200 @@ func writeCommandInfo(w *resp.Writer, cmd *router.Command) {
 	for _, f := range flags {
 		w.Simple(f)
 	}
-	w.Int(int64(cmd.FirstKey))
-	w.Int(int64(cmd.LastKey))
-	w.Int(int64(cmd.Step))
+	first, last, step := cmd.KeyRange()
+	w.Int(int64(first))
+	w.Int(int64(last))
+	w.Int(int64(step))
 	cats := router.CategoryNames(cmd.Categories())
-	w.Set(len(cats))
-	for _, c := range cats {
-		w.Simple("@" + c)
+	writeSimpleSet(w, cats, "@")
+	tips := strings.Fields(cmd.Tips)
+	w.Set(len(tips))
+	for _, t := range tips {
+		w.BulkString(t)
 	}
-	w.Array(0)
-	w.Array(0)
+	specs := cmd.KeySpecs()
+	w.Set(len(specs))
+	for i := range specs {
+		writeKeySpec(w, &specs[i])
+	}
+	// Redis answers an empty set where there are no subcommands.
+	if len(cmd.Subcommands) == 0 {
+		w.Set(0)
+		return
+	}
 	w.Array(len(cmd.Subcommands))
 	for i := range cmd.Subcommands {
 		writeCommandInfo(w, &cmd.Subcommands[i])
+	}
+}
+
+// writeSimpleSet writes names as a set of simple strings, each after
+// prefix.
+func writeSimpleSet(w *resp.Writer, names []string, prefix string) {
+	w.Set(len(names))
+	for _, n := range names {
+		w.Simple(prefix + n)
+	}
+}
+
+// writeKeySpec writes a key specification in Redis's shape: notes, flags,
+// where the search for keys begins and how the keys are found from there.
+func writeKeySpec(w *resp.Writer, s *router.KeySpec) {
+	if s.Notes != "" {
+		w.Map(4)
+		w.BulkString("notes")
+		w.BulkString(s.Notes)
+	} else {
+		w.Map(3)
+	}
+	w.BulkString("flags")
+	writeSimpleSet(w, router.KeyFlagNames(s.Flags), "")
+	w.BulkString("begin_search")
+	w.Map(2)
+	w.BulkString("type")
+	if s.Begin == 0 {
+		w.BulkString("unknown")
+		w.BulkString("spec")
+		w.Map(0)
+	} else {
+		w.BulkString("index")
+		w.BulkString("spec")
+		w.Map(1)
+		w.BulkString("index")
+		w.Int(int64(s.Begin))
+	}
+	w.BulkString("find_keys")
+	w.Map(2)
+	w.BulkString("type")
+	switch {
+	case s.Begin == 0:
+		w.BulkString("unknown")
+		w.BulkString("spec")
+		w.Map(0)
+	case s.NumKeys:
+		w.BulkString("keynum")
+		w.BulkString("spec")
+		w.Map(3)
+		writeIntField(w, "keynumidx", 0)
+		writeIntField(w, "firstkey", 1)
+		writeIntField(w, "keystep", 1)
+	default:
+		w.BulkString("range")
+		w.BulkString("spec")
+		w.Map(3)
+		writeIntField(w, "lastkey", s.Last)
+		writeIntField(w, "keystep", s.Step)
+		writeIntField(w, "limit", 0)
+	}
+}
+
+func writeIntField(w *resp.Writer, name string, v int) {
+	w.BulkString(name)
+	w.Int(int64(v))
+}
+
+// writeCommandDocs writes a command's COMMAND DOCS entry in Redis's
+// shape: summary, since, group, complexity, then the doc flags, history,
+// arguments and subcommands it has.
+func writeCommandDocs(w *resp.Writer, cmd *router.Command) {
+	args := cmd.DocArgs()
+	n := 4
+	if cmd.Deprecated != "" {
+		n += 3
+	} else if cmd.SysCmd {
+		n++
+	}
+	for _, has := range []bool{len(cmd.History) > 0, len(args) > 0, len(cmd.Subcommands) > 0} {
+		if has {
+			n++
+		}
+	}
+	w.Map(n)
+	w.BulkString("summary")
+	w.BulkString(cmd.Summary)
+	w.BulkString("since")
+	w.BulkString(cmd.Since)
+	w.BulkString("group")
+	w.BulkString(cmd.Group)
+	w.BulkString("complexity")
+	w.BulkString(cmd.Complexity)
+	if cmd.Deprecated != "" {
+		since, by, _ := strings.Cut(cmd.Deprecated, " ")
+		w.BulkString("doc_flags")
+		writeSimpleSet(w, []string{"deprecated"}, "")
+		w.BulkString("deprecated_since")
+		w.BulkString(since)
+		w.BulkString("replaced_by")
+		w.BulkString(by)
+	} else if cmd.SysCmd {
+		w.BulkString("doc_flags")
+		writeSimpleSet(w, []string{"syscmd"}, "")
+	}
+	if len(cmd.History) > 0 {
+		w.BulkString("history")
+		w.Set(len(cmd.History))
+		for _, h := range cmd.History {
+			version, what, _ := strings.Cut(h, " ")
+			w.Array(2)
+			w.BulkString(version)
+			w.BulkString(what)
+		}
+	}
+	if len(args) > 0 {
+		w.BulkString("arguments")
+		writeDocArgs(w, args)
+	}
+	if len(cmd.Subcommands) > 0 {
+		w.BulkString("subcommands")
+		w.Map(len(cmd.Subcommands))
+		for i := range cmd.Subcommands {
+			sub := &cmd.Subcommands[i]
+			w.BulkString(sub.Name)
+			writeCommandDocs(w, sub)
+		}
+	}
+}
+
+// writeDocArgs writes arguments as COMMAND DOCS describes them.
+func writeDocArgs(w *resp.Writer, args []router.Arg) {
+	w.Array(len(args))
+	for i := range args {
+		a := &args[i]
+		n := 2
+		for _, has := range []bool{a.KeySpec >= 0, a.Token != "", a.Since != "", len(a.Flags) > 0,
+			a.Deprecated != "", len(a.Args) > 0} {
+			if has {
+				n++
+			}
+		}
+		w.Map(n)
+		w.BulkString("name")
+		w.BulkString(a.Name)
+		w.BulkString("type")
+		w.BulkString(a.Type)
+		if a.KeySpec >= 0 {
+			writeIntField(w, "key_spec_index", a.KeySpec)
+		}
+		if a.Token != "" {
+			w.BulkString("token")
+			w.BulkString(a.Token)
+		}
+		if a.Since != "" {
+			w.BulkString("since")
+			w.BulkString(a.Since)
+		}
+		if len(a.Flags) > 0 {
+			w.BulkString("flags")
+			writeSimpleSet(w, a.Flags, "")
+		}
+		if a.Deprecated != "" {
+			w.BulkString("deprecated_since")
+			w.BulkString(a.Deprecated)
+		}
+		if len(a.Args) > 0 {
+			w.BulkString("arguments")
+			writeDocArgs(w, a.Args)
+		}
 	}
 }
 
@@ -218,6 +435,8 @@ var commandHelp = []string{
 	"    Return documentation details about multiple commands.",
 	"GETKEYS <full-command>",
 	"    Return the keys from a full command.",
+	"GETKEYSANDFLAGS <full-command>",
+	"    Return the keys and the access flags from a full command.",
 	"HELP",
 	"    Print this help.",
 }

@@ -453,8 +453,9 @@ func (c *Core) shutdown(cn *Conn, argv [][]byte) {
 var subcommandArity = map[string]map[string]int{
 	"client": {"id": 2, "setname": 3, "getname": 2, "setinfo": 4, "no-evict": 3, "no-touch": 3,
 		"reply": 3, "info": 2, "list": -2, "kill": -3, "unblock": -3, "help": 2},
-	"command": {"count": 2, "list": -2, "info": -2, "docs": -2, "getkeys": -4, "help": 2},
-	"config":  {"get": -3, "set": -4, "resetstat": 2, "rewrite": 2, "help": 2},
+	"command": {"count": 2, "list": -2, "info": -2, "docs": -2, "getkeys": -4,
+		"getkeysandflags": -4, "help": 2},
+	"config": {"get": -3, "set": -4, "resetstat": 2, "rewrite": 2, "help": 2},
 	"pubsub": {"channels": -2, "numsub": -2, "numpat": 2, "shardchannels": -2, "shardnumsub": -2,
 		"help": 2},
 }

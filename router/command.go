@@ -1,6 +1,8 @@
 package router
 
 import (
+	"strings"
+
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
 )
@@ -67,6 +69,16 @@ var categoryNames = []string{"keyspace", "read", "write", "set", "sortedset", "l
 
 // CategoryNames returns the names of the categories in c, in Redis's order.
 func CategoryNames(c Category) []string { return bitNames(uint32(c), categoryNames) }
+
+// CategoryByName finds the ACL category named name, in any letter case.
+func CategoryByName(name string) (Category, bool) {
+	for i, n := range categoryNames {
+		if strings.EqualFold(n, name) {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
 
 // bitNames returns names[i] for each bit i set in bits, in bit order.
 func bitNames(bits uint32, names []string) []string {
@@ -204,9 +216,33 @@ type Command struct {
 	// named "container|sub", for COMMAND INFO and GETKEYS; the container
 	// runs them itself.
 	Subcommands []Command
-	Group       string // COMMAND DOCS group: generic, string, hash, set, connection, server
-	Summary     string // COMMAND DOCS summary
-	ID          int    // index in the table, set at init
+	// Specs to args describe the command for COMMAND; routing reads none
+	// of them, so they stay out of its way at the end.
+	//
+	// Specs are the key specifications COMMAND reports, as Redis has them
+	// (parseKeySpecs reads the notation): FirstKey…LastKey and NumKeys
+	// route, these describe; a test holds them to agree.
+	Specs string
+	// VarFlags, for a command whose key spec has variable_flags, says what
+	// it does with its key for argv (SET's GET).
+	VarFlags func(argv [][]byte) KeyFlag
+	// Tips are Redis's hints to clients about the reply and where to send
+	// the command, separated by spaces.
+	Tips string
+	// COMMAND DOCS: Redis 7.0's documentation of the command.
+	Group      string // generic, string, hash, set, connection, server…
+	Summary    string
+	Since      string // the version that brought it
+	Complexity string
+	// Deprecated is the version since which the command is deprecated and
+	// what replaces it, separated by a space.
+	Deprecated string
+	SysCmd     bool     // documented as a system command (DEBUG)
+	History    []string // changes, each a version then what changed
+	Args       string   // the arguments, in parseArgs's notation
+	keySpecs   []KeySpec
+	args       []Arg
+	ID         int // index in the table, set at init
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.

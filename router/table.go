@@ -12,6 +12,13 @@ var byName = func() map[string]*Command {
 		c := &commands[i]
 		c.ID = i
 		c.Member = memberArgs[c.Name]
+		c.keySpecs = parseKeySpecs(c.Name, c.Specs)
+		c.args = parseArgs(c.Name, c.Args)
+		for j := range c.Subcommands {
+			sub := &c.Subcommands[j]
+			sub.keySpecs = parseKeySpecs(sub.Name, sub.Specs)
+			sub.args = parseArgs(sub.Name, sub.Args)
+		}
 		m[c.Name] = c
 	}
 	return m
