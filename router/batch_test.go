@@ -96,10 +96,16 @@ func TestRecycledBuffersShrink(t *testing.T) {
 		t.Errorf("batch keeps room for %d argument offsets after Reset", cap(b.argEnd))
 	}
 	var s Slot
-	s.mem.argEnd = make([]int, 0, 4*argsKeep)
+	s.mem = &plan{argEnd: make([]int, 0, 4*argsKeep)}
 	s.Reset()
-	if cap(s.mem.argEnd) > argsKeep {
+	if s.mem != nil && cap(s.mem.argEnd) > argsKeep {
 		t.Errorf("slot's plan keeps room for %d argument offsets after Reset", cap(s.mem.argEnd))
+	}
+	small := &plan{argEnd: make([]int, 0, argsKeep)}
+	s.mem = small
+	s.Reset()
+	if s.mem != small {
+		t.Errorf("slot drops a plan of ordinary size on Reset")
 	}
 }
 

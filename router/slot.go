@@ -23,43 +23,36 @@ type Slot struct {
 	// commands after it.
 	Locked bool
 
-	lead   bool // the plan's part that stands for it in the slow log
+	lead bool // the plan's part that stands for it in the slow log
+	// held marks what runs for owner as running under that
+	// transaction's locks (Origin.Held).
+	held bool
+	seq  uint8 // Origin.Seq
+
 	parent *Slot
 	plan   *plan // the plan this slot is the result of, while it runs
-	mem    plan  // storage for plan, kept with the slot so plans are reused too
-
-	// owner is the transaction this slot is a part (or a lock request)
-	// of; held marks what runs for it as running under that
-	// transaction's locks (Origin.Held).
+	// owner is the transaction this slot is a part (or a lock request) of.
 	owner *Txn
-	held  bool
-	seq   uint8     // Origin.Seq
-	txn   *Txn      // the transaction this slot is the result of, while it runs
-	split *splitTxn // storage for a split's transaction, kept with the slot
+	txn   *Txn // the transaction this slot is the result of, while it runs
+
+	// Storage for a plan and a split's transaction, made by the first
+	// that needs it and kept with the slot so they are reused too. They
+	// live apart so that the slot, reset once per command, is small.
+	mem   *plan
+	split *splitTxn
 }
 
 // Reset clears s for reuse, keeping its reply buffer and its plan's
 // buffers unless a plan grew them for an unusually large command.
 func (s *Slot) Reset() {
-	if cap(s.mem.args) > batchKeep || cap(s.mem.argEnd) > argsKeep {
-		s.mem = plan{}
+	mem, split := s.mem, s.split
+	if mem != nil && (cap(mem.args) > batchKeep || cap(mem.argEnd) > argsKeep) {
+		mem = nil
 	}
-	if b := s.split; b != nil && (cap(b.args) > batchKeep || cap(b.argEnd) > argsKeep || cap(b.keyBuf) > batchKeep) {
-		s.split = nil
+	if split != nil && (cap(split.args) > batchKeep || cap(split.argEnd) > argsKeep || cap(split.keyBuf) > batchKeep) {
+		split = nil
 	}
-	s.Reply = s.Reply[:0]
-	s.Filled = false
-	s.Orphan = false
-	s.Discard = false
-	s.Client = 0
-	s.Locked = false
-	s.lead = false
-	s.parent = nil
-	s.plan = nil
-	s.owner = nil
-	s.held = false
-	s.seq = 0
-	s.txn = nil
+	*s = Slot{Reply: s.Reply[:0], mem: mem, split: split}
 }
 
 // Origin is how the command whose reply fills s runs on its shard.
