@@ -64,6 +64,7 @@ type Conn struct {
 	replySize int            // expected size of a reply in flight, from recent replies
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
+	joined    bool // w.B is the reply of the last slot, which this reply joins
 	running   bool // between begin and end: w.B holds the reply being written
 	slot      *router.Slot
 	// barrier is a reply of this connection the later requests wait for:
@@ -140,7 +141,9 @@ func (c *Conn) pending() int { return len(c.slots) }
 
 // begin returns the writer for the reply of the command being run. With no
 // slot pending the reply goes straight into the output buffer; otherwise it
-// goes into a new slot, filled at end, so it still leaves in order.
+// goes into a slot, filled at end, so it still leaves in order: the slot
+// before it when that one holds replies written here too (a run of local
+// commands between two hops shares one slot), else a new one.
 func (c *Conn) begin() *resp.Writer {
 	c.w.Proto = c.proto
 	if c.capture {
@@ -148,12 +151,19 @@ func (c *Conn) begin() *resp.Writer {
 		return &c.w
 	}
 	c.running = true
-	if len(c.slots) == 0 {
+	n := len(c.slots)
+	if n == 0 {
 		c.directing = true
 		c.w.B = c.out
 		return &c.w
 	}
 	c.directing = false
+	if last := c.slots[n-1]; last.Local && !last.Discard && !c.discardReply() {
+		c.joined = true
+		c.slot = last
+		c.w.B = last.Reply
+		return &c.w
+	}
 	c.slot = c.core.NewSlot()
 	c.w.B = c.slot.Reply[:0]
 	return &c.w
@@ -178,8 +188,21 @@ func (c *Conn) end() {
 	}
 	s := c.slot
 	c.slot = nil
+	if c.joined {
+		c.joined = false
+		if c.discardReply() {
+			// CLIENT REPLY OFF or SKIP drops its own reply.
+			c.w.B = c.w.B[:len(s.Reply)]
+		}
+		c.slotBytes += len(c.w.B) - len(s.Reply)
+		s.Reply = c.w.B
+		c.w.B = nil
+		c.core.markDirty(c)
+		return
+	}
 	s.Reply = c.w.B
 	s.Filled = true
+	s.Local = true
 	s.Discard = c.discardReply()
 	c.w.B = nil
 	if !s.Discard {
@@ -213,6 +236,7 @@ func (c *Conn) reserve() *router.Slot {
 	s := c.core.NewSlot()
 	s.Discard = c.discardReply()
 	s.Client = c.id
+	s.Sink = c
 	c.slots = append(c.slots, s)
 	c.inFlight++
 	if !c.waiting {
@@ -234,18 +258,37 @@ func (c *Conn) errorReply(e resp.Error) {
 	c.end()
 }
 
-// collect moves the filled prefix of the slots into the output buffer, as
-// long as less than outSoftLimit waits there: what the socket cannot take
-// stays in the slots, so one turn copies a bounded amount. It then counts
-// what the remaining slots hold for backlogged.
+// collect moves the filled prefix of the slots into the output buffer (see
+// moveFilled), then counts what the remaining slots hold for backlogged.
 func (c *Conn) collect() {
-	n := 0
+	c.dropSlots(c.moveFilled(c.slots))
+	c.slotBytes, c.inFlight = 0, 0
 	for _, s := range c.slots {
+		switch {
+		case !s.Filled:
+			c.inFlight++
+		case !s.Discard:
+			c.slotBytes += len(s.Reply)
+		}
+	}
+}
+
+// moveFilled moves the replies of the filled slots at the front of slots
+// into the output buffer and recycles the slots, as long as less than
+// outSoftLimit waits there: what the socket cannot take stays in the
+// slots, so one turn copies a bounded amount. It returns how many it
+// moved.
+func (c *Conn) moveFilled(slots []*router.Slot) int {
+	n := 0
+	for _, s := range slots {
 		if !s.Filled || c.outPending() >= outSoftLimit {
 			break
 		}
 		if !s.Discard {
-			c.learn(len(s.Reply))
+			if !s.Local {
+				// Replies written here never were in flight.
+				c.learn(len(s.Reply))
+			}
 			if c.outPending() == 0 && len(s.Reply) >= moveWhole {
 				// Take the reply's buffer rather than copy it; the slot
 				// gets the empty one.
@@ -264,20 +307,41 @@ func (c *Conn) collect() {
 		c.core.FreeSlot(s)
 		n++
 	}
+	return n
+}
+
+// dropSlots removes the first n slots, which are recycled.
+func (c *Conn) dropSlots(n int) {
 	if n > 0 {
 		m := copy(c.slots, c.slots[n:])
 		clear(c.slots[m:])
 		c.slots = c.slots[:m]
 	}
-	c.slotBytes, c.inFlight = 0, 0
-	for _, s := range c.slots {
-		switch {
-		case !s.Filled:
-			c.inFlight++
-		case !s.Discard:
-			c.slotBytes += len(s.Reply)
-		}
+}
+
+// Take writes the reply of s, a slot of c that another shard answered,
+// straight into the output buffer when s is the first slot, then moves on
+// the filled slots behind it (router.Sink). The reply is copied once, from
+// the batch that brought it, instead of into s and then into the output.
+// A slot the connection waits on (barrier, blocking command) goes the slow
+// way, through collect.
+func (c *Conn) Take(s *router.Slot, reply []byte) bool {
+	if c.closed || c.running || len(c.slots) == 0 || c.slots[0] != s || s == c.barrier ||
+		(c.block != nil && s == c.block.slot) || c.outPending() >= outSoftLimit {
+		return false
 	}
+	if !s.Discard {
+		c.learn(len(reply))
+		c.out = append(c.out, reply...)
+	}
+	c.core.FreeSlot(s)
+	// The counts stay as collect left them, less this reply, until the
+	// next collect: they count the slots moved out here as still owed,
+	// which only errs towards pausing the client early.
+	c.inFlight = max(c.inFlight-1, 0)
+	c.dropSlots(1 + c.moveFilled(c.slots[1:]))
+	c.core.markDirty(c)
+	return true
 }
 
 // learn updates the expected reply size with one reply of size n: a large

@@ -22,6 +22,9 @@ type Slot struct {
 	// all its keys: from then on the shards order the connection's later
 	// commands after it.
 	Locked bool
+	// Local marks a slot its connection filled on its own core, reply by
+	// reply, rather than one awaited from a shard; opaque to the router.
+	Local bool
 
 	lead bool // the plan's part that stands for it in the slow log
 	// held marks what runs for owner as running under that
@@ -34,6 +37,10 @@ type Slot struct {
 	// owner is the transaction this slot is a part (or a lock request) of.
 	owner *Txn
 	txn   *Txn // the transaction this slot is the result of, while it runs
+
+	// Sink, when set, may take the reply straight to the connection that
+	// awaits it (see Fill).
+	Sink Sink
 
 	// Storage for a plan and a split's transaction, made by the first
 	// that needs it and kept with the slot so they are reused too. They
@@ -103,8 +110,21 @@ type Exec interface {
 	HasSubscribers(shard int, sharded bool) bool
 }
 
+// Sink is what awaits a slot's reply: a connection.
+type Sink interface {
+	// Take writes reply where s is awaited, when s's reply may leave now,
+	// and recycles s; it reports false, changing nothing, when it may not.
+	Take(s *Slot, reply []byte) bool
+}
+
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.
+// The reply of a plain slot whose connection can send it at once goes there
+// directly (Sink), without a copy in the slot.
 func Fill(ex Exec, s *Slot, reply []byte) {
+	if s.Sink != nil && s.parent == nil && s.plan == nil && s.owner == nil && s.txn == nil && !s.Orphan &&
+		s.Sink.Take(s, reply) {
+		return
+	}
 	s.Reply = append(s.Reply[:0], reply...)
 	Complete(ex, s)
 }
