@@ -59,6 +59,7 @@ type Conn struct {
 	outAt int // bytes of out already written
 
 	slots     []*router.Slot // replies not yet written, in request order
+	sent      int            // slots at the front already written by Take
 	slotBytes int            // bytes of the filled slots, as of the last count
 	inFlight  int            // slots not yet filled, as of the last count
 	replySize int            // expected size of a reply in flight, from recent replies
@@ -261,7 +262,9 @@ func (c *Conn) errorReply(e resp.Error) {
 // collect moves the filled prefix of the slots into the output buffer (see
 // moveFilled), then counts what the remaining slots hold for backlogged.
 func (c *Conn) collect() {
-	c.dropSlots(c.moveFilled(c.slots))
+	n := c.moveFilled(c.slots)
+	c.dropSlots(n)
+	c.sent = max(c.sent-n, 0)
 	c.slotBytes, c.inFlight = 0, 0
 	for _, s := range c.slots {
 		switch {
@@ -320,28 +323,50 @@ func (c *Conn) dropSlots(n int) {
 }
 
 // Take writes the reply of s, a slot of c that another shard answered,
-// straight into the output buffer when s is the first slot, then moves on
-// the filled slots behind it (router.Sink). The reply is copied once, from
-// the batch that brought it, instead of into s and then into the output.
-// A slot the connection waits on (barrier, blocking command) goes the slow
-// way, through collect.
+// straight into the output buffer when every slot before it has been
+// written, then the filled slots behind it (router.Sink). The reply is
+// copied once, from the batch that brought it, instead of into s and then
+// into the output. The slots written here stay at the front, marked sent
+// (filled, nothing to write), until collect recycles them all at once. A
+// slot the connection waits on (barrier, blocking command) and a large
+// reply, which collect may move rather than copy, go the slow way.
 func (c *Conn) Take(s *router.Slot, reply []byte) bool {
-	if c.closed || c.running || len(c.slots) == 0 || c.slots[0] != s || s == c.barrier ||
-		(c.block != nil && s == c.block.slot) || c.outPending() >= outSoftLimit {
+	i := c.sent
+	if c.closed || c.running || i >= len(c.slots) || c.slots[i] != s || c.waitsOn(s) ||
+		c.outPending() >= outSoftLimit {
 		return false
 	}
 	if !s.Discard {
 		c.learn(len(reply))
 		c.out = append(c.out, reply...)
 	}
-	c.core.FreeSlot(s)
+	s.Filled, s.Discard = true, true
 	// The counts stay as collect left them, less this reply, until the
-	// next collect: they count the slots moved out here as still owed,
-	// which only errs towards pausing the client early.
+	// next collect: they count the slots sent here as still owed, which
+	// only errs towards pausing the client early.
 	c.inFlight = max(c.inFlight-1, 0)
-	c.dropSlots(1 + c.moveFilled(c.slots[1:]))
+	for i++; i < len(c.slots); i++ {
+		t := c.slots[i]
+		if !t.Filled || c.waitsOn(t) || len(t.Reply) >= moveWhole || c.outPending() >= outSoftLimit {
+			break
+		}
+		if !t.Discard {
+			if !t.Local {
+				c.learn(len(t.Reply))
+			}
+			c.out = append(c.out, t.Reply...)
+			t.Discard = true
+		}
+	}
+	c.sent = i
 	c.core.markDirty(c)
 	return true
+}
+
+// waitsOn reports whether s is a reply the connection's reading waits
+// for: its barrier or its blocking command's.
+func (c *Conn) waitsOn(s *router.Slot) bool {
+	return s == c.barrier || (c.block != nil && s == c.block.slot)
 }
 
 // learn updates the expected reply size with one reply of size n: a large
