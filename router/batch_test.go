@@ -154,3 +154,23 @@ func TestBatchKeyHashes(t *testing.T) {
 		t.Errorf("from request 2: %d keys, first hash %x", n, hashes[0])
 	}
 }
+
+// TestOriginBits: what a request carries of its slot's Origin reads back
+// as the Origin itself.
+func TestOriginBits(t *testing.T) {
+	parent := new(Slot)
+	for i := 0; i < 1<<7; i++ {
+		s := &Slot{Client: int64(i + 1), lead: i&1 != 0, held: i&2 != 0, seq: uint8(i>>3) * 7 % (2 * MaxTxns)}
+		if i&4 != 0 {
+			s.parent = parent
+		}
+		if got, want := s.originBits().origin(s.Client), s.Origin(); got != want {
+			t.Fatalf("slot %d: origin %+v, want %+v", i, got, want)
+		}
+	}
+	var b Batch
+	b.Add(LookupString("get"), 0, 2, [][]byte{[]byte("get"), []byte("k")}, nil)
+	if r := b.reqs[0]; r.Origin.origin(r.Client) != (Origin{}) {
+		t.Fatalf("a request without a slot has origin %+v", r.Origin.origin(r.Client))
+	}
+}
