@@ -141,10 +141,11 @@ type clientInfo struct {
 func (c *Conn) pending() int { return len(c.slots) }
 
 // begin returns the writer for the reply of the command being run. With no
-// slot pending the reply goes straight into the output buffer; otherwise it
-// goes into a slot, filled at end, so it still leaves in order: the slot
-// before it when that one holds replies written here too (a run of local
-// commands between two hops shares one slot), else a new one.
+// slot pending, or only sent ones, the reply goes straight into the output
+// buffer; otherwise it goes into a slot, filled at end, so it still leaves
+// in order: the slot before it when that one holds replies written here too
+// (a run of local commands between two hops shares one slot), else a new
+// one.
 func (c *Conn) begin() *resp.Writer {
 	c.w.Proto = c.proto
 	if c.capture {
@@ -153,7 +154,8 @@ func (c *Conn) begin() *resp.Writer {
 	}
 	c.running = true
 	n := len(c.slots)
-	if n == 0 {
+	if n == c.sent {
+		// Every pending slot is written (Take): none holds a reply back.
 		c.directing = true
 		c.w.B = c.out
 		return &c.w

@@ -228,3 +228,19 @@ func TestJoinedReplyDropped(t *testing.T) {
 		t.Fatalf("output %q, want the dropped reply left out", got)
 	}
 }
+
+// TestReplyAfterSentSlotsGoesOut: once every pending slot has been sent, a
+// reply written here goes straight into the output, after theirs.
+func TestReplyAfterSentSlotsGoesOut(t *testing.T) {
+	c := testConn()
+	a := c.reserve()
+	router.Fill(c.core, a, []byte(":0\r\n"))
+	localReply(c, "+1\r\n")
+	if got := string(c.out); got != ":0\r\n+1\r\n" || len(c.slots) != 1 {
+		t.Fatalf("output %q with %d slots, want both replies out and the sent slot kept", got, len(c.slots))
+	}
+	c.collect()
+	if len(c.slots) != 0 || c.sent != 0 {
+		t.Fatalf("%d slots (%d sent) after collect", len(c.slots), c.sent)
+	}
+}
