@@ -112,8 +112,9 @@ type Exec interface {
 
 // Sink is what awaits a slot's reply: a connection.
 type Sink interface {
-	// Take writes reply where s is awaited, when s's reply may leave now,
-	// and recycles s; it reports false, changing nothing, when it may not.
+	// Take sends reply on its way when s's reply may leave now, and s is
+	// then the Sink's to recycle; it reports false, changing nothing, when
+	// the reply must wait in s.
 	Take(s *Slot, reply []byte) bool
 }
 
