@@ -59,11 +59,13 @@ type Conn struct {
 	outAt int // bytes of out already written
 
 	slots     []*router.Slot // replies not yet written, in request order
+	sent      int            // slots at the front already written by Take
 	slotBytes int            // bytes of the filled slots, as of the last count
 	inFlight  int            // slots not yet filled, as of the last count
 	replySize int            // expected size of a reply in flight, from recent replies
 	w         resp.Writer
 	directing bool // w.B is c.out (no slot)
+	joined    bool // w.B is the reply of the last slot, which this reply joins
 	running   bool // between begin and end: w.B holds the reply being written
 	slot      *router.Slot
 	// barrier is a reply of this connection the later requests wait for:
@@ -139,8 +141,11 @@ type clientInfo struct {
 func (c *Conn) pending() int { return len(c.slots) }
 
 // begin returns the writer for the reply of the command being run. With no
-// slot pending the reply goes straight into the output buffer; otherwise it
-// goes into a new slot, filled at end, so it still leaves in order.
+// slot pending, or only sent ones, the reply goes straight into the output
+// buffer; otherwise it goes into a slot, filled at end, so it still leaves
+// in order: the slot before it when that one holds replies written here too
+// (a run of local commands between two hops shares one slot), else a new
+// one.
 func (c *Conn) begin() *resp.Writer {
 	c.w.Proto = c.proto
 	if c.capture {
@@ -148,12 +153,20 @@ func (c *Conn) begin() *resp.Writer {
 		return &c.w
 	}
 	c.running = true
-	if len(c.slots) == 0 {
+	n := len(c.slots)
+	if n == c.sent {
+		// Every pending slot is written (Take): none holds a reply back.
 		c.directing = true
 		c.w.B = c.out
 		return &c.w
 	}
 	c.directing = false
+	if last := c.slots[n-1]; last.Local && !last.Discard && !c.discardReply() {
+		c.joined = true
+		c.slot = last
+		c.w.B = last.Reply
+		return &c.w
+	}
 	c.slot = c.core.NewSlot()
 	c.w.B = c.slot.Reply[:0]
 	return &c.w
@@ -178,8 +191,21 @@ func (c *Conn) end() {
 	}
 	s := c.slot
 	c.slot = nil
+	if c.joined {
+		c.joined = false
+		if c.discardReply() {
+			// CLIENT REPLY OFF or SKIP drops its own reply.
+			c.w.B = c.w.B[:len(s.Reply)]
+		}
+		c.slotBytes += len(c.w.B) - len(s.Reply)
+		s.Reply = c.w.B
+		c.w.B = nil
+		c.core.markDirty(c)
+		return
+	}
 	s.Reply = c.w.B
 	s.Filled = true
+	s.Local = true
 	s.Discard = c.discardReply()
 	c.w.B = nil
 	if !s.Discard {
@@ -213,6 +239,7 @@ func (c *Conn) reserve() *router.Slot {
 	s := c.core.NewSlot()
 	s.Discard = c.discardReply()
 	s.Client = c.id
+	s.Sink = c
 	c.slots = append(c.slots, s)
 	c.inFlight++
 	if !c.waiting {
@@ -234,18 +261,39 @@ func (c *Conn) errorReply(e resp.Error) {
 	c.end()
 }
 
-// collect moves the filled prefix of the slots into the output buffer, as
-// long as less than outSoftLimit waits there: what the socket cannot take
-// stays in the slots, so one turn copies a bounded amount. It then counts
-// what the remaining slots hold for backlogged.
+// collect moves the filled prefix of the slots into the output buffer (see
+// moveFilled), then counts what the remaining slots hold for backlogged.
 func (c *Conn) collect() {
-	n := 0
+	n := c.moveFilled(c.slots)
+	c.dropSlots(n)
+	c.sent = max(c.sent-n, 0)
+	c.slotBytes, c.inFlight = 0, 0
 	for _, s := range c.slots {
+		switch {
+		case !s.Filled:
+			c.inFlight++
+		case !s.Discard:
+			c.slotBytes += len(s.Reply)
+		}
+	}
+}
+
+// moveFilled moves the replies of the filled slots at the front of slots
+// into the output buffer and recycles the slots, as long as less than
+// outSoftLimit waits there: what the socket cannot take stays in the
+// slots, so one turn copies a bounded amount. It returns how many it
+// moved.
+func (c *Conn) moveFilled(slots []*router.Slot) int {
+	n := 0
+	for _, s := range slots {
 		if !s.Filled || c.outPending() >= outSoftLimit {
 			break
 		}
 		if !s.Discard {
-			c.learn(len(s.Reply))
+			if !s.Local {
+				// Replies written here never were in flight.
+				c.learn(len(s.Reply))
+			}
 			if c.outPending() == 0 && len(s.Reply) >= moveWhole {
 				// Take the reply's buffer rather than copy it; the slot
 				// gets the empty one.
@@ -264,20 +312,63 @@ func (c *Conn) collect() {
 		c.core.FreeSlot(s)
 		n++
 	}
+	return n
+}
+
+// dropSlots removes the first n slots, which are recycled.
+func (c *Conn) dropSlots(n int) {
 	if n > 0 {
 		m := copy(c.slots, c.slots[n:])
 		clear(c.slots[m:])
 		c.slots = c.slots[:m]
 	}
-	c.slotBytes, c.inFlight = 0, 0
-	for _, s := range c.slots {
-		switch {
-		case !s.Filled:
-			c.inFlight++
-		case !s.Discard:
-			c.slotBytes += len(s.Reply)
+}
+
+// Take writes the reply of s, a slot of c that another shard answered,
+// straight into the output buffer when every slot before it has been
+// written, then the filled slots behind it (router.Sink). The reply is
+// copied once, from the batch that brought it, instead of into s and then
+// into the output. The slots written here stay at the front, marked sent
+// (filled, nothing to write), until collect recycles them all at once. A
+// slot the connection waits on (barrier, blocking command) and a large
+// reply, which collect may move rather than copy, go the slow way.
+func (c *Conn) Take(s *router.Slot, reply []byte) bool {
+	i := c.sent
+	if c.closed || c.running || i >= len(c.slots) || c.slots[i] != s || c.waitsOn(s) ||
+		c.outPending() >= outSoftLimit {
+		return false
+	}
+	if !s.Discard {
+		c.learn(len(reply))
+		c.out = append(c.out, reply...)
+	}
+	s.Filled, s.Discard = true, true
+	// The counts stay as collect left them, less this reply, until the
+	// next collect: they count the slots sent here as still owed, which
+	// only errs towards pausing the client early.
+	c.inFlight = max(c.inFlight-1, 0)
+	for i++; i < len(c.slots); i++ {
+		t := c.slots[i]
+		if !t.Filled || c.waitsOn(t) || len(t.Reply) >= moveWhole || c.outPending() >= outSoftLimit {
+			break
+		}
+		if !t.Discard {
+			if !t.Local {
+				c.learn(len(t.Reply))
+			}
+			c.out = append(c.out, t.Reply...)
+			t.Discard = true
 		}
 	}
+	c.sent = i
+	c.core.markDirty(c)
+	return true
+}
+
+// waitsOn reports whether s is a reply the connection's reading waits
+// for: its barrier or its blocking command's.
+func (c *Conn) waitsOn(s *router.Slot) bool {
+	return s == c.barrier || (c.block != nil && s == c.block.slot)
 }
 
 // learn updates the expected reply size with one reply of size n: a large

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/corekv/corekv/router"
 	"golang.org/x/sys/unix"
 )
 
@@ -159,5 +160,87 @@ func TestHoldOutput(t *testing.T) {
 	c.collect()
 	if c.holdOutput() {
 		t.Error("held output once every reply arrived")
+	}
+}
+
+// localReply writes reply as a command run on the connection's own core.
+func localReply(c *Conn, reply string) {
+	w := c.begin()
+	w.B = append(w.B, reply...)
+	c.end()
+}
+
+// TestRepliesFromShardsGoStraightOut: a run of replies written here behind
+// a reply in flight shares one slot, and a reply from another shard for the
+// first slot goes straight into the output, with the filled slots behind
+// it, while one for a later slot waits in its slot; replies leave in
+// request order either way.
+func TestRepliesFromShardsGoStraightOut(t *testing.T) {
+	c := testConn()
+	a := c.reserve()
+	localReply(c, "+1\r\n")
+	localReply(c, "+2\r\n")
+	b := c.reserve()
+	localReply(c, "+3\r\n")
+	d := c.reserve()
+	if len(c.slots) != 5 {
+		t.Fatalf("%d slots, want 5: replies written in a row share one", len(c.slots))
+	}
+	router.Fill(c.core, d, []byte(":4\r\n"))
+	if !d.Filled || c.outPending() != 0 {
+		t.Fatalf("a reply behind one in flight went out (%q)", c.out)
+	}
+	router.Fill(c.core, a, []byte(":0\r\n"))
+	if got := string(c.out); got != ":0\r\n+1\r\n+2\r\n" {
+		t.Fatalf("output %q after the first reply, want it and the replies behind it", got)
+	}
+	if c.slots[c.sent] != b {
+		t.Fatalf("%d slots sent, want 2, up to the second reply in flight", c.sent)
+	}
+	router.Fill(c.core, b, []byte(":2\r\n"))
+	if got := string(c.out); got != ":0\r\n+1\r\n+2\r\n:2\r\n+3\r\n:4\r\n" || c.sent != len(c.slots) {
+		t.Fatalf("output %q with %d of %d slots sent", got, c.sent, len(c.slots))
+	}
+	c.collect()
+	if got := string(c.out); got != ":0\r\n+1\r\n+2\r\n:2\r\n+3\r\n:4\r\n" || len(c.slots) != 0 {
+		t.Fatalf("output %q with %d slots left after collect", got, len(c.slots))
+	}
+	if len(c.core.slots) != 5 {
+		t.Fatalf("%d slots recycled, want 5", len(c.core.slots))
+	}
+}
+
+// TestJoinedReplyDropped: CLIENT REPLY OFF, run behind a reply in flight,
+// drops its own reply but not those written before it into the same slot.
+func TestJoinedReplyDropped(t *testing.T) {
+	c := testConn()
+	a := c.reserve()
+	localReply(c, "+1\r\n")
+	w := c.begin()
+	w.B = append(w.B, "+OK\r\n"...)
+	c.replyMode = replyOff
+	c.end()
+	c.replyMode = replyOn
+	localReply(c, "+3\r\n")
+	router.Fill(c.core, a, []byte(":0\r\n"))
+	c.collect()
+	if got := string(c.out); got != ":0\r\n+1\r\n+3\r\n" {
+		t.Fatalf("output %q, want the dropped reply left out", got)
+	}
+}
+
+// TestReplyAfterSentSlotsGoesOut: once every pending slot has been sent, a
+// reply written here goes straight into the output, after theirs.
+func TestReplyAfterSentSlotsGoesOut(t *testing.T) {
+	c := testConn()
+	a := c.reserve()
+	router.Fill(c.core, a, []byte(":0\r\n"))
+	localReply(c, "+1\r\n")
+	if got := string(c.out); got != ":0\r\n+1\r\n" || len(c.slots) != 1 {
+		t.Fatalf("output %q with %d slots, want both replies out and the sent slot kept", got, len(c.slots))
+	}
+	c.collect()
+	if len(c.slots) != 0 || c.sent != 0 {
+		t.Fatalf("%d slots (%d sent) after collect", len(c.slots), c.sent)
 	}
 }

@@ -918,7 +918,7 @@ func (c *Core) close(cn *Conn) {
 			s.Orphan = true
 		}
 	}
-	cn.slots = nil
+	cn.slots, cn.sent = nil, 0
 	c.srv.unregister(cn)
 	c.srv.release()
 	c.pub.connected.Add(-1)

@@ -97,13 +97,21 @@ func (b *Batch) Reset() {
 
 // Add copies a command and its arguments into the batch.
 func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
+	// The slices are grown in locals and stored once: a store into the
+	// batch, on the heap, costs a write barrier check each time.
+	args, argEnd := b.args, b.argEnd
 	for _, a := range argv {
-		b.args = append(b.args, a...)
-		b.argEnd = append(b.argEnd, len(b.args))
+		args = append(args, a...)
+		argEnd = append(argEnd, len(args))
 	}
-	o := dest.Origin()
-	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), Origin: o.bits(),
-		NArgs: uint32(len(argv)), Client: o.Client, Dest: dest})
+	b.args, b.argEnd = args, argEnd
+	var client int64
+	var o originBits
+	if dest != nil {
+		client, o = dest.Client, dest.originBits()
+	}
+	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), Origin: o,
+		NArgs: uint32(len(argv)), Client: client, Dest: dest})
 }
 
 // Execute runs the requests not yet run on the owner's shard, in order, and
@@ -129,17 +137,7 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 			b.touchAhead(shard)
 		}
 		r := &b.reqs[b.next]
-		start := 0
-		if b.nextArg > 0 {
-			start = b.argEnd[b.nextArg-1]
-		}
-		b.argv = b.argv[:0]
-		for k := uint32(0); k < r.NArgs; k++ {
-			end := b.argEnd[b.nextArg]
-			b.argv = append(b.argv, b.args[start:end])
-			start = end
-			b.nextArg++
-		}
+		b.argv = b.nextArgv(r.NArgs)
 		o := r.Origin.origin(r.Client)
 		if (r.Cmd.Internal || locks.Active()) && !locks.Admit(r.Cmd, int(r.DB), int(r.Proto), b.argv, o, b.From, r.Dest) {
 			// Its reply will come on its own: Deliver skips this one.
@@ -173,6 +171,26 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 	b.ctx = shardowner.Ctx{}
 	b.Done = b.next == len(b.reqs)
 	return n
+}
+
+// nextArgv returns the argument vector of the next n arguments, in b.argv's
+// storage, and moves past them.
+func (b *Batch) nextArgv(n uint32) [][]byte {
+	// In locals: each store into the batch, on the heap, costs a write
+	// barrier check.
+	argv, args, argEnd, next := b.argv[:0], b.args, b.argEnd, b.nextArg
+	start := 0
+	if next > 0 {
+		start = argEnd[next-1]
+	}
+	for range n {
+		end := argEnd[next]
+		argv = append(argv, args[start:end])
+		start = end
+		next++
+	}
+	b.nextArg = next
+	return argv
 }
 
 // batchAhead is how many requests of a batch touchAhead reads ahead.
@@ -284,18 +302,19 @@ const (
 	originSeqShift = 3 // Origin.Seq in the bits above the flags
 )
 
-func (o Origin) bits() originBits {
-	var b originBits
-	if o.Part {
+// originBits packs s.Origin() without building it.
+func (s *Slot) originBits() originBits {
+	b := originBits(s.seq) << originSeqShift
+	if s.parent != nil {
 		b |= originPart
 	}
-	if o.Lead {
+	if s.lead {
 		b |= originLead
 	}
-	if o.Held {
+	if s.held {
 		b |= originHeld
 	}
-	return b | originBits(o.Seq)<<originSeqShift
+	return b
 }
 
 func (b originBits) origin(client int64) Origin {

@@ -96,10 +96,16 @@ func TestRecycledBuffersShrink(t *testing.T) {
 		t.Errorf("batch keeps room for %d argument offsets after Reset", cap(b.argEnd))
 	}
 	var s Slot
-	s.mem.argEnd = make([]int, 0, 4*argsKeep)
+	s.mem = &plan{argEnd: make([]int, 0, 4*argsKeep)}
 	s.Reset()
-	if cap(s.mem.argEnd) > argsKeep {
+	if s.mem != nil && cap(s.mem.argEnd) > argsKeep {
 		t.Errorf("slot's plan keeps room for %d argument offsets after Reset", cap(s.mem.argEnd))
+	}
+	small := &plan{argEnd: make([]int, 0, argsKeep)}
+	s.mem = small
+	s.Reset()
+	if s.mem != small {
+		t.Errorf("slot drops a plan of ordinary size on Reset")
 	}
 }
 
@@ -146,5 +152,25 @@ func TestBatchKeyHashes(t *testing.T) {
 	b.next, b.nextArg = 2, 4
 	if n := b.keyHashes(shard, 2, len(reqs), hashes); n != 5 || hashes[0] != shard.DBs[3].Hash([]byte("beta"))|1 {
 		t.Errorf("from request 2: %d keys, first hash %x", n, hashes[0])
+	}
+}
+
+// TestOriginBits: what a request carries of its slot's Origin reads back
+// as the Origin itself.
+func TestOriginBits(t *testing.T) {
+	parent := new(Slot)
+	for i := 0; i < 1<<7; i++ {
+		s := &Slot{Client: int64(i + 1), lead: i&1 != 0, held: i&2 != 0, seq: uint8(i>>3) * 7 % (2 * MaxTxns)}
+		if i&4 != 0 {
+			s.parent = parent
+		}
+		if got, want := s.originBits().origin(s.Client), s.Origin(); got != want {
+			t.Fatalf("slot %d: origin %+v, want %+v", i, got, want)
+		}
+	}
+	var b Batch
+	b.Add(LookupString("get"), 0, 2, [][]byte{[]byte("get"), []byte("k")}, nil)
+	if r := b.reqs[0]; r.Origin.origin(r.Client) != (Origin{}) {
+		t.Fatalf("a request without a slot has origin %+v", r.Origin.origin(r.Client))
 	}
 }

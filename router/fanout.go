@@ -164,7 +164,10 @@ func (b *splitTxn) PartDone(ex Exec, t *Txn, s *Slot) {
 // startPlan runs cmd's plan on s without taking locks: s is a transaction's
 // part, or the command needs none.
 func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
-	p := &s.mem
+	if s.mem == nil {
+		s.mem = new(plan)
+	}
+	p := s.mem
 	s.plan = p
 	p.cmd, p.db, p.proto, p.phase, p.led = cmd, db, proto, 0, false
 	p.args, p.argEnd = p.args[:0], p.argEnd[:0]

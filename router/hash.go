@@ -1,6 +1,7 @@
 package router
 
 import (
+	"bytes"
 	"hash/maphash"
 	"math/bits"
 )
@@ -14,19 +15,12 @@ var seed = maphash.MakeSeed()
 // the first '{' and the next '}' when that is non-empty, else the whole key.
 // This is Redis Cluster's rule, so keys that share a tag share a shard.
 func HashTag(key []byte) []byte {
-	for i, c := range key {
-		if c != '{' {
-			continue
-		}
-		for j := i + 1; j < len(key); j++ {
-			if key[j] == '}' {
-				if j == i+1 {
-					return key
-				}
-				return key[i+1 : j]
-			}
-		}
+	i := bytes.IndexByte(key, '{')
+	if i < 0 {
 		return key
+	}
+	if j := bytes.IndexByte(key[i+1:], '}'); j > 0 {
+		return key[i+1 : i+1+j]
 	}
 	return key
 }

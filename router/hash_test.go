@@ -123,3 +123,38 @@ func TestShardOfTagsSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestHashTagRandom compares HashTag with the rule spelled out byte by byte,
+// over random keys of braces and letters.
+func TestHashTagRandom(t *testing.T) {
+	rule := func(key []byte) []byte {
+		for i := range key {
+			if key[i] != '{' {
+				continue
+			}
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == '}' {
+					if j == i+1 {
+						return key
+					}
+					return key[i+1 : j]
+				}
+			}
+			return key
+		}
+		return key
+	}
+	rng := uint64(1)
+	key := make([]byte, 0, 12)
+	for n := 0; n < 100000; n++ {
+		key = key[:0]
+		rng = rng*6364136223846793005 + 1442695040888963407
+		for k, r := 0, rng; k < int(rng>>60)%12; k++ {
+			key = append(key, "{}a"[r%3])
+			r /= 3
+		}
+		if got, want := HashTag(key), rule(key); string(got) != string(want) {
+			t.Fatalf("HashTag(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

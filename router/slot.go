@@ -22,44 +22,44 @@ type Slot struct {
 	// all its keys: from then on the shards order the connection's later
 	// commands after it.
 	Locked bool
+	// Local marks a slot its connection filled on its own core, reply by
+	// reply, rather than one awaited from a shard; opaque to the router.
+	Local bool
 
-	lead   bool // the plan's part that stands for it in the slow log
+	lead bool // the plan's part that stands for it in the slow log
+	// held marks what runs for owner as running under that
+	// transaction's locks (Origin.Held).
+	held bool
+	seq  uint8 // Origin.Seq
+
 	parent *Slot
 	plan   *plan // the plan this slot is the result of, while it runs
-	mem    plan  // storage for plan, kept with the slot so plans are reused too
-
-	// owner is the transaction this slot is a part (or a lock request)
-	// of; held marks what runs for it as running under that
-	// transaction's locks (Origin.Held).
+	// owner is the transaction this slot is a part (or a lock request) of.
 	owner *Txn
-	held  bool
-	seq   uint8     // Origin.Seq
-	txn   *Txn      // the transaction this slot is the result of, while it runs
-	split *splitTxn // storage for a split's transaction, kept with the slot
+	txn   *Txn // the transaction this slot is the result of, while it runs
+
+	// Sink, when set, may take the reply straight to the connection that
+	// awaits it (see Fill).
+	Sink Sink
+
+	// Storage for a plan and a split's transaction, made by the first
+	// that needs it and kept with the slot so they are reused too. They
+	// live apart so that the slot, reset once per command, is small.
+	mem   *plan
+	split *splitTxn
 }
 
 // Reset clears s for reuse, keeping its reply buffer and its plan's
 // buffers unless a plan grew them for an unusually large command.
 func (s *Slot) Reset() {
-	if cap(s.mem.args) > batchKeep || cap(s.mem.argEnd) > argsKeep {
-		s.mem = plan{}
+	mem, split := s.mem, s.split
+	if mem != nil && (cap(mem.args) > batchKeep || cap(mem.argEnd) > argsKeep) {
+		mem = nil
 	}
-	if b := s.split; b != nil && (cap(b.args) > batchKeep || cap(b.argEnd) > argsKeep || cap(b.keyBuf) > batchKeep) {
-		s.split = nil
+	if split != nil && (cap(split.args) > batchKeep || cap(split.argEnd) > argsKeep || cap(split.keyBuf) > batchKeep) {
+		split = nil
 	}
-	s.Reply = s.Reply[:0]
-	s.Filled = false
-	s.Orphan = false
-	s.Discard = false
-	s.Client = 0
-	s.Locked = false
-	s.lead = false
-	s.parent = nil
-	s.plan = nil
-	s.owner = nil
-	s.held = false
-	s.seq = 0
-	s.txn = nil
+	*s = Slot{Reply: s.Reply[:0], mem: mem, split: split}
 }
 
 // Origin is how the command whose reply fills s runs on its shard.
@@ -110,8 +110,22 @@ type Exec interface {
 	HasSubscribers(shard int, sharded bool) bool
 }
 
+// Sink is what awaits a slot's reply: a connection.
+type Sink interface {
+	// Take sends reply on its way when s's reply may leave now, and s is
+	// then the Sink's to recycle; it reports false, changing nothing, when
+	// the reply must wait in s.
+	Take(s *Slot, reply []byte) bool
+}
+
 // Fill stores reply in s and, when s is one part of a plan, moves the plan on.
+// The reply of a plain slot whose connection can send it at once goes there
+// directly (Sink), without a copy in the slot.
 func Fill(ex Exec, s *Slot, reply []byte) {
+	if s.Sink != nil && s.parent == nil && s.plan == nil && s.owner == nil && s.txn == nil && !s.Orphan &&
+		s.Sink.Take(s, reply) {
+		return
+	}
 	s.Reply = append(s.Reply[:0], reply...)
 	Complete(ex, s)
 }
