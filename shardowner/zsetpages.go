@@ -18,14 +18,16 @@ import (
 // the score an 8-byte element holding the float64's bits. A big sorted set
 // is a table of its own mapping each member to its score, and its Order:
 // pages of such pairs without the count, each at most zsetPageEntries
-// members, listed in order with their counts and first scores, and a
-// Fenwick tree over the counts for ranks. A write changes one page in place
-// (kvtable's Splice) unless it outgrows its item or splits it; finding it is
-// a binary search over the pages' first scores.
+// members and zsetPageBytes bytes, listed in order with their counts and
+// first scores, and a Fenwick tree over the counts for ranks. A write
+// changes one page in place (kvtable's Splice) unless it outgrows its item
+// or splits it; finding it is a binary search over the pages' first scores.
+// The byte bound fills a size class (kvtable.PageItemBytes): a page of
+// members that came in order wastes none of its item.
 const (
 	zsetPageEntries = 128
-	zsetPageBytes   = 4096 // a page of two or more members splits past this
-	scoreElemLen    = 9    // a score's length byte and 8 bytes
+	zsetPageBytes   = kvtable.MaxPageBytes // a page of two or more members splits past this
+	scoreElemLen    = 9                    // a score's length byte and 8 bytes
 )
 
 // zLess orders elements by score, then member bytes.
@@ -632,9 +634,12 @@ func dropPage(o *kvtable.Order, pi int) {
 	o.Changed(pi)
 }
 
-// zsetPageFill is how full a bulk load leaves a page, so that the next
-// inserts do not split it at once.
-const zsetPageFill = zsetPageEntries * 3 / 4
+// A bulk load leaves a page three quarters full, in members or bytes, so
+// that the next inserts do not split it at once.
+const (
+	zsetPageFill      = zsetPageEntries * 3 / 4
+	zsetPageFillBytes = zsetPageBytes * 3 / 4
+)
 
 // zsetBigFromSorted returns a big sorted set holding the pairs of packed
 // body, which are in order. It returns nil, clearing what it built, when a
@@ -664,7 +669,7 @@ func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 			return nil
 		}
 		n++
-		if (n >= zsetPageFill || off-start > zsetPageBytes/2) && !flush(off) {
+		if (n >= zsetPageFill || off-start > zsetPageFillBytes) && !flush(off) {
 			big.Clear()
 			return nil
 		}

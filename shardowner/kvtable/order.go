@@ -32,6 +32,16 @@ type PageRef struct {
 	Min   float64
 }
 
+// A full page fills an arena item of PageItemBytes, one of the size
+// classes, which divides a 64 KiB block evenly: pages of members that come
+// in order waste no bytes of their items or blocks. MaxPageBytes is the
+// most a page may hold for its entry in Pages (a header, the 4-byte key
+// and a 2-byte length) to fit that item.
+const (
+	PageItemBytes = 2048
+	MaxPageBytes  = PageItemBytes - 8
+)
+
 // NewOrder returns an empty order whose pages' table reads clock.
 func NewOrder(clock *Clock) *Order { return &Order{Pages: NewTable(clock)} }
 

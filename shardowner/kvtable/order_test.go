@@ -50,3 +50,17 @@ func TestOrderRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestPageItem: a page of MaxPageBytes takes an item of exactly
+// PageItemBytes, a size class that fills a block.
+func TestPageItem(t *testing.T) {
+	if n := entrySize(4, encRaw, MaxPageBytes, false); n != PageItemBytes {
+		t.Errorf("a full page's entry takes %d bytes, want %d", n, PageItemBytes)
+	}
+	if c := classSize[classOf[(PageItemBytes+7)>>3]]; c != PageItemBytes {
+		t.Errorf("a full page's item is %d bytes, want %d", c, PageItemBytes)
+	}
+	if blockBytes%PageItemBytes != 0 {
+		t.Errorf("%d-byte items leave part of a block unused", PageItemBytes)
+	}
+}
