@@ -492,7 +492,7 @@ func (w *zwriter) store(key []byte, expireAt int64) bool {
 // newZSetBig returns an empty big sorted set.
 func newZSetBig(c *Ctx) *Table {
 	big := c.newBig()
-	big.Order = kvtable.NewOrder(&c.Shard.Clock)
+	big.Order = kvtable.NewOrder(big)
 	return big
 }
 

@@ -42,8 +42,11 @@ const (
 	MaxPageBytes  = PageItemBytes - 8
 )
 
-// NewOrder returns an empty order whose pages' table reads clock.
-func NewOrder(clock *Clock) *Order { return &Order{Pages: NewTable(clock)} }
+// NewOrder returns an empty order for table t. Its pages' table reads t's
+// clock and takes its off-heap blocks from t's pool, which t releases: a
+// sorted set keeps one pool's spans resident ahead and warm, not two, and
+// t's Tick gives back what either table frees.
+func NewOrder(t *Table) *Order { return &Order{Pages: newTable(t.clock, t.pool)} }
 
 // NewID returns an id for a new page.
 func (o *Order) NewID() uint32 {
