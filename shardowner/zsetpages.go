@@ -589,14 +589,22 @@ func pageInsert(big *Table, m []byte, s float64) bool {
 	}
 	_, lmin, _ := zAt(body, 0)
 	_, rmin, _ := zAt(body, mid)
-	id := o.NewID()
-	if !putPage(o, o.Dir[pi].ID, body[:mid]) || !putPage(o, id, body[mid:]) {
+	// Both halves go to new items, each of the size class that fits it:
+	// the page's own item, rewritten with half its bytes, would keep them
+	// in twice the room.
+	lid, rid := o.NewID(), o.NewID()
+	if !putPage(o, lid, body[:mid]) || !putPage(o, rid, body[mid:]) {
+		o.Pages.Delete(o.Key(lid))
+		o.FreeID(lid)
+		o.FreeID(rid)
 		return false
 	}
-	o.Dir[pi].N, o.Dir[pi].Min = uint32(half), lmin
+	o.Pages.Delete(o.Key(o.Dir[pi].ID))
+	o.FreeID(o.Dir[pi].ID)
+	o.Dir[pi] = kvtable.PageRef{ID: lid, N: uint32(half), Min: lmin}
 	o.Dir = append(o.Dir, kvtable.PageRef{})
 	copy(o.Dir[pi+2:], o.Dir[pi+1:])
-	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half), Min: rmin}
+	o.Dir[pi+1] = kvtable.PageRef{ID: rid, N: uint32(n - half), Min: rmin}
 	o.Changed(pi)
 	return true
 }
