@@ -291,7 +291,13 @@ func (it *ziter) load() {
 	it.offs.B = it.offs.B[:0]
 	for off := 0; off < len(it.body); {
 		it.offs.B = binary.LittleEndian.AppendUint32(it.offs.B, uint32(off))
-		_, _, off = zAt(it.body, off)
+		// zAt's walk, with the common one-byte member length read inline
+		if l := int(it.body[off]); l < 0x80 {
+			off += 1 + l + scoreElemLen
+		} else {
+			_, off = kvtable.ElemAt(it.body, off)
+			off += scoreElemLen
+		}
 	}
 }
 
