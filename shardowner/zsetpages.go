@@ -18,14 +18,16 @@ import (
 // the score an 8-byte element holding the float64's bits. A big sorted set
 // is a table of its own mapping each member to its score, and its Order:
 // pages of such pairs without the count, each at most zsetPageEntries
-// members, listed in order with their counts and first scores, and a
-// Fenwick tree over the counts for ranks. A write changes one page in place
-// (kvtable's Splice) unless it outgrows its item or splits it; finding it is
-// a binary search over the pages' first scores.
+// members and zsetPageBytes bytes, listed in order with their counts and
+// first scores, and a Fenwick tree over the counts for ranks. A write
+// changes one page in place (kvtable's Splice) unless it outgrows its item
+// or splits it; finding it is a binary search over the pages' first scores.
+// The byte bound fills a size class (kvtable.PageItemBytes): a page of
+// members that came in order wastes none of its item.
 const (
 	zsetPageEntries = 128
-	zsetPageBytes   = 4096 // a page of two or more members splits past this
-	scoreElemLen    = 9    // a score's length byte and 8 bytes
+	zsetPageBytes   = kvtable.MaxPageBytes // a page of two or more members splits past this
+	scoreElemLen    = 9                    // a score's length byte and 8 bytes
 )
 
 // zLess orders elements by score, then member bytes.
@@ -289,7 +291,13 @@ func (it *ziter) load() {
 	it.offs.B = it.offs.B[:0]
 	for off := 0; off < len(it.body); {
 		it.offs.B = binary.LittleEndian.AppendUint32(it.offs.B, uint32(off))
-		_, _, off = zAt(it.body, off)
+		// zAt's walk, with the common one-byte member length read inline
+		if l := int(it.body[off]); l < 0x80 {
+			off += 1 + l + scoreElemLen
+		} else {
+			_, off = kvtable.ElemAt(it.body, off)
+			off += scoreElemLen
+		}
 	}
 }
 
@@ -490,7 +498,7 @@ func (w *zwriter) store(key []byte, expireAt int64) bool {
 // newZSetBig returns an empty big sorted set.
 func newZSetBig(c *Ctx) *Table {
 	big := c.newBig()
-	big.Order = kvtable.NewOrder(&c.Shard.Clock)
+	big.Order = kvtable.NewOrder(big)
 	return big
 }
 
@@ -587,14 +595,22 @@ func pageInsert(big *Table, m []byte, s float64) bool {
 	}
 	_, lmin, _ := zAt(body, 0)
 	_, rmin, _ := zAt(body, mid)
-	id := o.NewID()
-	if !putPage(o, o.Dir[pi].ID, body[:mid]) || !putPage(o, id, body[mid:]) {
+	// Both halves go to new items, each of the size class that fits it:
+	// the page's own item, rewritten with half its bytes, would keep them
+	// in twice the room.
+	lid, rid := o.NewID(), o.NewID()
+	if !putPage(o, lid, body[:mid]) || !putPage(o, rid, body[mid:]) {
+		o.Pages.Delete(o.Key(lid))
+		o.FreeID(lid)
+		o.FreeID(rid)
 		return false
 	}
-	o.Dir[pi].N, o.Dir[pi].Min = uint32(half), lmin
+	o.Pages.Delete(o.Key(o.Dir[pi].ID))
+	o.FreeID(o.Dir[pi].ID)
+	o.Dir[pi] = kvtable.PageRef{ID: lid, N: uint32(half), Min: lmin}
 	o.Dir = append(o.Dir, kvtable.PageRef{})
 	copy(o.Dir[pi+2:], o.Dir[pi+1:])
-	o.Dir[pi+1] = kvtable.PageRef{ID: id, N: uint32(n - half), Min: rmin}
+	o.Dir[pi+1] = kvtable.PageRef{ID: rid, N: uint32(n - half), Min: rmin}
 	o.Changed(pi)
 	return true
 }
@@ -632,9 +648,12 @@ func dropPage(o *kvtable.Order, pi int) {
 	o.Changed(pi)
 }
 
-// zsetPageFill is how full a bulk load leaves a page, so that the next
-// inserts do not split it at once.
-const zsetPageFill = zsetPageEntries * 3 / 4
+// A bulk load leaves a page three quarters full, in members or bytes, so
+// that the next inserts do not split it at once.
+const (
+	zsetPageFill      = zsetPageEntries * 3 / 4
+	zsetPageFillBytes = zsetPageBytes * 3 / 4
+)
 
 // zsetBigFromSorted returns a big sorted set holding the pairs of packed
 // body, which are in order. It returns nil, clearing what it built, when a
@@ -664,7 +683,7 @@ func zsetBigFromSorted(c *Ctx, body []byte) *Table {
 			return nil
 		}
 		n++
-		if (n >= zsetPageFill || off-start > zsetPageBytes/2) && !flush(off) {
+		if (n >= zsetPageFill || off-start > zsetPageFillBytes) && !flush(off) {
 			big.Clear()
 			return nil
 		}

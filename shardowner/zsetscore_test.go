@@ -3,6 +3,7 @@ package shardowner
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,10 +67,40 @@ func TestZSetScoreForms(t *testing.T) {
 // scores, 100 per ZADD, and checks what it costs per member: MEMORY USAGE,
 // and its parts, the member table and the score-ordered pages.
 func TestZSetBigMemory(t *testing.T) {
+	usage, pages := loadZSetMemory(t, nil)
+	if usage > 73 {
+		t.Errorf("%.1f bytes per member, want at most 73", usage)
+	}
+	// full pages in a size class of their own: 25 bytes a member and little more
+	if pages > 26.5 {
+		t.Errorf("pages take %.1f bytes per member, want at most 26.5", pages)
+	}
+}
+
+// TestZSetBigMemoryShuffled is the same with members in random order: the
+// pages, split at random places, are two thirds full or so, and each in
+// the size class that fits it.
+func TestZSetBigMemoryShuffled(t *testing.T) {
+	_, pages := loadZSetMemory(t, rand.New(rand.NewPCG(1, 2)))
+	if pages > 30 {
+		t.Errorf("pages take %.1f bytes per member, want at most 30", pages)
+	}
+}
+
+// loadZSetMemory loads the members of TestZSetBigMemory, in order or
+// shuffled by rng, and returns MEMORY USAGE and the pages' bytes per member.
+func loadZSetMemory(t *testing.T, rng *rand.Rand) (usage, pages float64) {
 	const n = 100_000
 	c := newTestCtx()
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if rng != nil {
+		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
 	argv := []string{"zadd", "z"}
-	for i := range n {
+	for _, i := range order {
 		argv = append(argv, strconv.Itoa(i), fmt.Sprintf("member:%08d", i))
 		if len(argv) == 2+200 {
 			do(c, argv...)
@@ -80,10 +111,11 @@ func TestZSetBigMemory(t *testing.T) {
 	if v.Big == nil || v.Big.Len() != n {
 		t.Fatal("not a big sorted set of all the members")
 	}
-	usage := float64(memoryUsage(t, c, "z")) / n
-	pages := float64(v.Big.Order.Pages.ArenaBytes()) / n
-	t.Logf("per member: MEMORY USAGE %.1f, member table %.1f, pages %.1f", usage, usage-pages, pages)
-	if usage > 76 {
-		t.Errorf("%.1f bytes per member, want at most 76", usage)
+	if err := v.Big.Check(); err != nil {
+		t.Fatal(err)
 	}
+	usage = float64(memoryUsage(t, c, "z")) / n
+	pages = float64(v.Big.Order.Pages.ArenaBytes()) / n
+	t.Logf("per member: MEMORY USAGE %.1f, member table %.1f, pages %.1f", usage, usage-pages, pages)
+	return usage, pages
 }

@@ -182,9 +182,13 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 	return nil
 }
 
-// blocksHeld counts the pool blocks the table's structures point at.
+// blocksHeld counts the pool blocks the table's structures, and those of
+// its Order's pages, which share its pool, point at.
 func (t *Table) blocksHeld() int {
 	n := 0
+	if t.Order != nil {
+		n += t.Order.Pages.blocksHeld()
+	}
 	for i := range t.ar.pages {
 		if t.ar.pages[i].offHeap {
 			n++

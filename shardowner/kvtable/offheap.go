@@ -79,8 +79,9 @@ type span struct {
 	partial   int32  // position in blockPool.partial, -1 if not there
 }
 
-// blockPool hands out 64 KiB zeroed blocks. Like the table that owns it, it
-// is used by one goroutine at a time.
+// blockPool hands out 64 KiB zeroed blocks. Like the table that owns it (and
+// the pages' table of its Order, which shares it), it is used by one
+// goroutine at a time.
 type blockPool struct {
 	spans   []span
 	byBase  map[uintptr]int32 // span base address -> index in spans

@@ -32,8 +32,21 @@ type PageRef struct {
 	Min   float64
 }
 
-// NewOrder returns an empty order whose pages' table reads clock.
-func NewOrder(clock *Clock) *Order { return &Order{Pages: NewTable(clock)} }
+// A full page fills an arena item of PageItemBytes, one of the size
+// classes, which divides a 64 KiB block evenly: pages of members that come
+// in order waste no bytes of their items or blocks. MaxPageBytes is the
+// most a page may hold for its entry in Pages (a header, the 4-byte key
+// and a 2-byte length) to fit that item.
+const (
+	PageItemBytes = 2048
+	MaxPageBytes  = PageItemBytes - 8
+)
+
+// NewOrder returns an empty order for table t. Its pages' table reads t's
+// clock and takes its off-heap blocks from t's pool, which t releases: a
+// sorted set keeps one pool's spans resident ahead and warm, not two, and
+// t's Tick gives back what either table frees.
+func NewOrder(t *Table) *Order { return &Order{Pages: newTable(t.clock, t.pool)} }
 
 // NewID returns an id for a new page.
 func (o *Order) NewID() uint32 {

@@ -96,7 +96,7 @@ type Table struct {
 	// creates.
 	OnNew func(key []byte)
 
-	pool     *blockPool // the off-heap blocks of ix, ar and exp
+	pool     *blockPool // the off-heap blocks of ix, ar and exp (and of Order's pages)
 	rng      uint64
 	sink     uint64 // where ActiveExpire's read-ahead loads go, so they are not optimised away
 	hashMask uint64 // all ones; tests clear bits to force collisions
@@ -105,9 +105,16 @@ type Table struct {
 // NewTable returns an empty table whose expiry reads clock. Its off-heap
 // memory is unmapped by Clear, or once the table is unreachable.
 func NewTable(clock *Clock) *Table {
-	t := &Table{clock: clock, rng: 0x9e3779b97f4a7c15, hashMask: ^uint64(0), pool: new(blockPool)}
-	t.reset()
+	t := newTable(clock, new(blockPool))
 	runtime.AddCleanup(t, (*blockPool).release, t.pool)
+	return t
+}
+
+// newTable returns an empty table whose off-heap blocks come from pool,
+// which whoever passes it releases.
+func newTable(clock *Clock, pool *blockPool) *Table {
+	t := &Table{clock: clock, rng: 0x9e3779b97f4a7c15, hashMask: ^uint64(0), pool: pool}
+	t.reset()
 	return t
 }
 
@@ -781,10 +788,7 @@ func (t *Table) dropObj(it []byte) {
 // another goroutine: deleting a 10M-element hash costs the shard no more
 // than a small one.
 func (t *Table) drop() {
-	if t.Order != nil {
-		t.Order.Pages.drop()
-	}
-	t.pool.releaseAsync(true)
+	t.pool.releaseAsync(true) // with the blocks of Order's pages
 	t.reset()
 }
 
@@ -851,10 +855,7 @@ func (t *Table) Clear() {
 			o.drop()
 		}
 	}
-	if t.Order != nil {
-		t.Order.Pages.Clear()
-	}
-	t.pool.release()
+	t.pool.release() // with the blocks of Order's pages
 	t.reset()
 }
 
@@ -892,10 +893,7 @@ func (t *Table) ArenaBytes() int {
 // mapped outside the Go heap and not given back: blocks in use and warm
 // ones.
 func (t *Table) OffHeapBytes() int {
-	n := (t.pool.inUse + t.pool.warm) * blockBytes
-	if t.Order != nil {
-		n += t.Order.Pages.OffHeapBytes()
-	}
+	n := (t.pool.inUse + t.pool.warm) * blockBytes // Order's pages' included
 	for _, o := range t.objs {
 		if o != nil {
 			n += o.OffHeapBytes()
