@@ -97,7 +97,7 @@ func (t *Table) Check() error {
 		if p.buf == nil {
 			continue
 		}
-		bytes += len(p.buf)
+		bytes += p.held()
 		live := 0
 		for it := uint32(0); it < p.nitems; it++ {
 			if seen[uint32(i)<<refItemBits|it] {
