@@ -468,10 +468,11 @@ func (p *blockPool) dropPartial(si int32) {
 }
 
 // release unmaps every region, whether or not its blocks were put back: the
-// table is being cleared or has become unreachable. If a give-back job is in
-// flight, the regions are unmapped once it is done, by another goroutine, so
-// that the caller (a shard running FLUSHALL) does not wait for the job's
-// pauses.
+// table is being cleared or has become unreachable. If a job (giving blocks
+// back or faulting them in) is in flight, the regions are unmapped once it is
+// done, by another goroutine, so that the caller (a shard running FLUSHALL)
+// does not wait for the job's pauses, and the job never touches address
+// space mapped anew by someone else.
 func (p *blockPool) release() { p.releaseAsync(false) }
 
 // releaseAsync is release; with async the address space is unmapped by
@@ -485,10 +486,22 @@ func (p *blockPool) releaseAsync(async bool) {
 		}
 	}
 	switch {
-	case p.inFlight:
-		done := p.done
+	case p.inFlight || p.filling:
+		var done chan []unsafe.Pointer
+		var filled chan struct{}
+		if p.inFlight {
+			done = p.done
+		}
+		if p.filling {
+			filled = p.filled
+		}
 		go func() {
-			<-done
+			if done != nil {
+				<-done
+			}
+			if filled != nil {
+				<-filled
+			}
 			unmap()
 		}()
 	case async && len(regions) > 0:
@@ -503,8 +516,7 @@ func (p *blockPool) releaseAsync(async bool) {
 // another thread, so that the shard finds their pages resident. It asks the
 // kernel to fault pages in for writing without changing their contents
 // (MADV_POPULATE_WRITE, Linux 5.14), which is safe while the shard already
-// writes to them; on older kernels it does nothing. If the pool has been
-// released meanwhile the call fails harmlessly.
+// writes to them; on older kernels it does nothing.
 func populate(b unsafe.Pointer, n int) {
 	_ = unix.Madvise(unsafe.Slice((*byte)(b), n*blockBytes), unix.MADV_POPULATE_WRITE)
 }

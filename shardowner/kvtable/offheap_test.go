@@ -305,18 +305,27 @@ func residentBlocks(tb testing.TB, p *blockPool) int {
 // pool has none), while the blocks the shard takes next are resident.
 func TestFaultAhead(t *testing.T) {
 	var p blockPool
-	defer p.release()
 	use := func(b unsafe.Pointer) {
 		for off := 0; off < blockBytes; off += osPageBytes {
 			*(*byte)(unsafe.Add(b, off)) = 1
 		}
 	}
-	var last unsafe.Pointer
-	for _, n := range []int{spanBlocks / 2, 3*spanBlocks + 5, 2*spanBlocks - 2} {
-		for p.inUse < n {
-			last = p.get(false)
-			use(last)
+	defer p.release()
+	// wait lets the job in flight finish, so that the next handout starts
+	// one for the whole window.
+	wait := func() {
+		if p.filling {
+			<-p.filled
+			p.filling = false
 		}
+	}
+	for _, n := range []int{spanBlocks / 2, 2*spanBlocks - 2, 3*spanBlocks + 5} {
+		for p.inUse < n-1 {
+			use(p.get(false))
+		}
+		wait()
+		last := p.get(false)
+		use(last)
 		if err := p.checkErr(); err != nil {
 			t.Fatal(err)
 		}
@@ -324,36 +333,30 @@ func TestFaultAhead(t *testing.T) {
 		if n >= spanBlocks {
 			want = aheadBlocks
 		}
-		if p.ahead > want || want > 0 && p.ahead == 0 {
-			t.Fatalf("%d blocks in use, %d faulted in ahead; want up to %d", n, p.ahead, want)
+		if p.ahead != want {
+			t.Fatalf("%d blocks in use, %d faulted in ahead; want %d", n, p.ahead, want)
 		}
-		// The jobs run on other goroutines: watch them for a while.
-		deadline := time.Now().Add(300 * time.Millisecond)
-		for {
-			res := residentBlocks(t, &p)
-			if res > p.inUse+p.ahead {
-				t.Fatalf("%d blocks in use, %d resident; want at most %d more", p.inUse, res, p.ahead)
-			}
-			if res == p.inUse+p.ahead || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
+		wait()
+		res := residentBlocks(t, &p)
+		if res > p.inUse+p.ahead {
+			t.Fatalf("%d blocks in use, %d resident; want at most %d more", p.inUse, res, p.ahead)
 		}
 		// The next blocks come from those faulted in, which
 		// MADV_POPULATE_WRITE (Linux 5.14) has made resident.
-		if want > 0 && residentBlocks(t, &p) == p.inUse+p.ahead {
-			for range p.ahead {
-				b := p.get(false)
-				vec := make([]byte, blockBytes/osPageBytes)
-				if err := mincore(b, blockBytes, vec); err != nil {
-					t.Fatal(err)
-				}
-				if slices.Contains(vec, 0) {
-					t.Fatalf("block %p after %p handed out not resident", b, last)
-				}
-				use(b)
-				last = b
+		if res < p.inUse+p.ahead {
+			continue
+		}
+		for range want {
+			b := p.get(false)
+			vec := make([]byte, blockBytes/osPageBytes)
+			if err := mincore(b, blockBytes, vec); err != nil {
+				t.Fatal(err)
 			}
+			if slices.Contains(vec, 0) {
+				t.Fatalf("block %p after %p handed out not resident", b, last)
+			}
+			use(b)
+			last = b
 		}
 	}
 }
