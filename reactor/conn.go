@@ -5,6 +5,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
+	"github.com/valyala/bytebufferpool"
 	"golang.org/x/sys/unix"
 )
 
@@ -57,6 +58,11 @@ type Conn struct {
 	req   resp.Parser // how far the parse of the request at in[0] has got
 	out   []byte
 	outAt int // bytes of out already written
+
+	// inBig holds in while in has grown past inInitial; inOwn is then the
+	// connection's own buffer, which in goes back to.
+	inBig *bytebufferpool.ByteBuffer
+	inOwn []byte
 
 	slots     []*router.Slot // replies not yet written, in request order
 	sent      int            // slots at the front already written by Take
@@ -492,4 +498,51 @@ func (c *Conn) nextTxnSeq() uint8 {
 	seq := c.txnSeq
 	c.txnSeq = (c.txnSeq + 1) % (2 * router.MaxTxns)
 	return seq
+}
+
+// inPool holds the input buffers that grew for a large request, once what is
+// left of one fits the connection's own buffer again. A client that streams
+// requests over inInitial grows and gives up a buffer every few requests;
+// made afresh each time, those buffers would be garbage that grows the heap
+// between collections.
+var inPool bytebufferpool.Pool
+
+// inPoolMax is the biggest input buffer inPool takes back; a bigger one is
+// left to the collector, so that the pool never holds much.
+const inPoolMax = 1 << 20
+
+// growIn doubles cn's input buffer, keeping what it holds.
+func (cn *Conn) growIn() {
+	b := inPool.Get()
+	if n := 2 * cap(cn.in); cap(b.B) < n {
+		b.B = make([]byte, 0, n)
+	}
+	b.B = append(b.B[:0], cn.in...)
+	if cn.inBig != nil {
+		putIn(cn.inBig)
+	} else {
+		cn.inOwn = cn.in[:0]
+	}
+	cn.inBig, cn.in = b, b.B
+}
+
+// shrinkIn moves what is left in cn's grown input buffer back to its own.
+func (cn *Conn) shrinkIn() {
+	own := cn.inOwn
+	if own == nil {
+		own = make([]byte, 0, inInitial)
+	}
+	cn.in = append(own[:0], cn.in...)
+	if cn.inBig != nil {
+		putIn(cn.inBig)
+	}
+	cn.inBig, cn.inOwn = nil, nil
+}
+
+func putIn(b *bytebufferpool.ByteBuffer) {
+	if cap(b.B) <= inPoolMax {
+		// The pool learns its sizes from the lengths it is given.
+		b.B = b.B[:cap(b.B)]
+		inPool.Put(b)
+	}
 }

@@ -582,9 +582,7 @@ func (c *Core) read(cn *Conn) {
 			c.close(cn)
 			return
 		}
-		grown := make([]byte, len(cn.in), 2*cap(cn.in))
-		copy(grown, cn.in)
-		cn.in = grown
+		cn.growIn()
 	}
 	free := cn.in[len(cn.in):cap(cn.in)]
 	n, err := rawRead(cn.fd, free)
@@ -718,9 +716,9 @@ outer:
 	rest := copy(cn.in, cn.in[pos:])
 	cn.in = cn.in[:rest]
 	// A buffer that grew for a large request is not kept once what is left
-	// fits a new one.
+	// fits the connection's own one.
 	if rest <= inInitial/2 && cap(cn.in) > inInitial {
-		cn.in = append(make([]byte, 0, inInitial), cn.in...)
+		cn.shrinkIn()
 	}
 }
 

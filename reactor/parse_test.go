@@ -2,6 +2,8 @@ package reactor
 
 import (
 	"bufio"
+	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,6 +56,54 @@ func TestInputBufferShrinks(t *testing.T) {
 	c.parse(cn)
 	if string(cn.in) != partial || cap(cn.in) > inInitial {
 		t.Fatalf("buffer of %d bytes holding %q", cap(cn.in), cn.in)
+	}
+}
+
+// A stream of requests bigger than a connection's own input buffer, which
+// grows it and gives it up again every few requests, leaves next to
+// nothing for the collector: the grown buffers are used again.
+func TestLargeRequestsReuseInputBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes pooled buffers allocate")
+	}
+	srv := startInProcess(t, 1)
+	c := dial(t, srv)
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	var b strings.Builder
+	b.WriteString("*1002\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "$16\r\n%016d\r\n", i)
+	}
+	req := []byte(b.String()) // 23 KB
+	r := bufio.NewReader(c)
+	run := func(n int) {
+		errc := make(chan error, 1)
+		go func() {
+			for range n {
+				if _, err := c.Write(req); err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}()
+		for range n {
+			if line, err := r.ReadSlice('\n'); err != nil || line[0] != ':' {
+				t.Fatalf("reply %q, %v", line, err)
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(20) // the list and the connection grow first
+	const n = 400
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run(n)
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 1024 {
+		t.Errorf("%d bytes allocated per %d-byte request", per, len(req))
 	}
 }
 

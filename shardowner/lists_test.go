@@ -3,6 +3,7 @@ package shardowner
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -539,6 +540,33 @@ func TestListHotPathAllocs(t *testing.T) {
 			if allocs != 0 {
 				t.Errorf("%s on a list of %d allocates %v times per call", tc.name, n, allocs)
 			}
+		}
+	}
+}
+
+// TestListGrowGarbage: pushes onto a big list leave the collector next to
+// nothing, also as its head and tail nodes fill item by item and move to
+// bigger items: the pages those leave empty are used again.
+func TestListGrowGarbage(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes pooled buffers allocate")
+	}
+	for _, push := range []struct {
+		name string
+		h    Handler
+	}{{"lpush", LPush}, {"rpush", RPush}} {
+		c := benchList(10000)
+		argv := args(push.name, "l", "element:00000001")
+		const n = 200000
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range n {
+			c.W.B = c.W.B[:0]
+			push.h(c, argv)
+		}
+		runtime.ReadMemStats(&after)
+		if per := float64(after.TotalAlloc-before.TotalAlloc) / n; per > 0.5 {
+			t.Errorf("%s onto a big list allocates %.1f bytes per element", push.name, per)
 		}
 	}
 }

@@ -18,10 +18,13 @@ package kvtable
 // A page of full size (64 KiB) is a block of the table's off-heap pool; the
 // first, smaller pages of a class and large pages are on the Go heap, so a
 // small table maps nothing and a big one keeps almost nothing on the heap.
+// The buffers of the smaller pages come from pagePool and go back to it.
 
 import (
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/valyala/bytebufferpool"
 )
 
 const (
@@ -43,6 +46,14 @@ const (
 	// allocate a page each time.
 	keepPageBytes = 4 << 10
 )
+
+// pagePool holds the buffers of released heap pages for the next new
+// ones. An entry that grows item by item (a list's tail node) leaves a
+// class's only page empty, and takes a new page of a near size, at every
+// step: made afresh each time, those pages would be most of what such a
+// table allocates, and their garbage would grow the heap between
+// collections.
+var pagePool bytebufferpool.Pool
 
 // classSize lists the item sizes: steps of 8 bytes up to 128, then four
 // classes per doubling up to maxClassSize.
@@ -88,6 +99,8 @@ type page struct {
 	inPartial bool
 	evac      bool // being emptied by compaction: allocation skips it
 	offHeap   bool // buf is a block of the pool
+
+	pooled *bytebufferpool.ByteBuffer // holds buf, for a heap page from pagePool
 }
 
 type arena struct {
@@ -207,10 +220,11 @@ func (a *arena) newPage(c uint8) uint32 {
 		pg.buf = unsafe.Slice((*byte)(a.pool.get(false)), blockBytes)[:n*size]
 		pg.offHeap = true
 	} else {
-		pg.buf = make([]byte, n*size)
+		pg.pooled = pageBuf(int(n * size))
+		pg.buf = pg.pooled.B
 	}
 	a.pages[idx] = pg
-	a.bytes += int(n * size)
+	a.bytes += pg.held()
 	a.npages[c]++
 	a.capa[c] += int(n)
 	a.pushPartial(idx)
@@ -245,9 +259,12 @@ func (a *arena) free(ref uint32) {
 
 func (a *arena) release(idx uint32) {
 	p := &a.pages[idx]
-	a.bytes -= len(p.buf)
+	a.bytes -= p.held()
 	if p.offHeap {
 		a.pool.put(blockOf(p.buf))
+	}
+	if p.pooled != nil {
+		pagePool.Put(p.pooled)
 	}
 	if c := p.class; c != largeClass {
 		if p.inPartial {
@@ -261,6 +278,28 @@ func (a *arena) release(idx uint32) {
 	}
 	*p = page{}
 	a.freePages = append(a.freePages, idx)
+}
+
+// pageBuf returns a buffer of n bytes from pagePool. A pooled buffer too
+// small for n, or over twice n, is left to the collector: one that big would
+// hide most of its bytes from the arena's count. Its contents are whatever
+// it last held, which a page never reads: items past bump are not walked,
+// and a freed item's bytes are written when it is freed.
+func pageBuf(n int) *bytebufferpool.ByteBuffer {
+	b := pagePool.Get()
+	if c := cap(b.B); c < n || c > 2*n {
+		b.B = make([]byte, n)
+	}
+	b.B = b.B[:n]
+	return b
+}
+
+// held is the bytes the page holds: for a pooled buffer its whole capacity.
+func (p *page) held() int {
+	if p.pooled != nil {
+		return cap(p.buf)
+	}
+	return len(p.buf)
 }
 
 func (a *arena) pushPartial(idx uint32) {

@@ -97,7 +97,7 @@ func (t *Table) Check() error {
 		if p.buf == nil {
 			continue
 		}
-		bytes += len(p.buf)
+		bytes += p.held()
 		live := 0
 		for it := uint32(0); it < p.nitems; it++ {
 			if seen[uint32(i)<<refItemBits|it] {
@@ -216,19 +216,21 @@ func (t *Table) blocksHeld() int {
 
 // checkErr verifies the pool's counters against its spans' bitmaps.
 func (p *blockPool) checkErr() error {
-	inUse, warm := 0, 0
+	inUse, warm, ahead := 0, 0, p.nextAhead
 	for _, s := range p.spans {
 		if s.base == nil {
 			continue
 		}
-		if s.warm&^s.free != 0 || s.releasing&s.free != 0 {
-			return fmt.Errorf("span %p: free %#x warm %#x releasing %#x", s.base, s.free, s.warm, s.releasing)
+		if s.warm&^s.free != 0 || s.releasing&s.free != 0 || s.ahead&^s.free != 0 || s.ahead&s.warm != 0 {
+			return fmt.Errorf("span %p: free %#x warm %#x releasing %#x ahead %#x", s.base, s.free, s.warm, s.releasing, s.ahead)
 		}
 		inUse += spanBlocks - bits.OnesCount32(s.free|s.releasing)
 		warm += bits.OnesCount32(s.warm)
+		ahead += bits.OnesCount32(s.ahead)
 	}
-	if inUse != p.inUse || warm != p.warm {
-		return fmt.Errorf("pool counts %d in use and %d warm, spans say %d and %d", p.inUse, p.warm, inUse, warm)
+	if inUse != p.inUse || warm != p.warm || ahead != p.ahead {
+		return fmt.Errorf("pool counts %d in use, %d warm and %d ahead, spans say %d, %d and %d",
+			p.inUse, p.warm, p.ahead, inUse, warm, ahead)
 	}
 	return nil
 }

@@ -9,15 +9,17 @@ package kvtable
 //
 // Blocks are carved from 2 MiB spans aligned to 2 MiB, so that a block's
 // span is found by masking its address; spans are carved from regions of
-// address space mapped a few at a time. A freed block stays resident ("warm")
-// and is cleared when it is handed out again: a growing table reuses the
-// blocks a resize frees without a page fault. Warm blocks are given back to
-// the kernel (MADV_DONTNEED) gradually, an eighth of the excess per Tick, as
-// jemalloc decays dirty pages; the excess is what is warm past warmFloor and
-// past the blocks the pool handed out in its last keepTicks Ticks. So memory
-// falls within seconds after mass deletes, while a table that grows, or frees
-// and allocates in turn, does not fault its own blocks in again. A given-back
-// block reads as zeros.
+// address space mapped a few at a time. Once a pool has a span's worth of
+// blocks in use, another goroutine faults in the next few blocks it will
+// hand out, ahead of the shard (see fillAhead). A freed block stays
+// resident ("warm") and is cleared when it is handed out again: a growing
+// table reuses the blocks a resize frees without a page fault. Warm blocks
+// are given back to the kernel (MADV_DONTNEED) gradually, an eighth of the
+// excess per Tick, as jemalloc decays dirty pages; the excess is what is
+// warm past warmFloor and past the blocks the pool handed out in its last
+// keepTicks Ticks. So memory falls within seconds after mass deletes, while
+// a table that grows, or frees and allocates in turn, does not fault its own
+// blocks in again. A given-back block reads as zeros.
 //
 // Giving memory back is done by a short-lived goroutine, never by the shard
 // itself, and only from the timer, a bounded job at a time: madvise must
@@ -49,6 +51,12 @@ const (
 	spanBlocks = spanBytes / blockBytes // 32: a span's free blocks fit a uint32 bitmap
 
 	osPageBytes = 4 << 10 // the smallest page size of the platforms corekv runs on
+
+	// aheadBlocks is how many blocks past the last one handed out a pool
+	// of at least a span keeps faulted in ahead. A block takes a shard
+	// many writes to fill, so a few are enough to keep faults off it, and
+	// what they hold beyond the blocks in use stays small.
+	aheadBlocks = 4
 )
 
 // giveBack hands blocks back giveBackBurst at a time, with giveBackPause
@@ -76,6 +84,7 @@ type span struct {
 	free      uint32 // bit i set: block i is free
 	warm      uint32 // bit i set: block i is free, resident, and holds old bytes
 	releasing uint32 // bit i set: block i is being given back to the kernel
+	ahead     uint32 // bit i set: block i is free, not warm, and faulted in ahead
 	partial   int32  // position in blockPool.partial, -1 if not there
 }
 
@@ -88,6 +97,11 @@ type blockPool struct {
 	partial []int32           // spans with a free block
 	inUse   int               // blocks handed out
 	warm    int               // warm blocks over all spans
+	// ahead counts the blocks faulted in ahead: those of the spans, and
+	// nextAhead at the head of the span to be carved next.
+	ahead, nextAhead int
+	filling          bool          // a fillAhead job is running
+	filled           chan struct{} // where it reports done
 
 	regions    []unsafe.Pointer // mapped address space, carved into spans
 	regionUsed int              // spans carved from the last region
@@ -102,42 +116,136 @@ type blockPool struct {
 	recentGets int
 }
 
-// get returns a zeroed block of blockBytes bytes. With touch, a block that
-// is not resident is faulted in at once, page by page (see prefault).
+// get returns a zeroed block of blockBytes bytes: a warm one if there is
+// one, else one faulted in ahead, else any. With touch, a block that is not
+// resident is faulted in at once, page by page (see prefault).
 func (p *blockPool) get(touch bool) unsafe.Pointer {
 	if len(p.partial) == 0 {
 		p.mapSpan()
 	}
 	si := p.partial[len(p.partial)-1]
-	if p.warm > 0 && p.spans[si].warm == 0 {
-		for _, k := range p.partial {
-			if p.spans[k].warm != 0 {
-				si = k
-				break
-			}
-		}
+	if s := &p.spans[si]; p.warm > 0 && s.warm == 0 || p.ahead > p.nextAhead && s.warm|s.ahead == 0 {
+		si = p.residentSpan(si)
 	}
 	s := &p.spans[si]
 	pick := s.free
 	if s.warm != 0 {
 		pick = s.warm
+	} else if s.ahead != 0 {
+		pick = s.ahead
 	}
 	i := bits.TrailingZeros32(pick)
-	s.free &^= 1 << i
+	bit := uint32(1) << i
+	s.free &^= bit
 	b := unsafe.Add(s.base, i*blockBytes)
-	if s.warm&(1<<i) != 0 {
-		s.warm &^= 1 << i
+	warm := s.warm&bit != 0
+	if warm {
+		s.warm &^= bit
 		p.warm--
 		clear(unsafe.Slice((*byte)(b), blockBytes))
-	} else if touch {
-		prefault(b)
+	} else {
+		if s.ahead&bit != 0 {
+			s.ahead &^= bit
+			p.ahead--
+		}
+		if touch {
+			// Cheap if the block was faulted in ahead; the job may
+			// not have reached it yet.
+			prefault(b)
+		}
 	}
 	if s.free == 0 {
 		p.dropPartial(si)
 	}
 	p.inUse++
 	p.gets++
+	if !warm && p.inUse >= spanBlocks {
+		p.fillAhead(si, i)
+	}
 	return b
+}
+
+// residentSpan returns a span with a warm block, else one with a block
+// faulted in ahead, else si.
+func (p *blockPool) residentSpan(si int32) int32 {
+	found := si
+	for _, k := range p.partial {
+		s := &p.spans[k]
+		if s.warm != 0 {
+			return k
+		}
+		if s.ahead != 0 && p.spans[found].ahead == 0 {
+			found = k
+		}
+	}
+	return found
+}
+
+// fillAhead has the free blocks that follow block i of span si, up to
+// aheadBlocks of them, faulted in by another goroutine, so that the shard
+// finds them resident when it takes them, as it takes blocks of a span in
+// order; past the end of the last span carved, it does so for the head of
+// the next. Those already resident or asked for are skipped. One job runs
+// at a time: while one does, the blocks it has not covered wait for the
+// next handout.
+func (p *blockPool) fillAhead(si int32, i int) {
+	if p.filling {
+		select {
+		case <-p.filled:
+			p.filling = false
+		default:
+			return
+		}
+	}
+	var job fillJob
+	s := &p.spans[si]
+	end := i + 1 + aheadBlocks
+	want := s.free &^ (s.warm | s.ahead) & (1<<min(end, spanBlocks) - 1) &^ (1<<(i+1) - 1)
+	s.ahead |= want
+	p.ahead += bits.OnesCount32(want)
+	for want != 0 {
+		first := bits.TrailingZeros32(want)
+		n := bits.TrailingZeros32(^(want >> first))
+		job.add(unsafe.Add(s.base, first*blockBytes), n)
+		want &^= (1<<n - 1) << first
+	}
+	if end > spanBlocks && int(si) == len(p.spans)-1 {
+		if head := end - spanBlocks; head > p.nextAhead {
+			job.add(unsafe.Add(p.nextSpan(), p.nextAhead*blockBytes), head-p.nextAhead)
+			p.ahead += head - p.nextAhead
+			p.nextAhead = head
+		}
+	}
+	if job.n == 0 {
+		return
+	}
+	if p.filled == nil {
+		p.filled = make(chan struct{}, 1)
+	}
+	p.filling = true
+	go job.run(p.filled)
+}
+
+// fillJob is the runs of blocks one fillAhead faults in: at most one per
+// block of the window, and the head of the next span.
+type fillJob struct {
+	runs [aheadBlocks + 1]struct {
+		b unsafe.Pointer
+		n int
+	}
+	n int
+}
+
+func (j *fillJob) add(b unsafe.Pointer, n int) {
+	j.runs[j.n].b, j.runs[j.n].n = b, n
+	j.n++
+}
+
+func (j fillJob) run(done chan<- struct{}) {
+	for _, r := range j.runs[:j.n] {
+		populate(r.b, r.n)
+	}
+	done <- struct{}{}
 }
 
 // put returns block b, which get handed out, to the pool. It stays warm.
@@ -309,28 +417,25 @@ func (p *blockPool) settle() {
 // process's memory-map lock, which page faults wait on).
 func regionSpans(k int) int { return 1 << min(k, 5) }
 
-func (p *blockPool) mapSpan() {
+// nextSpan returns the base of the span mapSpan will carve next, mapping a
+// region for it if the last one is used up.
+func (p *blockPool) nextSpan() unsafe.Pointer {
 	if len(p.regions) == 0 || p.regionUsed == regionSpans(len(p.regions)-1) {
 		p.mapRegion()
 	}
-	region := p.regions[len(p.regions)-1]
-	base := unsafe.Add(region, p.regionUsed*spanBytes)
+	return unsafe.Add(p.regions[len(p.regions)-1], p.regionUsed*spanBytes)
+}
+
+func (p *blockPool) mapSpan() {
+	base := p.nextSpan()
 	p.regionUsed++
-	switch {
-	case p.regionUsed < regionSpans(len(p.regions)-1):
-		go populate(unsafe.Add(region, p.regionUsed*spanBytes))
-	case len(p.regions) > 1:
-		// The region is used up and the table keeps growing: map the next
-		// one now, so that its first span is made resident ahead like the
-		// others instead of faulting under the shard one page at a time.
-		p.mapRegion()
-		go populate(p.regions[len(p.regions)-1])
-	}
 	if p.byBase == nil {
 		p.byBase = make(map[uintptr]int32)
 	}
 	si := int32(len(p.spans))
-	p.spans = append(p.spans, span{base: base, free: 1<<spanBlocks - 1, partial: int32(len(p.partial))})
+	ahead := uint32(1)<<p.nextAhead - 1
+	p.nextAhead = 0
+	p.spans = append(p.spans, span{base: base, free: 1<<spanBlocks - 1, ahead: ahead, partial: int32(len(p.partial))})
 	p.partial = append(p.partial, si)
 	p.byBase[uintptr(base)] = si
 }
@@ -364,10 +469,11 @@ func (p *blockPool) dropPartial(si int32) {
 }
 
 // release unmaps every region, whether or not its blocks were put back: the
-// table is being cleared or has become unreachable. If a give-back job is in
-// flight, the regions are unmapped once it is done, by another goroutine, so
-// that the caller (a shard running FLUSHALL) does not wait for the job's
-// pauses.
+// table is being cleared or has become unreachable. If a job (giving blocks
+// back or faulting them in) is in flight, the regions are unmapped once it is
+// done, by another goroutine, so that the caller (a shard running FLUSHALL)
+// does not wait for the job's pauses, and the job never touches address
+// space mapped anew by someone else.
 func (p *blockPool) release() { p.releaseAsync(false) }
 
 // releaseAsync is release; with async the address space is unmapped by
@@ -381,10 +487,22 @@ func (p *blockPool) releaseAsync(async bool) {
 		}
 	}
 	switch {
-	case p.inFlight:
-		done := p.done
+	case p.inFlight || p.filling:
+		var done chan []unsafe.Pointer
+		var filled chan struct{}
+		if p.inFlight {
+			done = p.done
+		}
+		if p.filling {
+			filled = p.filled
+		}
 		go func() {
-			<-done
+			if done != nil {
+				<-done
+			}
+			if filled != nil {
+				<-filled
+			}
 			unmap()
 		}()
 	case async && len(regions) > 0:
@@ -395,14 +513,13 @@ func (p *blockPool) releaseAsync(async bool) {
 	*p = blockPool{}
 }
 
-// populate faults in the span at b, which will be carved next, from another
-// thread, so that the shard that carves it finds its pages resident. It
-// asks the kernel to fault pages in for writing without changing their
-// contents (MADV_POPULATE_WRITE, Linux 5.14), which is safe while the shard
-// already writes to the span; on older kernels it does nothing. If the pool
-// has been released meanwhile the call fails harmlessly.
-func populate(b unsafe.Pointer) {
-	_ = unix.Madvise(unsafe.Slice((*byte)(b), spanBytes), unix.MADV_POPULATE_WRITE)
+// populate faults in the n blocks at b, which the shard will take soon, from
+// another thread, so that the shard finds their pages resident. It asks the
+// kernel to fault pages in for writing without changing their contents
+// (MADV_POPULATE_WRITE, Linux 5.14), which is safe while the shard already
+// writes to them; on older kernels it does nothing.
+func populate(b unsafe.Pointer, n int) {
+	_ = unix.Madvise(unsafe.Slice((*byte)(b), n*blockBytes), unix.MADV_POPULATE_WRITE)
 }
 
 // prefault touches every page of block b, which is not resident, in address

@@ -7,10 +7,13 @@ import (
 	"os"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // mappedBytes is the address space of the spans carved so far.
@@ -266,6 +269,95 @@ func TestNoDecayWhileGrowing(t *testing.T) {
 	p.settle()
 	if err := p.checkErr(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// mincore sets vec[i]&1 when page i of the n bytes at b is resident.
+func mincore(b unsafe.Pointer, n int, vec []byte) error {
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(b), uintptr(n), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// residentBlocks counts the blocks of p's regions that have a page resident.
+func residentBlocks(tb testing.TB, p *blockPool) int {
+	n := 0
+	for k, r := range p.regions {
+		size := regionSpans(k) * spanBytes
+		vec := make([]byte, size/osPageBytes)
+		if err := mincore(r, size, vec); err != nil {
+			tb.Skip("mincore:", err)
+		}
+		for b := 0; b < len(vec); b += blockBytes / osPageBytes {
+			if slices.ContainsFunc(vec[b:b+blockBytes/osPageBytes], func(v byte) bool { return v&1 != 0 }) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestFaultAhead checks that a pool of a span or more keeps the next
+// aheadBlocks blocks it will hand out faulted in, and no more than that:
+// memory resident past the blocks in use stays within aheadBlocks (a small
+// pool has none), while the blocks the shard takes next are resident.
+func TestFaultAhead(t *testing.T) {
+	var p blockPool
+	use := func(b unsafe.Pointer) {
+		for off := 0; off < blockBytes; off += osPageBytes {
+			*(*byte)(unsafe.Add(b, off)) = 1
+		}
+	}
+	defer p.release()
+	// wait lets the job in flight finish, so that the next handout starts
+	// one for the whole window.
+	wait := func() {
+		if p.filling {
+			<-p.filled
+			p.filling = false
+		}
+	}
+	for _, n := range []int{spanBlocks / 2, 2*spanBlocks - 2, 3*spanBlocks + 5} {
+		for p.inUse < n-1 {
+			use(p.get(false))
+		}
+		wait()
+		last := p.get(false)
+		use(last)
+		if err := p.checkErr(); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if n >= spanBlocks {
+			want = aheadBlocks
+		}
+		if p.ahead != want {
+			t.Fatalf("%d blocks in use, %d faulted in ahead; want %d", n, p.ahead, want)
+		}
+		wait()
+		res := residentBlocks(t, &p)
+		if res > p.inUse+p.ahead {
+			t.Fatalf("%d blocks in use, %d resident; want at most %d more", p.inUse, res, p.ahead)
+		}
+		// The next blocks come from those faulted in, which
+		// MADV_POPULATE_WRITE (Linux 5.14) has made resident.
+		if res < p.inUse+p.ahead {
+			continue
+		}
+		for range want {
+			b := p.get(false)
+			vec := make([]byte, blockBytes/osPageBytes)
+			if err := mincore(b, blockBytes, vec); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(vec, 0) {
+				t.Fatalf("block %p after %p handed out not resident", b, last)
+			}
+			use(b)
+			last = b
+		}
 	}
 }
 

@@ -890,10 +890,10 @@ func (t *Table) ArenaBytes() int {
 }
 
 // OffHeapBytes returns the memory the table, and its big aggregates, have
-// mapped outside the Go heap and not given back: blocks in use and warm
-// ones.
+// mapped outside the Go heap and not given back: blocks in use, warm ones
+// and those faulted in ahead.
 func (t *Table) OffHeapBytes() int {
-	n := (t.pool.inUse + t.pool.warm) * blockBytes // Order's pages' included
+	n := (t.pool.inUse + t.pool.warm + t.pool.ahead) * blockBytes // Order's pages' included
 	for _, o := range t.objs {
 		if o != nil {
 			n += o.OffHeapBytes()
