@@ -62,6 +62,10 @@ func TestCommandGetKeys(t *testing.T) {
 // without keys, and commands corekv does not have.
 var getKeysCases = []string{
 	"get k",
+	"setbit k 1 1",
+	"getbit k 1",
+	"bitcount k 0 -1 bit",
+	"bitpos k 1 0",
 	"set k v",
 	"set k v get",
 	"set k v nx GET",

@@ -1,0 +1,167 @@
+package shardowner
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/corekv/corekv/resp"
+)
+
+func init() {
+	for name, h := range map[string]Handler{
+		"setbit": SetBit, "getbit": GetBit, "bitcount": BitCount, "bitpos": BitPos,
+	} {
+		handlers[name] = h
+	}
+}
+
+// The replies below are redis-server 7.0.15's.
+func TestBitScript(t *testing.T) {
+	runCases(t, []scriptCase{
+		{"setbit getbit", []step{
+			{"setbit a 7 1", num(0)},
+			{"setbit a 7 1", num(1)},
+			{"get a", bulk("\x01")},
+			{"setbit a 100 1", num(0)},
+			{"strlen a", num(13)},
+			{"getbit a 100", num(1)},
+			{"getbit a 99", num(0)},
+			{"getbit a 4294967295", num(0)},
+			{"getbit nokey 0", num(0)},
+			{"setbit a -1 1", errr(errBitOffset)},
+			{"setbit a 4294967296 1", errr(errBitOffset)},
+			{"getbit a 4294967296", errr(errBitOffset)},
+			{"setbit a 0 2", errr(errBitValue)},
+			{"setbit a 0 -1", errr(errBitValue)},
+			{"setbit a 0 x", errr(errBitValue)},
+			{"setbit a x 1", errr(errBitOffset)},
+			// An integer is read and written as its digits.
+			{"set n 12345", ok},
+			{"getbit n 2", num(1)},
+			{"setbit n 0 1", num(0)},
+			{"get n", bulk("\xb12345")},
+			{"rpush l x", num(1)},
+			{"setbit l 0 1", errr(resp.ErrWrongType)},
+			{"getbit l 0", errr(resp.ErrWrongType)},
+			// An unchanged bit of a new key still creates it.
+			{"setbit z 15 0", num(0)},
+			{"get z", bulk("\x00\x00")},
+		}},
+		{"bitcount", []step{
+			{"set k foobar", ok},
+			{"bitcount k", num(26)},
+			{"bitcount k 0 0", num(4)},
+			{"bitcount k 1 1", num(6)},
+			{"bitcount k 1 1 byte", num(6)},
+			{"bitcount k 5 30 BIT", num(17)},
+			{"bitcount k -1 -1 bit", num(0)},
+			{"bitcount k -2 -1", num(7)},
+			{"bitcount k -1 -2", num(0)},
+			{"bitcount k 100 200", num(0)},
+			{"bitcount k 0 -100", num(4)},
+			{"bitcount k 1", errr(resp.ErrSyntax)},
+			{"bitcount k 1 2 3 4", errr(resp.ErrSyntax)},
+			{"bitcount k 1 2 word", errr(resp.ErrSyntax)},
+			{"bitcount k a 2", errr(resp.ErrNotInteger)},
+			// A missing key is looked up first.
+			{"bitcount nokey a b", num(0)},
+			{"set e ''", ok},
+			{"bitcount n 0 -1", num(0)},
+			{"set n 12345", ok},
+			{"bitcount n", num(17)},
+		}},
+		{"bitpos", []step{
+			{"set k \xff\xf0\x00", ok},
+			{"bitpos k 0", num(12)},
+			{"bitpos k 1 2", num(-1)},
+			{"bitpos k 1 1 -1 bit", num(1)},
+			{"bitpos k 0 0 11 bit", num(-1)},
+			{"bitpos k 0 0 12 bit", num(12)},
+			{"bitpos k 1 7 15 bit", num(7)},
+			{"bitpos k 0 2 -1", num(16)},
+			{"bitpos k 1 -1 -2", num(-1)},
+			{"set ones \xff\xff", ok},
+			{"bitpos ones 0", num(16)},
+			{"bitpos ones 0 1", num(16)},
+			{"bitpos ones 0 0 -1", num(-1)},
+			{"bitpos ones 0 3 bit", errr(resp.ErrNotInteger)},
+			{"bitpos ones 0 3 -1 bit", num(-1)},
+			{"bitpos ones 2", errr(errBitArg)},
+			{"bitpos ones x", errr(resp.ErrNotInteger)},
+			{"bitpos ones 1 x", errr(resp.ErrNotInteger)},
+			{"bitpos ones 1 0 1 words", errr(resp.ErrSyntax)},
+			{"bitpos ones 1 0 1 bit x", errr(resp.ErrSyntax)},
+			{"bitpos nokey 0", num(0)},
+			{"bitpos nokey 1", num(-1)},
+			{"bitpos nokey 1 x", num(-1)},
+			{"rpush l x", num(1)},
+			{"bitpos l 1", errr(resp.ErrWrongType)},
+		}},
+	})
+}
+
+// TestBitModel checks SETBIT, GETBIT, BITCOUNT and BITPOS against a plain
+// slice of bits, over random ranges in both units.
+func TestBitModel(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	c := newTestCtx()
+	var model []bool
+	for i := 0; i < 3000; i++ {
+		off := rng.Intn(200)
+		on := rng.Intn(2)
+		want := int64(0)
+		if off < len(model) && model[off] {
+			want = 1
+		}
+		if got := do(c, "setbit", "k", ms(int64(off)), ms(int64(on))); got != num(want) {
+			t.Fatalf("setbit %d %d: %q, want %d", off, on, got, want)
+		}
+		for len(model) < (off/8+1)*8 {
+			model = append(model, false)
+		}
+		model[off] = on == 1
+		n := int64(len(model))
+		for range 3 {
+			start, end := rng.Int63n(2*n+4)-n-2, rng.Int63n(2*n+4)-n-2
+			unit := []string{"byte", "bit"}[rng.Intn(2)]
+			// BITCOUNT, not BITPOS, finds nothing in a range of two
+			// negative ends the wrong way round.
+			from, to := start, end
+			units, size := n/8, int64(8)
+			if unit == "bit" {
+				units, size = n, 1
+			}
+			if from < 0 {
+				from = max(from+units, 0)
+			}
+			if to < 0 {
+				to = max(to+units, 0)
+			}
+			to = min(to, units-1)
+			isEmpty := from > to
+			from, to = from*size, to*size+size-1
+			cnt := int64(0)
+			pos := [2]int64{-1, -1}
+			for b := from; !isEmpty && b <= to; b++ {
+				v := 0
+				if model[b] {
+					v = 1
+					cnt++
+				}
+				if pos[v] < 0 {
+					pos[v] = b
+				}
+			}
+			if start < 0 && end < 0 && start > end {
+				cnt = 0
+			}
+			if got := do(c, "bitcount", "k", ms(start), ms(end), unit); got != num(cnt) {
+				t.Fatalf("bitcount %d %d %s over %d bits: %q, want %d", start, end, unit, n, got, cnt)
+			}
+			bit := rng.Intn(2)
+			if got := do(c, "bitpos", "k", ms(int64(bit)), ms(start), ms(end), unit); got != num(pos[bit]) {
+				t.Fatalf("bitpos %d %d %d %s over %d bits: %q, want %d", bit, start, end, unit, n, got, pos[bit])
+			}
+		}
+	}
+}
