@@ -13,6 +13,9 @@ const (
 	errBitOffset     resp.Error = "ERR bit offset is not an integer or out of range"
 	errBitValue      resp.Error = "ERR bit is not an integer or out of range"
 	errBitArg        resp.Error = "ERR The bit argument must be 1 or 0."
+	errBitfieldType  resp.Error = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	errOverflowType  resp.Error = "ERR Invalid OVERFLOW type specified"
+	errBitfieldRO    resp.Error = "ERR BITFIELD_RO only supports the GET subcommand"
 	maxBitOffsetByte            = maxStringLen // a bit offset's byte must be below it
 )
 
@@ -340,4 +343,319 @@ func firstBit(s []byte, from, to int64, set bool) int64 {
 		i++
 	}
 	return -1
+}
+
+// BITFIELD's operations and overflow behaviours.
+const (
+	bfGet = 1 + iota
+	bfSet
+	bfIncrBy
+
+	bfWrap = 0
+	bfSat  = 1
+	bfFail = 2
+)
+
+// bitfieldOp is one GET, SET or INCRBY of BITFIELD.
+type bitfieldOp struct {
+	code     int
+	signed   bool
+	width    int
+	off      uint64
+	val      int64
+	overflow int
+}
+
+// nextBitfieldOp reads the operation of BITFIELD's arguments that starts at
+// argv[j], after any OVERFLOW settings, which change *overflow. It returns
+// the operation (code 0 when none is left) and where the next one starts,
+// or the error to reply.
+func nextBitfieldOp(argv [][]byte, j int, overflow *int) (op bitfieldOp, next int, err resp.Error) {
+	for j < len(argv) {
+		rem := len(argv) - j - 1
+		a := argv[j]
+		switch {
+		case resp.EqualFold(a, "get") && rem >= 2:
+			op.code = bfGet
+		case resp.EqualFold(a, "set") && rem >= 3:
+			op.code = bfSet
+		case resp.EqualFold(a, "incrby") && rem >= 3:
+			op.code = bfIncrBy
+		case resp.EqualFold(a, "overflow") && rem >= 1:
+			switch t := argv[j+1]; {
+			case resp.EqualFold(t, "wrap"):
+				*overflow = bfWrap
+			case resp.EqualFold(t, "sat"):
+				*overflow = bfSat
+			case resp.EqualFold(t, "fail"):
+				*overflow = bfFail
+			default:
+				return op, j, errOverflowType
+			}
+			j += 2
+			continue
+		default:
+			return op, j, resp.ErrSyntax
+		}
+		var ok bool
+		if op.signed, op.width, ok = parseBitfieldType(argv[j+1]); !ok {
+			return op, j, errBitfieldType
+		}
+		if op.off, ok = parseBitOffset(argv[j+2], true, op.width); !ok {
+			return op, j, errBitOffset
+		}
+		op.overflow = *overflow
+		if op.code == bfGet {
+			return op, j + 3, ""
+		}
+		if op.val, ok = resp.ParseInt(argv[j+3]); !ok {
+			return op, j, resp.ErrNotInteger
+		}
+		return op, j + 4, ""
+	}
+	return op, j, ""
+}
+
+// parseBitfieldType reads i1…i64 or u1…u63. Redis reads the width as a C
+// string, so it ends at a NUL byte.
+func parseBitfieldType(b []byte) (signed bool, width int, ok bool) {
+	if len(b) == 0 || (b[0] != 'i' && b[0] != 'u') {
+		return false, 0, false
+	}
+	signed = b[0] == 'i'
+	b = b[1:]
+	for i, ch := range b {
+		if ch == 0 {
+			b = b[:i]
+			break
+		}
+	}
+	n, ok := resp.ParseInt(b)
+	if !ok || n < 1 || n > 64 || (!signed && n > 63) {
+		return false, 0, false
+	}
+	return signed, int(n), true
+}
+
+// BitField: BITFIELD key [GET type offset | [OVERFLOW WRAP|SAT|FAIL]
+// SET type offset value | INCRBY type offset increment ...].
+func BitField(c *Ctx, argv [][]byte) { bitfield(c, argv, false) }
+
+// BitFieldRO: BITFIELD_RO key [GET type offset ...].
+func BitFieldRO(c *Ctx, argv [][]byte) { bitfield(c, argv, true) }
+
+// bitfield is the body of BITFIELD and BITFIELD_RO. All the arguments are
+// checked before anything runs; then, as in Redis, a command with writes
+// first grows the string to the furthest bit it writes, and each operation
+// sees the ones before it.
+func bitfield(c *Ctx, argv [][]byte, readOnly bool) {
+	n, writes := 0, false
+	var end uint64 // bytes the writes need
+	overflow := bfWrap
+	for j := 2; ; {
+		op, next, err := nextBitfieldOp(argv, j, &overflow)
+		if err != "" {
+			c.W.Err(err)
+			return
+		}
+		if op.code == 0 {
+			break
+		}
+		n++
+		if op.code != bfGet {
+			writes = true
+			end = max(end, (op.off+uint64(op.width)-1)>>3+1)
+		}
+		j = next
+	}
+	key := argv[1]
+	grew := false
+	if !writes {
+		_, found, ok := readString(c, key)
+		if !ok {
+			return
+		}
+		c.Shard.Stats.countLookup(found)
+	} else {
+		if readOnly {
+			c.W.Err(errBitfieldRO)
+			return
+		}
+		var ok bool
+		if grew, ok = growForBits(c, key, int(end)); !ok {
+			return
+		}
+	}
+	c.W.Array(n)
+	changes := false
+	overflow = bfWrap
+	t := c.Table()
+	for j := 2; ; {
+		op, next, _ := nextBitfieldOp(argv, j, &overflow)
+		if op.code == 0 {
+			break
+		}
+		j = next
+		// The field lies within 9 bytes from its first; past the string's
+		// end they read as zeros.
+		var buf [9]byte
+		var tmp [20]byte
+		v, _ := t.Get(key)
+		s := stringBytes(v, &tmp)
+		first := op.off >> 3
+		if first < uint64(len(s)) {
+			copy(buf[:], s[first:])
+		}
+		off := op.off & 7
+		if op.code == bfGet {
+			if op.signed {
+				c.W.Int(getSignedBits(buf[:], off, op.width))
+			} else {
+				c.W.Int(int64(getBits(buf[:], off, op.width)))
+			}
+			continue
+		}
+		var oldBits, newBits uint64
+		var failed bool
+		if op.signed {
+			old := getSignedBits(buf[:], off, op.width)
+			var nv, reply int64
+			if op.code == bfIncrBy {
+				nv, failed = signedOverflow(old, op.val, op.width, op.overflow)
+				reply = nv
+			} else {
+				nv, failed = signedOverflow(op.val, 0, op.width, op.overflow)
+				reply = old
+			}
+			if !failed {
+				c.W.Int(reply)
+			}
+			oldBits, newBits = uint64(old), uint64(nv)
+		} else {
+			old := getBits(buf[:], off, op.width)
+			var nv, reply uint64
+			if op.code == bfIncrBy {
+				nv, failed = unsignedOverflow(old, op.val, op.width, op.overflow)
+				reply = nv
+			} else {
+				nv, failed = unsignedOverflow(uint64(op.val), 0, op.width, op.overflow)
+				reply = old
+			}
+			if !failed {
+				c.W.Int(int64(reply))
+			}
+			oldBits, newBits = old, nv
+		}
+		if failed {
+			c.W.Null()
+			continue
+		}
+		if grew || oldBits != newBits {
+			changes = true
+		}
+		if oldBits != newBits {
+			setBits(buf[:], off, op.width, newBits)
+			// The string already holds these bytes: the write never
+			// needs room.
+			t.WriteAt(key, int(first), buf[:(off+uint64(op.width)+7)>>3])
+		}
+	}
+	if changes {
+		c.Notify(NotifyString, "setbit", key)
+	}
+}
+
+// getBits reads width bits of p from bit off, most significant first.
+func getBits(p []byte, off uint64, width int) uint64 {
+	var v uint64
+	for i := 0; i < width; i++ {
+		v = v<<1 | uint64(p[off>>3]>>(7-off&7)&1)
+		off++
+	}
+	return v
+}
+
+// getSignedBits is getBits read as a two's complement number.
+func getSignedBits(p []byte, off uint64, width int) int64 {
+	v := getBits(p, off, width)
+	if width < 64 && v>>(width-1)&1 != 0 {
+		v |= math.MaxUint64 << width
+	}
+	return int64(v)
+}
+
+// setBits writes the low width bits of v into p from bit off.
+func setBits(p []byte, off uint64, width int, v uint64) {
+	for i := width - 1; i >= 0; i-- {
+		mask := byte(1) << (7 - off&7)
+		if v>>i&1 != 0 {
+			p[off>>3] |= mask
+		} else {
+			p[off>>3] &^= mask
+		}
+		off++
+	}
+}
+
+// unsignedOverflow adds incr to v in a field of width bits (at most 63)
+// under the overflow behaviour; failed is true when it overflows under
+// FAIL. With incr 0 it checks that v fits, as SET does.
+func unsignedOverflow(v uint64, incr int64, width, overflow int) (res uint64, failed bool) {
+	hi := uint64(1)<<width - 1
+	maxIncr := int64(hi - v)
+	minIncr := -int64(v)
+	var limit uint64
+	switch {
+	case v > hi || (incr > 0 && incr > maxIncr):
+		limit = hi
+	case incr < 0 && incr < minIncr:
+		limit = 0
+	default:
+		return v + uint64(incr), false
+	}
+	switch overflow {
+	case bfWrap:
+		return (v + uint64(incr)) & hi, false
+	case bfSat:
+		return limit, false
+	}
+	return 0, true
+}
+
+// signedOverflow is unsignedOverflow for a two's complement field of width
+// bits (at most 64). The bounds on the increment wrap where they cannot
+// matter, as Redis's do.
+func signedOverflow(v, incr int64, width, overflow int) (res int64, failed bool) {
+	hi := int64(math.MaxInt64)
+	if width < 64 {
+		hi = int64(1)<<(width-1) - 1
+	}
+	lo := -hi - 1
+	maxIncr := int64(uint64(hi) - uint64(v))
+	minIncr := lo - v
+	var limit int64
+	switch {
+	case v > hi || (width != 64 && incr > maxIncr) || (v >= 0 && incr > 0 && incr > maxIncr):
+		limit = hi
+	case v < lo || (width != 64 && incr < minIncr) || (v < 0 && incr < 0 && incr < minIncr):
+		limit = lo
+	default:
+		return v + incr, false
+	}
+	switch overflow {
+	case bfWrap:
+		r := uint64(v) + uint64(incr)
+		if width < 64 {
+			mask := uint64(math.MaxUint64) << width
+			if r&(1<<(width-1)) != 0 {
+				r |= mask
+			} else {
+				r &^= mask
+			}
+		}
+		return int64(r), false
+	case bfSat:
+		return limit, false
+	}
+	return 0, true
 }

@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 func init() {
 	for name, h := range map[string]Handler{
 		"setbit": SetBit, "getbit": GetBit, "bitcount": BitCount, "bitpos": BitPos,
+		"bitfield": BitField, "bitfield_ro": BitFieldRO,
 	} {
 		handlers[name] = h
 	}
@@ -97,6 +99,41 @@ func TestBitScript(t *testing.T) {
 			{"rpush l x", num(1)},
 			{"bitpos l 1", errr(resp.ErrWrongType)},
 		}},
+		{"bitfield", []step{
+			{"bitfield bf set i8 0 -1 get u8 0 incrby u4 #1 20", arr(num(0), num(255), num(3))},
+			{"bitfield bf overflow sat incrby u4 #1 20 overflow fail incrby i4 4 100", arr(num(15), null)},
+			{"bitfield bf set u63 0 -1 get u63 0 get i64 0", arr(num(255<<55), num(math.MaxInt64), num(-2))},
+			{"bitfield bf incrby i64 0 1 incrby i64 0 9223372036854775807", arr(num(-1), num(math.MaxInt64-1))},
+			{"bitfield bf overflow sat incrby i64 0 9223372036854775807 overflow wrap incrby i2 0 1", arr(num(math.MaxInt64), num(-2))},
+			{"bitfield bf get u8 4294967295", arr(num(0))},
+			{"bitfield bf get u8 4294967296", errr(errBitOffset)},
+			{"bitfield bf get u8 #536870911", arr(num(0))},
+			{"bitfield bf get u8 #536870912", errr(errBitOffset)},
+			{"bitfield bf get u8 #-1", errr(errBitOffset)},
+			{"bitfield bf get u64 0", errr(errBitfieldType)},
+			{"bitfield bf get i65 0", errr(errBitfieldType)},
+			{"bitfield bf get u0 0", errr(errBitfieldType)},
+			{"bitfield bf get I8 0", errr(errBitfieldType)},
+			{"bitfield bf overflow foo get i8 0", errr(errOverflowType)},
+			{"bitfield bf get i8", errr(resp.ErrSyntax)},
+			{"bitfield bf foo", errr(resp.ErrSyntax)},
+			{"bitfield bf set i8 0 x", errr(resp.ErrNotInteger)},
+			{"bitfield bf", arr()},
+			{"bitfield_ro bf get u8 0 get u4 #1", arr(num(0xbf), num(0xf))},
+			{"bitfield_ro bf set u8 0 1", errr(errBitfieldRO)},
+			{"bitfield_ro bf get u8 0 incrby u8 0 1 get x 0", errr(errBitfieldType)},
+			{"bitfield nokey get u8 0", arr(num(0))},
+			{"exists nokey", num(0)},
+			// FAIL writes nothing, but the key is grown first.
+			{"bitfield f overflow fail incrby u2 0 10", arr(null)},
+			{"get f", bulk("\x00")},
+			{"set n 1", ok},
+			{"bitfield n get u8 0 set u8 0 50", arr(num('1'), num('1'))},
+			{"get n", bulk("2")},
+			{"rpush l x", num(1)},
+			{"bitfield l get u8 0", errr(resp.ErrWrongType)},
+			{"bitfield_ro l get u8 0", errr(resp.ErrWrongType)},
+		}},
 	})
 }
 
@@ -162,6 +199,55 @@ func TestBitModel(t *testing.T) {
 			if got := do(c, "bitpos", "k", ms(int64(bit)), ms(start), ms(end), unit); got != num(pos[bit]) {
 				t.Fatalf("bitpos %d %d %d %s over %d bits: %q, want %d", bit, start, end, unit, n, got, pos[bit])
 			}
+		}
+	}
+}
+
+func TestBitfieldOverflow(t *testing.T) {
+	for _, tc := range []struct {
+		v, incr  int64
+		width, o int
+		want     int64
+		failed   bool
+	}{
+		{127, 1, 8, bfWrap, -128, false},
+		{127, 1, 8, bfSat, 127, false},
+		{127, 1, 8, bfFail, 0, true},
+		{-128, -1, 8, bfWrap, 127, false},
+		{-128, -1, 8, bfSat, -128, false},
+		{-1, 0, 1, bfSat, -1, false},
+		{1, 0, 1, bfSat, 0, false},
+		{1, 0, 1, bfWrap, -1, false},
+		{math.MaxInt64, 1, 64, bfWrap, math.MinInt64, false},
+		{math.MaxInt64, 1, 64, bfSat, math.MaxInt64, false},
+		{math.MinInt64, -1, 64, bfSat, math.MinInt64, false},
+		{math.MinInt64, math.MaxInt64, 64, bfFail, -1, false},
+		{300, 0, 8, bfWrap, 44, false},
+	} {
+		got, failed := signedOverflow(tc.v, tc.incr, tc.width, tc.o)
+		if got != tc.want || failed != tc.failed {
+			t.Errorf("signed %d%+d i%d overflow %d: %d %v, want %d %v", tc.v, tc.incr, tc.width, tc.o, got, failed, tc.want, tc.failed)
+		}
+	}
+	for _, tc := range []struct {
+		v        uint64
+		incr     int64
+		width, o int
+		want     uint64
+		failed   bool
+	}{
+		{255, 1, 8, bfWrap, 0, false},
+		{255, 1, 8, bfSat, 255, false},
+		{0, -1, 8, bfWrap, 255, false},
+		{0, -1, 8, bfSat, 0, false},
+		{0, -1, 8, bfFail, 0, true},
+		{math.MaxUint64, 0, 8, bfWrap, 255, false}, // SET u8 -1
+		{math.MaxUint64, 0, 63, bfSat, math.MaxInt64, false},
+		{1 << 62, math.MaxInt64, 63, bfWrap, 1<<62 - 1, false},
+	} {
+		got, failed := unsignedOverflow(tc.v, tc.incr, tc.width, tc.o)
+		if got != tc.want || failed != tc.failed {
+			t.Errorf("unsigned %d%+d u%d overflow %d: %d %v, want %d %v", tc.v, tc.incr, tc.width, tc.o, got, failed, tc.want, tc.failed)
 		}
 	}
 }
