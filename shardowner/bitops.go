@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/valyala/bytebufferpool"
+
 	"github.com/corekv/corekv/resp"
 )
 
@@ -16,6 +18,7 @@ const (
 	errBitfieldType  resp.Error = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
 	errOverflowType  resp.Error = "ERR Invalid OVERFLOW type specified"
 	errBitfieldRO    resp.Error = "ERR BITFIELD_RO only supports the GET subcommand"
+	errBitopNotOne   resp.Error = "ERR BITOP NOT must be called with a single source key."
 	maxBitOffsetByte            = maxStringLen // a bit offset's byte must be below it
 )
 
@@ -658,4 +661,90 @@ func signedOverflow(v, incr int64, width, overflow int) (res int64, failed bool)
 		return limit, false
 	}
 	return 0, true
+}
+
+// BitOp: BITOP AND|OR|XOR|NOT destkey key [key ...]. Missing keys are empty
+// strings and shorter strings are zero-padded to the longest; an empty
+// result deletes destkey. Replies the result's length. Its keys may live on
+// several shards: the router gathers them here (SplitGather).
+func BitOp(c *Ctx, argv [][]byte) {
+	opName := argv[1]
+	var op byte
+	switch {
+	case resp.EqualFold(opName, "and"):
+		op = '&'
+	case resp.EqualFold(opName, "or"):
+		op = '|'
+	case resp.EqualFold(opName, "xor"):
+		op = '^'
+	case resp.EqualFold(opName, "not"):
+		op = '~'
+	default:
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	if op == '~' && len(argv) != 4 {
+		c.W.Err(errBitopNotOne)
+		return
+	}
+	dst, srcs := argv[2], argv[3:]
+	maxLen := 0
+	for _, k := range srcs {
+		v, found, ok := readString(c, k)
+		if !ok {
+			return
+		}
+		if found {
+			maxLen = max(maxLen, stringLen(v))
+		}
+	}
+	t := c.Table()
+	if maxLen == 0 {
+		if t.Delete(dst) {
+			c.Notify(NotifyGeneric, "del", dst)
+		}
+		c.W.Int(0)
+		return
+	}
+	// The result is built apart: writing it may move the sources.
+	res := bytebufferpool.Get()
+	defer bytebufferpool.Put(res)
+	res.B = append(res.B[:0], make([]byte, maxLen)...)
+	var tmp [20]byte
+	for i, k := range srcs {
+		v, _ := t.Get(k)
+		s := stringBytes(v, &tmp)
+		if i == 0 {
+			copy(res.B, s)
+			if op == '~' {
+				for j := range res.B {
+					res.B[j] = ^res.B[j]
+				}
+			}
+			continue
+		}
+		r := res.B
+		switch op {
+		case '&':
+			for j := range r {
+				if j < len(s) {
+					r[j] &= s[j]
+				} else {
+					r[j] = 0
+				}
+			}
+		case '|':
+			for j := range s {
+				r[j] |= s[j]
+			}
+		case '^':
+			for j := range s {
+				r[j] ^= s[j]
+			}
+		}
+	}
+	if stored(c, t.SetVerbatim(dst, res.B, 0, true)) {
+		c.Notify(NotifyString, "set", dst)
+		c.W.Int(int64(maxLen))
+	}
 }

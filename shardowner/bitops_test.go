@@ -11,7 +11,7 @@ import (
 func init() {
 	for name, h := range map[string]Handler{
 		"setbit": SetBit, "getbit": GetBit, "bitcount": BitCount, "bitpos": BitPos,
-		"bitfield": BitField, "bitfield_ro": BitFieldRO,
+		"bitfield": BitField, "bitfield_ro": BitFieldRO, "bitop": BitOp,
 	} {
 		handlers[name] = h
 	}
@@ -133,6 +133,34 @@ func TestBitScript(t *testing.T) {
 			{"rpush l x", num(1)},
 			{"bitfield l get u8 0", errr(resp.ErrWrongType)},
 			{"bitfield_ro l get u8 0", errr(resp.ErrWrongType)},
+		}},
+		{"bitop", []step{
+			{"set a \xff\x0f", ok},
+			{"set b \xf0", ok},
+			{"bitop and d a b", num(2)},
+			{"get d", bulk("\xf0\x00")},
+			{"bitop or d a b nokey", num(2)},
+			{"get d", bulk("\xff\x0f")},
+			{"bitop xor d a b", num(2)},
+			{"get d", bulk("\x0f\x0f")},
+			{"bitop NOT d b", num(1)},
+			{"get d", bulk("\x0f")},
+			{"bitop not d a b", errr(errBitopNotOne)},
+			{"bitop nand d a b", errr(resp.ErrSyntax)},
+			{"set n 12", ok},
+			{"bitop or d n", num(2)},
+			{"get d", bulk("12")},
+			{"object encoding d", bulk("raw")},
+			{"expire d 100", num(1)},
+			{"bitop and d a d", num(2)},
+			{"ttl d", num(-1)},
+			{"get d", bulk("\x31\x02")},
+			{"bitop and d nokey nokey2", num(0)},
+			{"exists d", num(0)},
+			{"rpush l x", num(1)},
+			{"bitop and d a l", errr(resp.ErrWrongType)},
+			{"bitop and l a", num(2)},
+			{"get l", bulk("\xff\x0f")},
 		}},
 	})
 }

@@ -66,6 +66,8 @@ var getKeysCases = []string{
 	"getbit k 1",
 	"bitcount k 0 -1 bit",
 	"bitpos k 1 0",
+	"bitop and dst a b c",
+	"bitop not dst a",
 	"bitfield k",
 	"bitfield k get u8 0",
 	"bitfield k GET u8 0 overflow sat get i4 3",
