@@ -335,6 +335,10 @@ func firstBit(s []byte, from, to int64, set bool) int64 {
 		skip = 0xff
 	}
 	for i := from; i <= to; {
+		if i&63 == 0 && i+63 <= to && allBytes(s[i>>3:i>>3+8], skip) {
+			i += 64
+			continue
+		}
 		b := s[i>>3]
 		if i&7 == 0 && i+7 <= to && b == skip {
 			i += 8
@@ -346,6 +350,13 @@ func firstBit(s []byte, from, to int64, set bool) int64 {
 		i++
 	}
 	return -1
+}
+
+// allBytes reports whether the 8 bytes of p are all b.
+func allBytes(p []byte, b byte) bool {
+	w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+		uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
+	return w == uint64(b)*0x0101010101010101
 }
 
 // BITFIELD's operations and overflow behaviours.
@@ -694,6 +705,7 @@ func BitOp(c *Ctx, argv [][]byte) {
 		if !ok {
 			return
 		}
+		c.Shard.Stats.countLookup(found)
 		if found {
 			maxLen = max(maxLen, stringLen(v))
 		}

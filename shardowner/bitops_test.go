@@ -3,6 +3,7 @@ package shardowner
 import (
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/corekv/corekv/resp"
@@ -277,5 +278,107 @@ func TestBitfieldOverflow(t *testing.T) {
 		if got != tc.want || failed != tc.failed {
 			t.Errorf("unsigned %d%+d u%d overflow %d: %d %v, want %d %v", tc.v, tc.incr, tc.width, tc.o, got, failed, tc.want, tc.failed)
 		}
+	}
+}
+
+// TestBitPosLong looks for a bit past many whole words, from each start
+// within a word.
+func TestBitPosLong(t *testing.T) {
+	c := newTestCtx()
+	ones := make([]byte, 1000)
+	for i := range ones {
+		ones[i] = 0xff
+	}
+	ones[700] = 0xfd
+	do(c, "set", "ones", string(ones))
+	do(c, "set", "zeros", string(make([]byte, 1000)))
+	do(c, "setbit", "zeros", "5606", "1")
+	for start := int64(0); start < 70; start++ {
+		if got := do(c, "bitpos", "ones", "0", ms(start), "-1", "bit"); got != num(5606) {
+			t.Fatalf("bitpos ones 0 %d -1 bit: %q", start, got)
+		}
+		if got := do(c, "bitpos", "zeros", "1", ms(start), "-1", "bit"); got != num(5606) {
+			t.Fatalf("bitpos zeros 1 %d -1 bit: %q", start, got)
+		}
+	}
+	if got := do(c, "bitpos", "zeros", "1", "5607", "-1", "bit"); got != num(-1) {
+		t.Fatalf("bitpos past the only set bit: %q", got)
+	}
+	if got := do(c, "bitcount", "ones"); got != num(7999) {
+		t.Fatalf("bitcount ones: %q", got)
+	}
+}
+
+// TestBitEvents: the keyspace events of the bitmap commands, as
+// redis-server 7.0.15 publishes them: setbit only when a bit or the
+// length changed, set or del for BITOP's destination.
+func TestBitEvents(t *testing.T) {
+	c := newTestCtx()
+	events := &NotifyConfig{}
+	events.Classes.Store(NotifyKeyevent | NotifyAll | NotifyKeyMiss)
+	hub := &hubLog{}
+	c.Shard.Events, c.Shard.Hub = events, hub
+	for _, tt := range []struct {
+		cmd, msgs string
+	}{
+		{"setbit k 0 0", "setbit=k"}, // created
+		{"setbit k 0 0", ""},
+		{"setbit k 0 1", "setbit=k"},
+		{"setbit k 20 0", "setbit=k"}, // grown
+		{"getbit k 0", ""},
+		{"getbit nokey 0", "keymiss=nokey"},
+		{"bitcount k", ""},
+		{"bitpos k 1", ""},
+		{"bitfield f set i5 0 0", "setbit=f"},
+		{"bitfield f set i5 0 0", ""},
+		{"bitfield f incrby i5 0 1", "setbit=f"},
+		{"bitfield f overflow fail incrby u2 100 10", ""},
+		{"bitfield f get u8 0", ""},
+		{"bitfield_ro nokey get u8 0", "keymiss=nokey"},
+		{"bitop or d k f", "set=d"},
+		{"bitop and d nokey", "keymiss=nokey|del=d"},
+		{"bitop and d nokey", "keymiss=nokey"},
+	} {
+		hub.msgs = nil
+		do(c, strings.Fields(tt.cmd)...)
+		var got []string
+		for _, m := range hub.msgs {
+			got = append(got, strings.TrimPrefix(m, "__keyevent@0__:"))
+		}
+		if strings.Join(got, "|") != tt.msgs {
+			t.Errorf("%s published %q, want %q", tt.cmd, got, tt.msgs)
+		}
+	}
+}
+
+// TestBitWatch: a write that changes nothing touches no watched key.
+func TestBitWatch(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		setup   []string
+		mod     []string
+		touched bool
+	}{
+		{"setbit missing", nil, []string{"setbit x 0 0"}, true},
+		{"setbit same", []string{"setbit x 0 1"}, []string{"setbit x 0 1"}, false},
+		{"setbit change", []string{"setbit x 0 1"}, []string{"setbit x 0 0"}, true},
+		{"setbit grow", []string{"setbit x 0 1"}, []string{"setbit x 100 0"}, true},
+		{"reads", []string{"setbit x 0 1"}, []string{"getbit x 0", "bitcount x", "bitpos x 0", "bitfield x get u8 0", "bitfield_ro x get u8 0", "bitop or y x"}, false},
+		{"bitfield same", []string{"setbit x 0 1"}, []string{"bitfield x set u1 0 1"}, false},
+		{"bitfield change", []string{"setbit x 0 1"}, []string{"bitfield x incrby u1 0 1"}, true},
+		{"bitop", nil, []string{"setbit y 0 1", "bitop not x y"}, true},
+		{"bitop empty, missing", nil, []string{"bitop and x y"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCtx()
+			runWatchSteps(t, c, tc.setup)
+			if r := do(c, "corekv.watch", "7", "x"); r != ok {
+				t.Fatalf("corekv.watch: %q", r)
+			}
+			runWatchSteps(t, c, tc.mod)
+			if got := watched(t, c, "7"); got != tc.touched {
+				t.Fatalf("touched = %v, want %v", got, tc.touched)
+			}
+		})
 	}
 }
