@@ -382,3 +382,27 @@ func TestBitWatch(t *testing.T) {
 		})
 	}
 }
+
+// TestBitNoAllocs: the bitmap commands on an existing string allocate
+// nothing.
+func TestBitNoAllocs(t *testing.T) {
+	c := newTestCtx()
+	do(c, "setbit", "k", "1000", "1")
+	for _, line := range []string{
+		"setbit k 7 1", "setbit k 7 0", "getbit k 7", "bitcount k", "bitcount k 1 -1 bit", "bitpos k 1 0 -1 bit",
+		"bitfield k set u8 8 200 incrby i8 #2 1 overflow sat incrby u4 0 3 get i64 0", "bitfield_ro k get u8 0",
+	} {
+		args := strings.Fields(line)
+		argv := make([][]byte, len(args))
+		for i, a := range args {
+			argv[i] = []byte(a)
+		}
+		h := handlers[args[0]]
+		if n := testing.AllocsPerRun(100, func() {
+			c.W.B = c.W.B[:0]
+			h(c, argv)
+		}); n != 0 {
+			t.Errorf("%s: %.1f allocations per run", line, n)
+		}
+	}
+}
