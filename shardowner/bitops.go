@@ -12,15 +12,18 @@ import (
 
 // Bitmap command errors, as Redis words them.
 const (
-	errBitOffset     resp.Error = "ERR bit offset is not an integer or out of range"
-	errBitValue      resp.Error = "ERR bit is not an integer or out of range"
-	errBitArg        resp.Error = "ERR The bit argument must be 1 or 0."
-	errBitfieldType  resp.Error = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
-	errOverflowType  resp.Error = "ERR Invalid OVERFLOW type specified"
-	errBitfieldRO    resp.Error = "ERR BITFIELD_RO only supports the GET subcommand"
-	errBitopNotOne   resp.Error = "ERR BITOP NOT must be called with a single source key."
-	maxBitOffsetByte            = maxStringLen // a bit offset's byte must be below it
+	errBitOffset    resp.Error = "ERR bit offset is not an integer or out of range"
+	errBitValue     resp.Error = "ERR bit is not an integer or out of range"
+	errBitArg       resp.Error = "ERR The bit argument must be 1 or 0."
+	errBitfieldType resp.Error = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	errOverflowType resp.Error = "ERR Invalid OVERFLOW type specified"
+	errBitfieldRO   resp.Error = "ERR BITFIELD_RO only supports the GET subcommand"
+	errBitopNotOne  resp.Error = "ERR BITOP NOT must be called with a single source key."
 )
+
+// maxBitOffsetByte bounds bit offsets as Redis's proto-max-bulk-len does:
+// the offset's byte must lie below it, so the last valid bit is 2^32-1.
+const maxBitOffsetByte = maxStringLen
 
 // stringBytes is a string value's bytes; an integer-encoded one is read as
 // its digits, written into tmp.
