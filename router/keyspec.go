@@ -268,3 +268,21 @@ func setKeyFlags(argv [][]byte) KeyFlag {
 	}
 	return KeyOW | KeyUpdate
 }
+
+// bitfieldKeyFlags is what BITFIELD does with its key, read as Redis reads
+// it: only reads while its arguments are GETs and OVERFLOWs; a SET or
+// INCRBY, or anything it cannot read, counts as a write.
+func bitfieldKeyFlags(argv [][]byte) KeyFlag {
+	for i := 2; i < len(argv); i++ {
+		rem := len(argv) - i - 1
+		switch a := argv[i]; {
+		case resp.EqualFold(a, "get") && rem >= 2:
+			i += 2
+		case resp.EqualFold(a, "overflow") && rem >= 1:
+			i++
+		default:
+			return KeyRW | KeyAccess | KeyUpdate
+		}
+	}
+	return KeyRO | KeyAccess
+}

@@ -120,6 +120,9 @@ func fuzzRun(t *testing.T, c *shardowner.Ctx, cmd *router.Command, raw []byte) b
 			return false
 		}
 	}
+	if bigBitWrite(cmd.Name, argv) {
+		return false
+	}
 	c.W.B = c.W.B[:0]
 	router.Call(c, cmd, argv, router.Origin{}, router.Now())
 	if c.Blocked {
@@ -373,4 +376,29 @@ func fuzzDigits(s []byte) bool {
 		}
 	}
 	return len(s) > 0
+}
+
+// bigBitWrite reports whether SETBIT or BITFIELD would write past the first
+// MB of a string: bit offsets up to 2^32-1 are valid and make the value up to
+// 512 MB long.
+func bigBitWrite(name string, argv [][]byte) bool {
+	big := func(off []byte) bool {
+		bits := int64(1) // a field of BITFIELD's #n form is up to 64 bits
+		if len(off) > 0 && off[0] == '#' {
+			off, bits = off[1:], 64
+		}
+		n, err := strconv.ParseInt(string(off), 10, 64)
+		return err == nil && n > 8<<20/bits
+	}
+	switch name {
+	case "setbit":
+		return len(argv) > 2 && big(argv[2])
+	case "bitfield":
+		for i := 2; i+2 < len(argv); i++ {
+			if (bytes.EqualFold(argv[i], []byte("set")) || bytes.EqualFold(argv[i], []byte("incrby"))) && big(argv[i+2]) {
+				return true
+			}
+		}
+	}
+	return false
 }

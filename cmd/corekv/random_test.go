@@ -974,6 +974,7 @@ var (
 func init() {
 	diffCommands = append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...)
 	diffCommands = append(append(diffCommands, diffSortCommands()...), diffBlockingCommands()...)
+	diffCommands = append(diffCommands, diffBitmapCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}
