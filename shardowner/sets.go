@@ -187,12 +187,11 @@ func (b *setBuilder) add(m []byte) bool {
 		return false
 	}
 	if b.big != nil {
-		before := b.big.Len()
-		if b.big.SetString(m, nil, 0) != nil {
+		added, err := b.big.AddMember(m)
+		if err != nil {
 			b.failed = true
-			return false
 		}
-		return b.big.Len() > before
+		return added
 	}
 	if _, found := packedMember(b.buf.B[kvtable.PackedHeadRoom:], m); found {
 		return false
@@ -304,11 +303,13 @@ func SAdd(c *Ctx, argv [][]byte) {
 func bigSetAdd(c *Ctx, big *Table, members [][]byte) (int, bool) {
 	added := 0
 	for _, m := range members {
-		before := big.Len()
-		if !stored(c, big.SetString(m, nil, 0)) {
+		ok, err := big.AddMember(m)
+		if !stored(c, err) {
 			return added, false
 		}
-		added += big.Len() - before
+		if ok {
+			added++
+		}
 	}
 	return added, true
 }

@@ -405,13 +405,33 @@ func (t *Table) SetUnsharedInt(key []byte, n int64, expireAt int64) error {
 // is gone), when the entry needs an item the arena cannot give.
 func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	t.rehashStep(rehashPerOp)
+	h := t.hash(key)
+	return t.store(h, t.lookup(h, key), key, hdr, raw, n, expireAt)
+}
+
+// AddMember stores key with an empty string value, as a big set's table
+// holds its members, unless key already holds a live value, which it
+// leaves as it is. It reports whether it stored the key.
+func (t *Table) AddMember(key []byte) (bool, error) {
+	t.rehashStep(rehashPerOp)
+	h := t.hash(key)
+	w := t.lookup(h, key)
+	if w != 0 && !t.isExpired(t.ar.item(uint32(w))) {
+		return false, nil
+	}
+	if err := t.store(h, w, key, byte(KindString)|encRaw, nil, 0, 0); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// store is put once key's hash h and slot word w (0: none) are known.
+func (t *Table) store(h, w uint64, key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	ttl := expireAt != 0
 	if ttl {
 		hdr |= hdrTTL
 	}
 	size := entrySize(len(key), hdr&hdrEncMask, len(raw), ttl)
-	h := t.hash(key)
-	w := t.lookup(h, key)
 	if w != 0 && t.isExpired(t.ar.item(uint32(w))) {
 		// Expiry deletes the old key, as for any other command that finds
 		// it; compacting could move the entry val aliases.
