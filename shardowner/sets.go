@@ -261,8 +261,8 @@ func (b *setBuilder) store(key []byte, expireAt int64) bool {
 
 // SAdd: SADD key member [member ...]. Replies the number of members added.
 func SAdd(c *Ctx, argv [][]byte) {
-	s, _, ok := getKind(c, argv[1], KindSet)
-	if !ok {
+	var s Value
+	if _, ok := loadKind(c, argv[1], KindSet, &s); !ok {
 		return
 	}
 	if s.Big != nil {
@@ -367,7 +367,8 @@ func SCard(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindSet, aggLen) }
 
 // SIsMember: SISMEMBER key member.
 func SIsMember(c *Ctx, argv [][]byte) {
-	s, found, ok := readKind(c, argv[1], KindSet)
+	var s Value
+	found, ok := loadReadKind(c, argv[1], KindSet, &s)
 	if !ok {
 		return
 	}

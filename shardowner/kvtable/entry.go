@@ -170,8 +170,15 @@ func writeEntry(it []byte, hdr byte, expireAt int64, expIdx int, key, raw []byte
 
 // value decodes entry it. Str aliases it.
 func (t *Table) value(it []byte) Value {
+	var v Value
+	t.decode(it, &v)
+	return v
+}
+
+// decode is value writing into *v.
+func (t *Table) decode(it []byte, v *Value) {
 	hdr := it[0]
-	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
+	*v = Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
 	off := valueOff(it)
 	switch hdr & hdrEncMask {
 	case encInt:
@@ -191,5 +198,4 @@ func (t *Table) value(it []byte) Value {
 	case encObj:
 		v.Big = t.objs[le.Uint32(it[off:])]
 	}
-	return v
 }

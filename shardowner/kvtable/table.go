@@ -320,18 +320,29 @@ func (t *Table) isExpired(it []byte) bool {
 }
 
 // Get returns the live value of key; an expired key is deleted on the way.
-func (t *Table) Get(key []byte) (Value, bool) {
+func (t *Table) Get(key []byte) (v Value, found bool) {
+	found = t.Load(key, &v)
+	return v, found
+}
+
+// Load is Get writing the value into *v (the zero Value when key is
+// missing): a hot handler's Value is then written once, not copied out
+// through each caller.
+func (t *Table) Load(key []byte, v *Value) bool {
 	t.rehashStep(rehashPerOp)
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
-		return Value{}, false
+		*v = Value{}
+		return false
 	}
 	it := t.ar.item(uint32(w))
 	if t.isExpired(it) {
 		t.expireSlot(w, false)
-		return Value{}, false
+		*v = Value{}
+		return false
 	}
-	return t.value(it), true
+	t.decode(it, v)
+	return true
 }
 
 // Exists reports whether key holds a live value.
