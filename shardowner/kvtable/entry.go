@@ -63,12 +63,16 @@ func putUvarint(b []byte, n int) int {
 	return binary.PutUvarint(b, uint64(n))
 }
 
-func getUvarint(b []byte) (int, int) {
-	if b[0] < 0x80 {
-		return int(b[0]), 1
+// getUvarint reads a uvarint the table wrote, small enough to inline.
+func getUvarint(b []byte) (v, n int) {
+	for shift := 0; ; shift += 7 {
+		c := b[n]
+		n++
+		v |= int(c&0x7f) << shift
+		if c < 0x80 {
+			return v, n
+		}
 	}
-	v, n := binary.Uvarint(b)
-	return int(v), n
 }
 
 func prefixLen(hdr byte) int {
