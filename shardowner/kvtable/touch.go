@@ -49,7 +49,14 @@ func (t *Table) TouchEntry(h uint64) uint64 {
 			break
 		}
 		if uint32(x>>32) == h32 {
-			return x + prefetch(unsafe.Pointer(&t.ar.item(uint32(x))[0]))
+			it := t.ar.item(uint32(x))
+			first, last := unsafe.Pointer(&it[0]), unsafe.Pointer(&it[len(it)-1])
+			if uintptr(first)/64 != uintptr(last)/64 {
+				// An item that spans two cache lines: its key may
+				// be in the second.
+				x += prefetch(last)
+			}
+			return x + prefetch(first)
 		}
 	}
 	return 0
