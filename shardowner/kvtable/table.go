@@ -242,11 +242,15 @@ func (t *Table) startRehash(buckets uint32) {
 }
 
 // rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
-// visiting at most 10n empty ones.
+// visiting at most 10n empty ones. It inlines, so that an operation on a
+// table not being resized pays no call.
 func (t *Table) rehashStep(n int) {
-	if t.rehashIdx < 0 || t.scanning > 0 {
-		return
+	if t.rehashIdx >= 0 && t.scanning == 0 {
+		t.migrate(n)
 	}
+}
+
+func (t *Table) migrate(n int) {
 	old, nw := &t.ix[0], &t.ix[1]
 	empty := 10 * n
 	for n > 0 && empty > 0 {
