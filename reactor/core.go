@@ -821,12 +821,18 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 // not on its key.
 func (c *Core) touchMembers(t *shardowner.Table, n int) uint64 {
 	members := 0
+	var last uint64
+	var lastBig *shardowner.Table
 	for i := 0; i < n; i++ {
 		a := &c.ahead[i]
 		if a.hash == 0 || a.cmd.Member == 0 || a.cmd.Member >= len(a.argv) {
 			continue
 		}
-		if a.big = t.PeekBig(a.hash, a.argv[a.cmd.FirstKey]); a.big != nil {
+		// A run of one key (touchKeys gave it one hash) is looked up once.
+		if a.hash != last {
+			last, lastBig = a.hash, t.PeekBig(a.hash, a.argv[a.cmd.FirstKey])
+		}
+		if a.big = lastBig; a.big != nil {
 			a.mhash = a.big.Hash(a.argv[a.cmd.Member])
 			members++
 		}

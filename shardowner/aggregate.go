@@ -48,22 +48,35 @@ func NewEncodingConfig() *EncodingConfig {
 // WRONGTYPE and reports ok=false when the key holds another kind; found is
 // false when the key is missing.
 func getKind(c *Ctx, key []byte, k Kind) (v Value, found, ok bool) {
-	v, found = c.Table().Get(key)
+	found, ok = loadKind(c, key, k, &v)
+	return v, found, ok
+}
+
+// loadKind is getKind writing the value into *v, for the hottest handlers:
+// their Value is then written once, not copied out through each call.
+func loadKind(c *Ctx, key []byte, k Kind, v *Value) (found, ok bool) {
+	found = c.Table().Load(key, v)
 	if found && v.Kind != k {
 		c.W.Err(resp.ErrWrongType)
-		return v, found, false
+		return found, false
 	}
-	return v, found, true
+	return found, true
 }
 
 // readKind is getKind for a command that reads the key: a missing key is
 // Redis's keymiss event.
 func readKind(c *Ctx, key []byte, k Kind) (v Value, found, ok bool) {
-	v, found, ok = getKind(c, key, k)
+	found, ok = loadReadKind(c, key, k, &v)
+	return v, found, ok
+}
+
+// loadReadKind is readKind writing the value into *v (see loadKind).
+func loadReadKind(c *Ctx, key []byte, k Kind, v *Value) (found, ok bool) {
+	found, ok = loadKind(c, key, k, v)
 	if !found {
 		c.Notify(NotifyKeyMiss, "keymiss", key)
 	}
-	return v, found, ok
+	return found, ok
 }
 
 // replyLen answers HLEN, SCARD, ZCARD and LLEN: the length of the value

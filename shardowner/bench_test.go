@@ -211,6 +211,23 @@ func BenchmarkSAddBig(b *testing.B) {
 	}
 }
 
+// BenchmarkSAddBigHit adds a member a big set already has, as most of a
+// pipeline of SADDs over a bounded range of members does.
+func BenchmarkSAddBigHit(b *testing.B) {
+	c := benchCtx()
+	argv := args("sadd", "s")
+	for i := range 1000 {
+		argv = append(argv, []byte("member:"+strconv.Itoa(i)))
+	}
+	SAdd(c, argv)
+	add := args("sadd", "s", "member:500")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SAdd(c, add)
+	}
+}
+
 func BenchmarkSIsMember(b *testing.B) {
 	c := benchCtx()
 	SAdd(c, args("sadd", "s", "a", "b", "c", "d", "e"))

@@ -186,8 +186,8 @@ func HSet(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrWrongArgs("hset"))
 		return
 	}
-	h, _, ok := getKind(c, argv[1], KindHash)
-	if !ok {
+	var h Value
+	if _, ok := loadKind(c, argv[1], KindHash, &h); !ok {
 		return
 	}
 	if n, ok := hashSet(c, argv[1], h, argv[2:]); ok {
@@ -232,7 +232,8 @@ func HSetNX(c *Ctx, argv [][]byte) {
 
 // HGet: HGET key field.
 func HGet(c *Ctx, argv [][]byte) {
-	h, found, ok := readKind(c, argv[1], KindHash)
+	var h Value
+	found, ok := loadReadKind(c, argv[1], KindHash, &h)
 	if !ok {
 		return
 	}

@@ -187,12 +187,11 @@ func (b *setBuilder) add(m []byte) bool {
 		return false
 	}
 	if b.big != nil {
-		before := b.big.Len()
-		if b.big.SetString(m, nil, 0) != nil {
+		added, err := b.big.AddMember(m)
+		if err != nil {
 			b.failed = true
-			return false
 		}
-		return b.big.Len() > before
+		return added
 	}
 	if _, found := packedMember(b.buf.B[kvtable.PackedHeadRoom:], m); found {
 		return false
@@ -262,8 +261,8 @@ func (b *setBuilder) store(key []byte, expireAt int64) bool {
 
 // SAdd: SADD key member [member ...]. Replies the number of members added.
 func SAdd(c *Ctx, argv [][]byte) {
-	s, _, ok := getKind(c, argv[1], KindSet)
-	if !ok {
+	var s Value
+	if _, ok := loadKind(c, argv[1], KindSet, &s); !ok {
 		return
 	}
 	if s.Big != nil {
@@ -304,11 +303,13 @@ func SAdd(c *Ctx, argv [][]byte) {
 func bigSetAdd(c *Ctx, big *Table, members [][]byte) (int, bool) {
 	added := 0
 	for _, m := range members {
-		before := big.Len()
-		if !stored(c, big.SetString(m, nil, 0)) {
+		ok, err := big.AddMember(m)
+		if !stored(c, err) {
 			return added, false
 		}
-		added += big.Len() - before
+		if ok {
+			added++
+		}
 	}
 	return added, true
 }
@@ -366,7 +367,8 @@ func SCard(c *Ctx, argv [][]byte) { replyLen(c, argv[1], KindSet, aggLen) }
 
 // SIsMember: SISMEMBER key member.
 func SIsMember(c *Ctx, argv [][]byte) {
-	s, found, ok := readKind(c, argv[1], KindSet)
+	var s Value
+	found, ok := loadReadKind(c, argv[1], KindSet, &s)
 	if !ok {
 		return
 	}

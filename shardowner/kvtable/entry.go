@@ -63,12 +63,16 @@ func putUvarint(b []byte, n int) int {
 	return binary.PutUvarint(b, uint64(n))
 }
 
-func getUvarint(b []byte) (int, int) {
-	if b[0] < 0x80 {
-		return int(b[0]), 1
+// getUvarint reads a uvarint the table wrote, small enough to inline.
+func getUvarint(b []byte) (v, n int) {
+	for shift := 0; ; shift += 7 {
+		c := b[n]
+		n++
+		v |= int(c&0x7f) << shift
+		if c < 0x80 {
+			return v, n
+		}
 	}
-	v, n := binary.Uvarint(b)
-	return int(v), n
 }
 
 func prefixLen(hdr byte) int {
@@ -170,8 +174,15 @@ func writeEntry(it []byte, hdr byte, expireAt int64, expIdx int, key, raw []byte
 
 // value decodes entry it. Str aliases it.
 func (t *Table) value(it []byte) Value {
+	var v Value
+	t.decode(it, &v)
+	return v
+}
+
+// decode is value writing into *v.
+func (t *Table) decode(it []byte, v *Value) {
 	hdr := it[0]
-	v := Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
+	*v = Value{Kind: Kind(hdr & hdrKindMask), ExpireAt: entryExpire(it)}
 	off := valueOff(it)
 	switch hdr & hdrEncMask {
 	case encInt:
@@ -191,5 +202,4 @@ func (t *Table) value(it []byte) Value {
 	case encObj:
 		v.Big = t.objs[le.Uint32(it[off:])]
 	}
-	return v
 }

@@ -249,11 +249,15 @@ func (t *Table) startRehash(buckets uint32) {
 }
 
 // rehashStep migrates up to n non-empty buckets of ix[0] into ix[1],
-// visiting at most 10n empty ones.
+// visiting at most 10n empty ones. It inlines, so that an operation on a
+// table not being resized pays no call.
 func (t *Table) rehashStep(n int) {
-	if t.rehashIdx < 0 || t.scanning > 0 {
-		return
+	if t.rehashIdx >= 0 && t.scanning == 0 {
+		t.migrate(n)
 	}
+}
+
+func (t *Table) migrate(n int) {
 	old, nw := &t.ix[0], &t.ix[1]
 	empty := 10 * n
 	for n > 0 && empty > 0 {
@@ -327,18 +331,29 @@ func (t *Table) isExpired(it []byte) bool {
 }
 
 // Get returns the live value of key; an expired key is deleted on the way.
-func (t *Table) Get(key []byte) (Value, bool) {
+func (t *Table) Get(key []byte) (v Value, found bool) {
+	found = t.Load(key, &v)
+	return v, found
+}
+
+// Load is Get writing the value into *v (the zero Value when key is
+// missing): a hot handler's Value is then written once, not copied out
+// through each caller.
+func (t *Table) Load(key []byte, v *Value) bool {
 	t.rehashStep(rehashPerOp)
 	w := t.lookup(t.hash(key), key)
 	if w == 0 {
-		return Value{}, false
+		*v = Value{}
+		return false
 	}
 	it := t.ar.item(uint32(w))
 	if t.isExpired(it) {
 		t.expireSlot(w, false)
-		return Value{}, false
+		*v = Value{}
+		return false
 	}
-	return t.value(it), true
+	t.decode(it, v)
+	return true
 }
 
 // Exists reports whether key holds a live value.
@@ -412,13 +427,33 @@ func (t *Table) SetUnsharedInt(key []byte, n int64, expireAt int64) error {
 // is gone), when the entry needs an item the arena cannot give.
 func (t *Table) put(key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	t.rehashStep(rehashPerOp)
+	h := t.hash(key)
+	return t.store(h, t.lookup(h, key), key, hdr, raw, n, expireAt)
+}
+
+// AddMember stores key with an empty string value, as a big set's table
+// holds its members, unless key already holds a live value, which it
+// leaves as it is. It reports whether it stored the key.
+func (t *Table) AddMember(key []byte) (bool, error) {
+	t.rehashStep(rehashPerOp)
+	h := t.hash(key)
+	w := t.lookup(h, key)
+	if w != 0 && !t.isExpired(t.ar.item(uint32(w))) {
+		return false, nil
+	}
+	if err := t.store(h, w, key, byte(KindString)|encRaw, nil, 0, 0); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// store is put once key's hash h and slot word w (0: none) are known.
+func (t *Table) store(h, w uint64, key []byte, hdr byte, raw []byte, n int64, expireAt int64) error {
 	ttl := expireAt != 0
 	if ttl {
 		hdr |= hdrTTL
 	}
 	size := entrySize(len(key), hdr&hdrEncMask, len(raw), ttl)
-	h := t.hash(key)
-	w := t.lookup(h, key)
 	if w != 0 && t.isExpired(t.ar.item(uint32(w))) {
 		// Expiry deletes the old key, as for any other command that finds
 		// it; compacting could move the entry val aliases.

@@ -533,3 +533,38 @@ func TestScanReadsInCallback(t *testing.T) {
 		}
 	}
 }
+
+// TestAddMember: a new key is stored with an empty value, a live one is left
+// as it was, and an expired one is replaced.
+func TestAddMember(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	if added, err := tb.AddMember([]byte("m")); !added || err != nil {
+		t.Fatalf("new member: added %v, %v", added, err)
+	}
+	if v, ok := tb.Get([]byte("m")); !ok || v.Kind != KindString || len(v.Str) != 0 || v.IsInt {
+		t.Fatalf("new member reads %+v, %v", v, ok)
+	}
+	if err := tb.SetString([]byte("v"), []byte("kept"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if added, err := tb.AddMember([]byte("v")); added || err != nil {
+		t.Fatalf("live key: added %v, %v", added, err)
+	}
+	if v, _ := tb.Get([]byte("v")); string(v.Str) != "kept" {
+		t.Fatalf("live key now %q", v.Str)
+	}
+	if err := tb.SetString([]byte("e"), []byte("old"), 2000); err != nil {
+		t.Fatal(err)
+	}
+	clock.Ms = 2000
+	if added, err := tb.AddMember([]byte("e")); !added || err != nil {
+		t.Fatalf("expired key: added %v, %v", added, err)
+	}
+	if v, ok := tb.Get([]byte("e")); !ok || len(v.Str) != 0 || v.ExpireAt != 0 {
+		t.Fatalf("expired key now %+v, %v", v, ok)
+	}
+	if tb.Len() != 3 || tb.ExpiresLen() != 0 {
+		t.Fatalf("len %d, expires %d", tb.Len(), tb.ExpiresLen())
+	}
+}

@@ -1,11 +1,14 @@
 package kvtable
 
+import "unsafe"
+
 // Touching is how a shard hides memory latency on pipelines: before running
-// a batch of commands it reads, for every key, the index group and then the
-// entry a lookup will need. Those reads do not depend on one another, so the
-// CPU overlaps their cache misses instead of paying them one command at a
-// time. Neither function changes the table; both return a word read from
-// memory so the compiler cannot drop the loads.
+// a batch of commands it prefetches, for every key, the index group and then
+// the entry a lookup will need. Those loads do not depend on one another, so
+// the CPU overlaps their cache misses instead of paying them one command at
+// a time. Neither function changes the table; both return a word for the
+// caller to sum, so that where no prefetch instruction is at hand the
+// loads they make instead are kept.
 
 // Hash returns the hash the table uses for key.
 func (t *Table) Hash(key []byte) uint64 { return t.hash(key) }
@@ -13,30 +16,27 @@ func (t *Table) Hash(key []byte) uint64 { return t.hash(key) }
 // group returns the first index group of the bucket a lookup of h reads
 // first, or nil.
 func (t *Table) group(h uint64) []uint64 {
-	h32 := uint32(h >> 32)
 	ix := &t.ix[0]
+	if t.rehashIdx > int(uint32(h>>32)&ix.mask) {
+		ix = &t.ix[1]
+	}
 	if ix.dir == nil {
 		return nil
 	}
-	if b := h32 & ix.mask; t.rehashIdx > int(b) {
-		ix = &t.ix[1]
-		if ix.dir == nil {
-			return nil
-		}
-	}
-	return ix.bucket(h32 & ix.mask)
+	return ix.bucket(uint32(h>>32) & ix.mask)
 }
 
-// TouchBucket reads the index group of h's bucket.
+// TouchBucket prefetches the index group of h's bucket.
 func (t *Table) TouchBucket(h uint64) uint64 {
 	if g := t.group(h); g != nil {
-		return g[0]
+		return prefetch(unsafe.Pointer(&g[0]))
 	}
 	return 0
 }
 
-// TouchEntry reads the first entry of h's bucket whose hash bits match h:
-// the entry a lookup will compare first.
+// TouchEntry prefetches the first entry of h's bucket whose hash bits match
+// h: the entry a lookup will compare first. It reads the group, which
+// TouchBucket has brought in, and returns the entry's slot word (0: none).
 func (t *Table) TouchEntry(h uint64) uint64 {
 	g := t.group(h)
 	if g == nil {
@@ -49,7 +49,14 @@ func (t *Table) TouchEntry(h uint64) uint64 {
 			break
 		}
 		if uint32(x>>32) == h32 {
-			return uint64(t.ar.item(uint32(x))[0])
+			it := t.ar.item(uint32(x))
+			first, last := unsafe.Pointer(&it[0]), unsafe.Pointer(&it[len(it)-1])
+			if uintptr(first)/64 != uintptr(last)/64 {
+				// An item that spans two cache lines: its key may
+				// be in the second.
+				x += prefetch(last)
+			}
+			return x + prefetch(first)
 		}
 	}
 	return 0
