@@ -111,3 +111,17 @@ func TestPointCellsHit(t *testing.T) {
 		}
 	}
 }
+
+// TestClientThreadsBeforeCommandLine: redis-benchmark reads every word after
+// a command line's first as part of the command, so --threads must come
+// before it.
+func TestClientThreadsBeforeCommandLine(t *testing.T) {
+	cfg := &config{FirstRun: true, ClientThreads: 2}
+	tl := &tools{RedisBenchmark: "redis-benchmark"}
+	c := cell{Test: "sismember", Pipeline: 1, Clients: 50, Keyspace: 1000, Size: 16, Requests: 800}
+	got := strings.Join(benchmarkArgv(cfg, tl, &server{Port: 7}, c), " ")
+	want := "redis-benchmark -h 127.0.0.1 -p 7 --threads 2 -P 1 -c 50 -r 1000 -n 800 SISMEMBER s:__rand_int__ m5"
+	if got != want {
+		t.Errorf("%s\nwant %s", got, want)
+	}
+}

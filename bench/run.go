@@ -430,11 +430,11 @@ func clientArgvOn(cfg *config, tl *tools, srv *server, cpus []int, args ...strin
 		argv = []string{tl.Taskset, "-c", formatCPUList(cpus)}
 	}
 	argv = append(argv, tl.RedisBenchmark, "-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port))
-	argv = append(argv, args...)
+	// Options go before args: redis-benchmark takes every word after a command line's first as part of it.
 	if cfg.ClientThreads > 1 {
 		argv = append(argv, "--threads", strconv.Itoa(cfg.ClientThreads))
 	}
-	return argv
+	return append(argv, args...)
 }
 
 // procResult is what one client process of a cell printed and cost.
