@@ -125,3 +125,16 @@ func TestClientThreadsBeforeCommandLine(t *testing.T) {
 		t.Errorf("%s\nwant %s", got, want)
 	}
 }
+
+func TestCellTemplates(t *testing.T) {
+	got := cellTemplates([]string{"get", "hmget", "set", "sismember"}, "50", "N")
+	want := []string{"-t TEST -P P -c 50 -r KEYS -d SIZE -n N",
+		"-P P -c 50 -r KEYS -n N HMGET h:__rand_int__ f1 f5 f9",
+		"-P P -c 50 -r KEYS -n N SISMEMBER s:__rand_int__ m5"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%q\nwant %q", got, want)
+	}
+	if got := cellTemplates([]string{"hget"}, "50/2", "N/2"); len(got) != 1 || !strings.HasSuffix(got[0], "-n N/2 HGET h:__rand_int__ f5") {
+		t.Errorf("hget alone: %q", got)
+	}
+}
