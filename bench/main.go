@@ -114,7 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var (
 		serverCPUs   = fs.String("server-cpus", "", "CPUs for the servers, e.g. 1 or 2-5 (default: the allowed CPUs minus the client's)")
 		clientCPUs   = fs.String("client-cpus", "", "CPUs for redis-benchmark (default: the first allowed CPU, 0 on most hosts)")
-		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated; \"default\": redis-benchmark's own list")
+		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated; \"default\": redis-benchmark's own list; hget, hmget, sismember: command lines on preloaded hashes and sets")
 		pipelines    = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
 		clients      = fs.Int("clients", 50, "parallel connections (-c)")
 		threads      = fs.Int("client-threads", 0, "redis-benchmark --threads (default: none; several client CPUs get one process each)")
@@ -125,7 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		repeat       = fs.Int("repeat", 3, "runs per cell; the report keeps the median")
 		requests     = fs.Int("requests", 200000, "requests per cell at P=1 (-n); deeper pipelines get more, see README")
 		maxRequests  = fs.Int("max-requests", 0, "cap on requests per cell (default 10 x --requests)")
-		preload      = fs.Bool("preload", true, "load every key of the key space before a get cell, so GETs hit, and the key of a pop cell as redis-benchmark's tests before it leave it")
+		preload      = fs.Bool("preload", true, "load every key of the key space before a get, hget, hmget or sismember cell, so lookups hit, and the key of a pop cell as redis-benchmark's tests before it leave it")
 		csvMode      = fs.Bool("csv", false, "parse redis-benchmark --csv output (no p99.9)")
 		quick        = fs.Bool("quick", false, "small matrix, under 2 minutes: set,get; P 1,64; r 100000; d 16; 1 run")
 		smoke        = fs.Bool("smoke", false, "one short cell per server, a few seconds; for CI, no thresholds")

@@ -301,6 +301,25 @@ func writeMarkdown(w io.Writer, rep *report, charts []string) {
 		"compare ratios from one report rather than absolute numbers across reports. See bench/README.md.\n")
 }
 
+// cellTemplates are redis-benchmark's options of the cells of tests: -t TEST for redis-benchmark's own
+// tests, and the command line of each point test.
+func cellTemplates(tests []string, clients, requests string) []string {
+	var out []string
+	own := false
+	for _, t := range tests {
+		p, ok := pointTests[t]
+		if !ok {
+			own = true
+			continue
+		}
+		out = append(out, fmt.Sprintf("-P P -c %s -r KEYS -n %s %s", clients, requests, strings.Join(p.command, " ")))
+	}
+	if own {
+		out = append([]string{fmt.Sprintf("-t TEST -P P -c %s -r KEYS -d SIZE -n %s", clients, requests)}, out...)
+	}
+	return out
+}
+
 // writeSetup says how the numbers were taken: pinning, runs, flushing, and the exact commands.
 func writeSetup(w io.Writer, rep *report) {
 	cfg := rep.Config
@@ -327,7 +346,10 @@ func writeSetup(w io.Writer, rep *report) {
 		fmt.Fprint(w, " Before a `get` cell every key of the key space (`key:000000000000` …) is set to a value "+
 			"of the cell's size, so every GET hits. Before an `lpop`, `rpop`, `spop` or `zpopmin` cell, "+
 			"redis-benchmark runs untimed with the cell's options the tests that fill its key in its default "+
-			"order (`lpush,rpush`, `rpush`, `sadd`, `zadd`), so the cell pops from what they leave.")
+			"order (`lpush,rpush`, `rpush`, `sadd`, `zadd`), so the cell pops from what they leave. Before an "+
+			"`hget` or `hmget` cell every key of the key space (`h:000000000000` …) is a hash of fields `f0` … "+
+			"`f9` with values of the cell's size, before a `sismember` cell (`s:000000000000` …) a set of members "+
+			"`m0` … `m9`, so every lookup finds its key.")
 	}
 	fmt.Fprint(w, "\n- Server CPU: utime+stime of the server process (all threads) from `/proc/<pid>/stat`, "+
 		"before and after redis-benchmark, over the time redis-benchmark measured (requests / req/s); 100% = one "+
@@ -350,16 +372,21 @@ func writeSetup(w io.Writer, rep *report) {
 	if cfg.ClientThreads > 1 {
 		threads = " --threads " + strconv.Itoa(cfg.ClientThreads)
 	}
+	clients, requests := strconv.Itoa(cfg.Clients), "N"
+	if cfg.ClientProcs > 1 {
+		clients += "/" + strconv.Itoa(cfg.ClientProcs)
+		requests += "/" + strconv.Itoa(cfg.ClientProcs)
+		if !cfg.FirstRun {
+			pin = "taskset -c CPU "
+		}
+	}
+	for _, opts := range cellTemplates(cfg.Tests, clients, requests) {
+		fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT%s %s\n", pin, threads, opts)
+	}
+	fmt.Fprint(w, "```\n\n")
 	if cfg.ClientProcs <= 1 {
-		fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d -r KEYS -d SIZE -n N%s\n```\n\n",
-			pin, cfg.Clients, threads)
 		return
 	}
-	if !cfg.FirstRun {
-		pin = "taskset -c CPU "
-	}
-	fmt.Fprintf(w, "%sredis-benchmark -h 127.0.0.1 -p PORT -t TEST -P P -c %d/%d -r KEYS -d SIZE -n N/%d%s\n```\n\n",
-		pin, cfg.Clients, cfg.ClientProcs, cfg.ClientProcs, threads)
 	fmt.Fprintf(w, "%d such processes at once, the connections and requests split evenly, each pinned to one "+
 		"client CPU in turn. req/s is all requests over the slowest process's time; each latency percentile is "+
 		"the highest of the processes' (an upper bound); client CPU is theirs together.\n\n", cfg.ClientProcs)

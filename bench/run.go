@@ -315,8 +315,9 @@ var popFill = map[string]string{
 	"zpopmin": "zadd",
 }
 
-// runCell flushes the server, preloads the key space for reads and the
-// key of a pop, and runs redis-benchmark once.
+// runCell flushes the server, preloads the key space for reads (strings
+// for get, hashes or sets for a point test) and the key of a pop, and runs
+// redis-benchmark once.
 func runCell(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) sample {
 	failed := func(err error) sample {
 		return sample{Command: shellJoin(benchmarkArgv(cfg, tl, srv, c)), Error: err.Error()}
@@ -326,6 +327,11 @@ func runCell(ctx context.Context, cfg *config, tl *tools, srv *server, c cell) s
 	}
 	if cfg.Preload && c.Test == "get" {
 		if err := preload(ctx, srv.addr(), c.Keyspace, c.Size, 4); err != nil {
+			return failed(err)
+		}
+	}
+	if p, ok := pointTests[c.Test]; cfg.Preload && ok {
+		if err := preloadPoint(ctx, srv.addr(), p, c, 4); err != nil {
 			return failed(err)
 		}
 	}
@@ -361,14 +367,24 @@ func benchmarkArgv(cfg *config, tl *tools, srv *server, c cell) []string {
 	return clientArgvOn(cfg, tl, srv, cfg.clientCPUList, cellArgs(cfg, c, c.Clients, c.Requests)...)
 }
 
-// cellArgs are redis-benchmark's options for c with the given connections and requests.
+// cellArgs are redis-benchmark's options for c with the given connections and requests. A point test
+// ends with its command line in place of -t and without -d, which only sizes what -t tests write.
 func cellArgs(cfg *config, c cell, clients, requests int) []string {
-	args := []string{"-t", c.Test, "-P", strconv.Itoa(c.Pipeline), "-c", strconv.Itoa(clients),
-		"-r", strconv.Itoa(c.Keyspace), "-d", strconv.Itoa(c.Size), "-n", strconv.Itoa(requests)}
+	p, point := pointTests[c.Test]
+	var args []string
+	if !point {
+		args = []string{"-t", c.Test}
+	}
+	args = append(args, "-P", strconv.Itoa(c.Pipeline), "-c", strconv.Itoa(clients),
+		"-r", strconv.Itoa(c.Keyspace))
+	if !point {
+		args = append(args, "-d", strconv.Itoa(c.Size))
+	}
+	args = append(args, "-n", strconv.Itoa(requests))
 	if cfg.CSV {
 		args = append(args, "--csv")
 	}
-	return args
+	return append(args, p.command...)
 }
 
 // clientProc is one redis-benchmark process of a cell: its command line and its share of the requests.
@@ -414,11 +430,11 @@ func clientArgvOn(cfg *config, tl *tools, srv *server, cpus []int, args ...strin
 		argv = []string{tl.Taskset, "-c", formatCPUList(cpus)}
 	}
 	argv = append(argv, tl.RedisBenchmark, "-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port))
-	argv = append(argv, args...)
+	// Options go before args: redis-benchmark takes every word after a command line's first as part of it.
 	if cfg.ClientThreads > 1 {
 		argv = append(argv, "--threads", strconv.Itoa(cfg.ClientThreads))
 	}
-	return argv
+	return append(argv, args...)
 }
 
 // procResult is what one client process of a cell printed and cost.

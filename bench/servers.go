@@ -327,8 +327,16 @@ func benchKey(n int) string { return fmt.Sprintf("key:%012d", n) }
 // preload SETs key:000000000000 … up to keys-1, each to size bytes of 'x' (what redis-benchmark writes),
 // over conns pipelined connections.
 func preload(ctx context.Context, addr string, keys, size, conns int) error {
-	const batch = 1000
 	value := strings.Repeat("x", size)
+	set := func(dst []byte, n int) []byte { return appendCommand(dst, "SET", benchKey(n), value) }
+	return preloadWith(ctx, addr, keys, conns, set, "+OK\r\n")
+}
+
+// preloadWith sends the commands fill appends for 0 … keys-1 over conns pipelined connections, and checks
+// that each one answers want.
+func preloadWith(ctx context.Context, addr string, keys, conns int, fill func(dst []byte, n int) []byte,
+	want string) error {
+	const batch = 1000
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -343,7 +351,7 @@ func preload(ctx context.Context, addr string, keys, size, conns int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := loadRange(ctx, addr, lo, hi, batch, value); err != nil {
+			if err := loadRange(ctx, addr, lo, hi, batch, fill, want); err != nil {
 				mu.Lock()
 				if firstErr == nil {
 					firstErr = err
@@ -356,7 +364,8 @@ func preload(ctx context.Context, addr string, keys, size, conns int) error {
 	return firstErr
 }
 
-func loadRange(ctx context.Context, addr string, lo, hi, batch int, value string) error {
+func loadRange(ctx context.Context, addr string, lo, hi, batch int, fill func(dst []byte, n int) []byte,
+	want string) error {
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return err
@@ -371,7 +380,7 @@ func loadRange(ctx context.Context, addr string, lo, hi, batch int, value string
 		n := min(batch, hi-i)
 		buf = buf[:0]
 		for k := i; k < i+n; k++ {
-			buf = appendCommand(buf, "SET", benchKey(k), value)
+			buf = fill(buf, k)
 		}
 		c.SetDeadline(time.Now().Add(30 * time.Second))
 		if _, err := c.Write(buf); err != nil {
@@ -382,12 +391,21 @@ func loadRange(ctx context.Context, addr string, lo, hi, batch int, value string
 			if err != nil {
 				return fmt.Errorf("preload: %w", err)
 			}
-			if line != "+OK\r\n" {
-				return fmt.Errorf("preload: SET answered %q", strings.TrimSpace(line))
+			if line != want {
+				return fmt.Errorf("preload: %q answered %q", firstWord(buf), strings.TrimSpace(line))
 			}
 		}
 	}
 	return nil
+}
+
+// firstWord is the command name of the first command in a RESP request.
+func firstWord(req []byte) string {
+	f := strings.SplitN(string(req[:min(len(req), 64)]), "\r\n", 4)
+	if len(f) < 3 {
+		return ""
+	}
+	return f[2]
 }
 
 // cpuSeconds is the user plus system CPU time of a process, all its threads, from /proc/<pid>/stat.

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// pointTest is a named test that runs redis-benchmark with a command line in place of -t, against hashes or
+// sets the harness loads before the cell, so that every lookup finds its key.
+type pointTest struct {
+	command []string // redis-benchmark's command line; it makes __rand_int__ the key's 12-digit number
+	load    string   // the command that fills one key
+	prefix  string   // the keys' names before the number
+	item    string   // the fields' or members' names before their index
+	values  bool     // whether each field takes a value of the cell's size (a hash) or stands alone (a set)
+}
+
+// pointItems is the fields of every loaded hash and the members of every loaded set.
+const pointItems = 10
+
+var pointTests = map[string]pointTest{
+	"hget":      {[]string{"HGET", "h:__rand_int__", "f5"}, "HSET", "h:", "f", true},
+	"hmget":     {[]string{"HMGET", "h:__rand_int__", "f1", "f5", "f9"}, "HSET", "h:", "f", true},
+	"sismember": {[]string{"SISMEMBER", "s:__rand_int__", "m5"}, "SADD", "s:", "m", false},
+}
+
+// loadArgs is the command that fills key n: HSET h:<n> f0 value … f9 value, or SADD s:<n> m0 … m9.
+func (p pointTest) loadArgs(n int, value string) []string {
+	args := append(make([]string, 0, 2+2*pointItems), p.load, fmt.Sprintf("%s%012d", p.prefix, n))
+	for i := 0; i < pointItems; i++ {
+		args = append(args, p.item+strconv.Itoa(i))
+		if p.values {
+			args = append(args, value)
+		}
+	}
+	return args
+}
+
+// preloadPoint fills every key of c's key space for the point test p, pipelined like preload: each key
+// answers the number of items it gained, all of them on a flushed server.
+func preloadPoint(ctx context.Context, addr string, p pointTest, c cell, conns int) error {
+	value := strings.Repeat("x", c.Size)
+	fill := func(dst []byte, n int) []byte { return appendCommand(dst, p.loadArgs(n, value)...) }
+	return preloadWith(ctx, addr, c.Keyspace, conns, fill, ":"+strconv.Itoa(pointItems)+"\r\n")
+}
