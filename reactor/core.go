@@ -820,6 +820,9 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 // of SADDs to one set of 100k members misses the cache on its members,
 // not on its key.
 func (c *Core) touchMembers(t *shardowner.Table, n int) uint64 {
+	if !t.HasBig() {
+		return 0 // every aggregate is packed: its members came in with its entry
+	}
 	members := 0
 	var last uint64
 	var lastBig *shardowner.Table

@@ -62,6 +62,10 @@ func (t *Table) TouchEntry(h uint64) uint64 {
 	return 0
 }
 
+// HasBig reports whether the table holds any big aggregate, so that a
+// pipeline on packed ones skips looking for members to touch.
+func (t *Table) HasBig() bool { return len(t.objs) > len(t.objFree) }
+
 // PeekBig returns the table of the big aggregate under key, whose hash is
 // h, or nil, so that the member a command will look up there can be
 // touched too. Unlike Get it neither deletes an expired key nor moves a

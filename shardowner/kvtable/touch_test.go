@@ -90,3 +90,41 @@ func TestPeekBig(t *testing.T) {
 		t.Fatalf("Len = %d after peeking, want 4", tb.Len())
 	}
 }
+
+func TestHasBig(t *testing.T) {
+	clock := Clock{Ms: 1000}
+	tb := NewTable(&clock)
+	tb.SetPacked([]byte("small"), KindHash, false, []byte{2, 1, 'f', 1, 'v'}, 0)
+	if tb.HasBig() {
+		t.Fatal("HasBig with only a packed hash")
+	}
+	for _, key := range []string{"a", "b"} {
+		big := NewTable(&clock)
+		big.SetString([]byte("m"), nil, 0)
+		tb.SetBig([]byte(key), KindSet, big, 0)
+	}
+	if !tb.HasBig() {
+		t.Fatal("no HasBig with two big sets")
+	}
+	tb.Delete([]byte("a"))
+	if !tb.HasBig() {
+		t.Fatal("no HasBig with one big set left")
+	}
+	if !tb.Detach([]byte("b")) || tb.HasBig() {
+		t.Fatal("HasBig after the last big set was detached")
+	}
+	big := NewTable(&clock)
+	big.SetString([]byte("m"), nil, 0)
+	tb.SetBig([]byte("c"), KindSet, big, 0)
+	tb.SetString([]byte("c"), []byte("v"), 0) // overwritten by a string
+	if tb.HasBig() {
+		t.Fatal("HasBig after the big set was overwritten")
+	}
+	big = NewTable(&clock)
+	big.SetString([]byte("m"), nil, 0)
+	tb.SetBig([]byte("d"), KindSet, big, 0)
+	tb.Clear()
+	if tb.HasBig() {
+		t.Fatal("HasBig after Clear")
+	}
+}
