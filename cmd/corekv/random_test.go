@@ -1025,6 +1025,12 @@ func diffCommandTable() []diffCommand {
 			}
 			return diffS("SETRANGE", g.key(), off, v)
 		}, false},
+		{20, func(g *diffGen) *diffStep {
+			args := []string{"LCS", g.key(), g.key()}
+			args = append(args, g.opts([]string{"LEN"}, []string{"IDX"}, []string{"idx"}, []string{"WITHMATCHLEN"},
+				[]string{"MINMATCHLEN", g.num()}, []string{"minmatchlen", strconv.Itoa(g.r.Intn(5))})...)
+			return diffS(args...)
+		}, false},
 
 		// hashes
 		{40, func(g *diffGen) *diffStep {
