@@ -74,6 +74,7 @@ func growForBits(c *Ctx, key []byte, n int) (grew, ok bool) {
 	} else if !toRaw(c, key, v) {
 		return false, false
 	} else if stringLen(v) >= n {
+		t.MarkGrown(key)
 		return false, true
 	}
 	var zero [1]byte

@@ -49,6 +49,14 @@ func TestBitScript(t *testing.T) {
 			// An unchanged bit of a new key still creates it.
 			{"setbit z 15 0", num(0)},
 			{"get z", bulk("\x00\x00")},
+			// Writing into a string, bits changed or not, leaves it raw.
+			{"set e abc", ok},
+			{"object encoding e", bulk("embstr")},
+			{"setbit e 1 1", num(1)},
+			{"object encoding e", bulk("raw")},
+			{"set e abc", ok},
+			{"bitfield e set u1 1 1", arr(num(1))},
+			{"object encoding e", bulk("raw")},
 		}},
 		{"bitcount", []step{
 			{"set k foobar", ok},
@@ -361,6 +369,7 @@ func TestBitWatch(t *testing.T) {
 	}{
 		{"setbit missing", nil, []string{"setbit x 0 0"}, true},
 		{"setbit same", []string{"setbit x 0 1"}, []string{"setbit x 0 1"}, false},
+		{"setbit same, short string", []string{"set x a"}, []string{"setbit x 1 1"}, false},
 		{"setbit change", []string{"setbit x 0 1"}, []string{"setbit x 0 0"}, true},
 		{"setbit grow", []string{"setbit x 0 1"}, []string{"setbit x 100 0"}, true},
 		{"reads", []string{"setbit x 0 1"}, []string{"getbit x 0", "bitcount x", "bitpos x 0", "bitfield x get u8 0", "bitfield_ro x get u8 0", "bitop or y x"}, false},

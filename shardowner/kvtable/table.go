@@ -621,6 +621,20 @@ func (t *Table) rewritten(key []byte, w uint64, ref, nref uint32, dst []byte) {
 	}
 }
 
+// MarkGrown makes the raw string under key read as Redis's "raw" encoding
+// whatever its length, as a write into it does, without changing its bytes
+// or counting as a change for WATCH: Redis unshares a string before SETBIT
+// or BITFIELD write into it, whether the bits change or not. It reports
+// false when key holds no raw string.
+func (t *Table) MarkGrown(key []byte) bool {
+	_, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	if it == nil {
+		return false
+	}
+	it[0] = it[0]&^hdrVerbatim | hdrGrown
+	return true
+}
+
 // Splice replaces the cut bytes at off of the raw string value of key with
 // data, in place, when the new value fits the entry's item; it never moves
 // the entry. ok is false, changing nothing, when the key is missing or
