@@ -83,7 +83,7 @@ func BenchmarkWriterIntSmall(b *testing.B) {
 	var i int64
 	for b.Loop() {
 		w.B = w.B[:0]
-		w.Int(i % 64)
+		w.Int(i % 512)
 		i++
 	}
 }
