@@ -74,3 +74,16 @@ func BenchmarkWriterInt(b *testing.B) {
 		i += 7919
 	}
 }
+
+// BenchmarkWriterIntSmall writes the small counts INCR and most counting
+// replies give.
+func BenchmarkWriterIntSmall(b *testing.B) {
+	w := Writer{B: make([]byte, 0, 256)}
+	b.ReportAllocs()
+	var i int64
+	for b.Loop() {
+		w.B = w.B[:0]
+		w.Int(i % 512)
+		i++
+	}
+}

@@ -52,11 +52,21 @@ func (w *Writer) Err(e Error) {
 	w.B = append(w.B, '\r', '\n')
 }
 
-// Int appends an integer reply.
+// Int appends an integer reply. Counts under 1000, the commonest replies
+// there are, take one append without strconv.
 func (w *Writer) Int(n int64) {
-	w.B = append(w.B, ':')
-	w.B = strconv.AppendInt(w.B, n, 10)
-	w.B = append(w.B, '\r', '\n')
+	switch u := uint64(n); {
+	case u < 10:
+		w.B = append(w.B, ':', byte('0'+u), '\r', '\n')
+	case u < 100:
+		w.B = append(w.B, ':', byte('0'+u/10), byte('0'+u%10), '\r', '\n')
+	case u < 1000:
+		w.B = append(w.B, ':', byte('0'+u/100), byte('0'+u/10%10), byte('0'+u%10), '\r', '\n')
+	default:
+		w.B = append(w.B, ':')
+		w.B = strconv.AppendInt(w.B, n, 10)
+		w.B = append(w.B, '\r', '\n')
+	}
 }
 
 // Bulk appends a bulk string.

@@ -204,3 +204,23 @@ func TestErrUnknownCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterIntDigits checks Int's own formatting against strconv at every
+// digit count, both signs and the ends of int64.
+func TestWriterIntDigits(t *testing.T) {
+	ns := []int64{0, 1, -1, 9, -9, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for p := int64(10); p > 0 && p <= math.MaxInt64/10*10; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -(p - 1), -p, -(p + 1))
+		if p > math.MaxInt64/10 {
+			break
+		}
+	}
+	for _, n := range ns {
+		var w Writer
+		w.B = append(w.B, "x"...)
+		w.Int(n)
+		if want := "x:" + strconv.FormatInt(n, 10) + "\r\n"; string(w.B) != want {
+			t.Errorf("Int(%d) = %q, want %q", n, w.B, want)
+		}
+	}
+}

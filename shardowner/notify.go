@@ -91,8 +91,12 @@ type NotifyConfig struct {
 // when E is on, if notify-keyspace-events enables class. Handlers call it
 // from the shard that made the change, after making it; the messages reach
 // subscribers on every core (Hub.Broadcast). Costs one atomic load when
-// notifications are off.
-func (c *Ctx) Notify(class int, event string, key []byte) { c.Shard.notify(c.DB, class, event, key) }
+// class is off.
+func (c *Ctx) Notify(class int, event string, key []byte) {
+	if e := c.Shard.Events; e != nil && e.Classes.Load()&int64(class) != 0 {
+		c.Shard.notify(c.DB, class, event, key)
+	}
+}
 
 // NotifyRemoval publishes event of class on key, then Redis's del when the
 // change took the aggregate's last element and with it the key.

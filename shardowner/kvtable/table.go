@@ -403,7 +403,9 @@ func (t *Table) AddInt(key []byte, by int64) (n int64, ok bool) {
 	if it == nil {
 		return 0, false
 	}
-	off := valueOff(it)
+	// The entry's key is key: its value follows it, no need to read the
+	// key's length back.
+	off := prefixLen(it[0]) + uvarintLen(len(key)) + len(key)
 	old := int64(le.Uint64(it[off:]))
 	n = old + by
 	if (n > old) != (by > 0) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -566,5 +567,26 @@ func TestAddMember(t *testing.T) {
 	}
 	if tb.Len() != 3 || tb.ExpiresLen() != 0 {
 		t.Fatalf("len %d, expires %d", tb.Len(), tb.ExpiresLen())
+	}
+}
+
+// AddInt finds the value after keys of every length-prefix size, with and
+// without a TTL.
+func TestAddIntLongKeys(t *testing.T) {
+	tb := NewTable(&Clock{Ms: 1000})
+	for _, kl := range []int{1, 127, 128, 300, 20000} {
+		for _, ttl := range []int64{0, 5000} {
+			key := []byte(strings.Repeat("k", kl-1) + strconv.FormatInt(ttl, 10)[:1])
+			tb.SetInt(key, 1<<40, ttl)
+			if n, ok := tb.AddInt(key, -3); !ok || n != 1<<40-3 {
+				t.Fatalf("AddInt(%d-byte key, ttl %d) = %d, %v", kl, ttl, n, ok)
+			}
+			if v, _ := tb.Get(key); !v.IsInt || v.Int != 1<<40-3 || v.ExpireAt != ttl {
+				t.Fatalf("%d-byte key, ttl %d: %+v after AddInt", kl, ttl, v)
+			}
+		}
+	}
+	if err := tb.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
