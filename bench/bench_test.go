@@ -521,25 +521,13 @@ func TestParseFlagsDefaultTests(t *testing.T) {
 // redis-benchmark's default order leaves it, so that the cell pops from a
 // big value instead of an empty key.
 func TestPopCellsPop(t *testing.T) {
-	needTools(t, "redis-server", "redis-benchmark", "taskset")
-	tl, err := findTools()
-	if err != nil {
-		t.Fatal(err)
-	}
-	allowed, err := allowedCPUs()
-	if err != nil {
-		t.Skipf("no CPU affinity information: %v", err)
-	}
 	cfg, err := parseFlags([]string{"--first-run"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	srv, err := startServer(ctx, tl, target{Server: "redis", CPUs: formatCPUList(allowed)}, false, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, srv := startTestRedis(ctx, t)
 	defer srv.stop()
 	const n = 3200 // a whole number of pipelines of every client
 	for _, tc := range []struct {

@@ -200,8 +200,10 @@ func TestLoadKeysChecksReplies(t *testing.T) {
 	}
 }
 
-// TestLoadKeysRedis loads keys into a real redis-server and reads them back.
-func TestLoadKeysRedis(t *testing.T) {
+// startTestRedis starts a redis-server on the CPUs the test may use, for a
+// test that drives it with redis-benchmark; the caller stops it.
+func startTestRedis(ctx context.Context, t *testing.T) (*tools, *server) {
+	t.Helper()
 	needTools(t, "redis-server", "redis-benchmark", "taskset")
 	tl, err := findTools()
 	if err != nil {
@@ -211,12 +213,18 @@ func TestLoadKeysRedis(t *testing.T) {
 	if err != nil {
 		t.Skipf("no CPU affinity information: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	srv, err := startServer(ctx, tl, target{Server: "redis", CPUs: formatCPUList(allowed)}, false, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tl, srv
+}
+
+// TestLoadKeysRedis loads keys into a real redis-server and reads them back.
+func TestLoadKeysRedis(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, srv := startTestRedis(ctx, t)
 	defer srv.stop()
 
 	const keys = 2000

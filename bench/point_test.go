@@ -56,25 +56,13 @@ func TestPointLoadArgs(t *testing.T) {
 // TestPointCellsHit: a point cell loads its key space, runs its command
 // line, and every lookup of the run finds its key.
 func TestPointCellsHit(t *testing.T) {
-	needTools(t, "redis-server", "redis-benchmark", "taskset")
-	tl, err := findTools()
-	if err != nil {
-		t.Fatal(err)
-	}
-	allowed, err := allowedCPUs()
-	if err != nil {
-		t.Skipf("no CPU affinity information: %v", err)
-	}
 	cfg, err := parseFlags([]string{"--first-run"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	srv, err := startServer(ctx, tl, target{Server: "redis", CPUs: formatCPUList(allowed)}, false, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, srv := startTestRedis(ctx, t)
 	defer srv.stop()
 	const keys, n = 500, 3200
 	for _, tc := range []struct{ test, command, check, key, item, want string }{
