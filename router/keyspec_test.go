@@ -185,3 +185,43 @@ func TestAtoi(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGetKeys gives every command with key arguments (and every such
+// subcommand) arguments drawn from the fuzzer, as COMMAND GETKEYS does once
+// the arity holds: GetKeys must not panic, and every key it finds is one
+// of the arguments after the name.
+func FuzzGetKeys(f *testing.F) {
+	var cmds []*Command
+	for i := range commands {
+		c := &commands[i]
+		if c.HasKeyArgs() {
+			cmds = append(cmds, c)
+		}
+		for j := range c.Subcommands {
+			if s := &c.Subcommands[j]; s.HasKeyArgs() {
+				cmds = append(cmds, s)
+			}
+		}
+	}
+	f.Add(uint16(0), "2 a b")
+	f.Add(uint16(7), "store d by x limit 0 1 get y store")
+	f.Add(uint16(40), "4294967297 a numkeys -1 GET")
+	f.Fuzz(func(t *testing.T, which uint16, rest string) {
+		c := cmds[int(which)%len(cmds)]
+		argv := [][]byte{[]byte(c.Name)}
+		if i := strings.IndexByte(c.Name, '|'); i >= 0 {
+			argv = [][]byte{[]byte(c.Name[:i]), []byte(c.Name[i+1:])}
+		}
+		for _, a := range strings.Fields(rest) {
+			argv = append(argv, []byte(a))
+		}
+		if !c.ArityOK(len(argv)) {
+			return
+		}
+		for _, k := range c.GetKeys(argv) {
+			if k.Pos < 1 || k.Pos >= len(argv) {
+				t.Fatalf("%s %q: key at %d of %d arguments", c.Name, rest, k.Pos, len(argv))
+			}
+		}
+	})
+}
