@@ -445,6 +445,30 @@ func touchPass(tb *Table, keys [][]byte, hs []uint64) uint64 {
 	return sink
 }
 
+// benchBatches64 runs op on reqs (a power of two of them) in pipelines of
+// 64, with and without the touch pass before each, and reports ns per key.
+func benchBatches64(b *testing.B, tb *Table, reqs [][]byte, op func([]byte)) {
+	var hs [64]uint64
+	var sink uint64
+	for _, touch := range []bool{false, true} {
+		b.Run(map[bool]string{false: "none", true: "touch"}[touch], func(b *testing.B) {
+			p := 0
+			for b.Loop() {
+				batch := reqs[p : p+64]
+				p = (p + 64) & (len(reqs) - 1)
+				if touch {
+					sink += touchPass(tb, batch, hs[:])
+				}
+				for _, k := range batch {
+					op(k)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/key")
+		})
+	}
+	runtime.KeepAlive(sink)
+}
+
 // BenchmarkTouchSet64 is a pipeline of 64 SADDs of members a set of 100k
 // already has, as the shard runs them: hashes, then the touches of the
 // buckets and the entries, then the lookups; and, for comparison, the
@@ -468,27 +492,11 @@ func BenchmarkTouchSet64(b *testing.B) {
 	for i := range reqs {
 		reqs[i] = append([]byte("counter:"), buf[12*i:12*i+12]...)
 	}
-	var hs [64]uint64
-	var sink uint64
-	for _, touch := range []bool{false, true} {
-		b.Run(map[bool]string{false: "none", true: "touch"}[touch], func(b *testing.B) {
-			p := 0
-			for b.Loop() {
-				batch := reqs[p : p+64]
-				p = (p + 64) & (len(reqs) - 1)
-				if touch {
-					sink += touchPass(tb, batch, hs[:])
-				}
-				for _, m := range batch {
-					if added, _ := tb.AddMember(m); added {
-						b.Fatal("added")
-					}
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/key")
-		})
-	}
-	runtime.KeepAlive(sink)
+	benchBatches64(b, tb, reqs, func(m []byte) {
+		if added, _ := tb.AddMember(m); added {
+			b.Fatal("added")
+		}
+	})
 }
 
 // BenchmarkTouchIncr64 is redis-benchmark's INCR pipeline as the shard runs
@@ -508,25 +516,9 @@ func BenchmarkTouchIncr64(b *testing.B) {
 	for i := range reqs {
 		reqs[i] = []byte("counter:" + strconv.Itoa(100_000_000_000+r.IntN(n)))
 	}
-	var hs [64]uint64
-	var sink uint64
-	for _, touch := range []bool{false, true} {
-		b.Run(map[bool]string{false: "none", true: "touch"}[touch], func(b *testing.B) {
-			p := 0
-			for b.Loop() {
-				batch := reqs[p : p+64]
-				p = (p + 64) & (len(reqs) - 1)
-				if touch {
-					sink += touchPass(tb, batch, hs[:])
-				}
-				for _, k := range batch {
-					if _, ok := tb.AddInt(k, 1); !ok {
-						b.Fatal("not added")
-					}
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/key")
-		})
-	}
-	runtime.KeepAlive(sink)
+	benchBatches64(b, tb, reqs, func(k []byte) {
+		if _, ok := tb.AddInt(k, 1); !ok {
+			b.Fatal("not added")
+		}
+	})
 }
