@@ -31,6 +31,15 @@ var fuzzSeeds = []string{
 	"\"a\"b\r\n",
 	"\"\\x4\"\n",
 	" \t\v\f\n",
+	"*1\r\n$01\r\nx\r\n",
+	"*01\r\n$1\r\nx\r\n",
+	"*00\r\n",
+	"*1\r\n$00\r\n\r\n",
+	"*1\r\n$12345678\r\n",
+	"*1\r\n$123456789\r\n",
+	"*123456789\r\n",
+	"*2000000\r\n",
+	"*1\r\n$3x\r\nabc\r\n",
 }
 
 func FuzzParseCommand(f *testing.F) {

@@ -364,27 +364,74 @@ func countLine(buf []byte) int {
 	return cr
 }
 
+// shortHeader reads the common count or bulk header at the start of b
+// without a search for its CR: kind ('*' or '$'), at most 8 digits with no
+// leading zero, CR, and a byte after the CR. ok is false for anything else,
+// which the general path then reads (and rejects, where it must) as before;
+// when ok, n is what that path would read and hdr the header's length with
+// its CRLF.
+func shortHeader(b []byte, kind byte) (n, hdr int, ok bool) {
+	if len(b) < 4 || b[0] != kind {
+		return 0, 0, false
+	}
+	for i := 1; i < len(b) && i <= 9; i++ {
+		c := b[i]
+		if c == '\r' {
+			if i == 1 || i+1 >= len(b) {
+				return 0, 0, false
+			}
+			return n, i + 2, true
+		}
+		if c < '0' || c > '9' || (i > 1 && n == 0) {
+			return 0, 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return 0, 0, false
+}
+
+// multibulkHeader reads the "*<count>" line at the start of buf: the count
+// and the offset after its CRLF, or pos 0 when more must arrive or err.
+func multibulkHeader(buf []byte, unauth bool) (count, pos int, err error) {
+	cr := countLine(buf)
+	switch cr {
+	case needMore:
+		return 0, 0, nil
+	case tooLong:
+		return 0, 0, ErrTooBigMbulkCount
+	}
+	if count, err = multibulkLen(buf[1:cr], unauth); err != nil {
+		return 0, 0, err
+	}
+	return count, cr + 2, nil
+}
+
 // parseMultibulk parses a multibulk request in one pass, keeping no state:
 // the path of a request that has arrived whole. As in Redis, the two bytes
 // after a bulk's data are taken to be CRLF without checking.
 func parseMultibulk(buf []byte, args [][]byte, unauth bool) ([][]byte, int, error) {
-	cr := countLine(buf)
-	switch cr {
-	case needMore:
-		return args[:0], 0, nil
-	case tooLong:
-		return args[:0], 0, ErrTooBigMbulkCount
+	count, pos, ok := shortHeader(buf, '*')
+	if !ok || count > MaxMultibulkLen || (count > UnauthMultibulkLen && unauth) {
+		var err error
+		if count, pos, err = multibulkHeader(buf, unauth); pos == 0 {
+			return args[:0], 0, err
+		}
 	}
-	count, err := multibulkLen(buf[1:cr], unauth)
-	if err != nil {
-		return args[:0], 0, err
-	}
-	pos := cr + 2
 	args = growExact(args, aheadRoom(count, len(buf)-pos))
 	for ; count > 0; count-- {
 		rest := buf[pos:]
 		if len(rest) == 0 {
 			return args[:0], 0, nil
+		}
+		if size, hdr, ok := shortHeader(rest, '$'); ok && (size <= UnauthBulkLen || !unauth) {
+			start := pos + hdr
+			if len(buf)-start < size+2 {
+				return args[:0], 0, nil
+			}
+			end := start + size
+			args = append(args, buf[start:end:end])
+			pos = end + 2
+			continue
 		}
 		cr := countLine(rest)
 		switch cr {

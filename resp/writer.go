@@ -63,26 +63,20 @@ func (w *Writer) Int(n int64) {
 	case u < 1000:
 		w.B = append(w.B, ':', byte('0'+u/100), byte('0'+u/10%10), byte('0'+u%10), '\r', '\n')
 	default:
-		w.B = append(w.B, ':')
-		w.B = strconv.AppendInt(w.B, n, 10)
-		w.B = append(w.B, '\r', '\n')
+		w.header(':', n)
 	}
 }
 
 // Bulk appends a bulk string.
 func (w *Writer) Bulk(b []byte) {
-	w.B = append(w.B, '$')
-	w.B = strconv.AppendInt(w.B, int64(len(b)), 10)
-	w.B = append(w.B, '\r', '\n')
+	w.header('$', int64(len(b)))
 	w.B = append(w.B, b...)
 	w.B = append(w.B, '\r', '\n')
 }
 
 // BulkString appends a bulk string from a Go string.
 func (w *Writer) BulkString(s string) {
-	w.B = append(w.B, '$')
-	w.B = strconv.AppendInt(w.B, int64(len(s)), 10)
-	w.B = append(w.B, '\r', '\n')
+	w.header('$', int64(len(s)))
 	w.B = append(w.B, s...)
 	w.B = append(w.B, '\r', '\n')
 }
@@ -112,42 +106,81 @@ func (w *Writer) NullArray() {
 	w.B = append(w.B, "*-1\r\n"...)
 }
 
-func (w *Writer) header(c byte, n int) {
-	w.B = append(w.B, c)
-	w.B = strconv.AppendInt(w.B, int64(n), 10)
-	w.B = append(w.B, '\r', '\n')
+// header appends the line c, n in decimal, CRLF, built on the stack and
+// appended at once.
+func (w *Writer) header(c byte, n int64) {
+	var line [24]byte
+	i := len(line) - 2
+	line[i], line[i+1] = '\r', '\n'
+	u := uint64(n)
+	if n < 0 {
+		u = -u
+	}
+	for u >= 100 {
+		q := u / 100
+		d := (u - q*100) * 2
+		i -= 2
+		line[i], line[i+1] = digitPairs[d], digitPairs[d+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		line[i], line[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		line[i] = byte('0' + u)
+	}
+	if n < 0 {
+		i--
+		line[i] = '-'
+	}
+	i--
+	line[i] = c
+	w.B = append(w.B, line[i:]...)
 }
 
+// digitPairs holds "00" to "99", two bytes each.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
 // Array appends the header of an array of n elements.
-func (w *Writer) Array(n int) { w.header('*', n) }
+func (w *Writer) Array(n int) { w.header('*', int64(n)) }
 
 // Map appends the header of a map of n key/value pairs: %n in RESP3, an array
 // of 2n elements in RESP2.
 func (w *Writer) Map(n int) {
 	if w.RESP3() {
-		w.header('%', n)
+		w.header('%', int64(n))
 		return
 	}
-	w.header('*', 2*n)
+	w.header('*', int64(2*n))
 }
 
 // Set appends the header of a set of n elements: ~n in RESP3, *n in RESP2.
 func (w *Writer) Set(n int) {
 	if w.RESP3() {
-		w.header('~', n)
+		w.header('~', int64(n))
 		return
 	}
-	w.header('*', n)
+	w.header('*', int64(n))
 }
 
 // Push appends the header of an out-of-band push of n elements: >n in RESP3,
 // *n in RESP2.
 func (w *Writer) Push(n int) {
 	if w.RESP3() {
-		w.header('>', n)
+		w.header('>', int64(n))
 		return
 	}
-	w.header('*', n)
+	w.header('*', int64(n))
 }
 
 // Double appends a floating point reply: ,f in RESP3, a bulk string in RESP2.
@@ -285,7 +318,7 @@ func (w *Writer) Verbatim(format string, text []byte) {
 		w.Bulk(text)
 		return
 	}
-	w.header('=', len(text)+4)
+	w.header('=', int64(len(text)+4))
 	w.B = append(w.B, format...)
 	w.B = append(w.B, ':')
 	w.B = append(w.B, text...)
