@@ -123,6 +123,10 @@ type arena struct {
 	// pageLimit, when not 0, caps len(pages) below maxPages, so that tests
 	// can fill an arena cheaply.
 	pageLimit int
+
+	// frees counts the items freed: a ref taken when it had some value
+	// still holds the same item while it has it.
+	frees uint64
 }
 
 // item returns the bytes of the item ref, with len and cap equal to the
@@ -234,6 +238,7 @@ func (a *arena) newPage(c uint8) uint32 {
 // free returns the item ref to its page, releasing the page when it is left
 // empty.
 func (a *arena) free(ref uint32) {
+	a.frees++
 	idx := ref >> refItemBits
 	p := &a.pages[idx]
 	if p.class == largeClass {

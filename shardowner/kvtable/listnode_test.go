@@ -129,3 +129,58 @@ func TestInsert(t *testing.T) {
 		t.Error("an insert into a missing key went in")
 	}
 }
+
+// An Insert after the key's entry was replaced, deleted, expired or moved
+// finds the entry there is now, not the one the Insert before it wrote.
+func TestInsertAfterChanges(t *testing.T) {
+	clock := &Clock{Ms: 1000}
+	tb := NewTable(clock)
+	key := []byte("node")
+	insert := func(data string) bool {
+		ok, err := tb.Insert(key, -1, []byte(data), 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	want := func(s string) {
+		t.Helper()
+		if v, ok := tb.Get(key); !ok || string(v.Str) != s {
+			t.Fatalf("value %q (found %v), want %q", v.Str, ok, s)
+		}
+		if err := tb.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.SetVerbatim(key, []byte("a"), 0, false)
+	insert("b")
+	want("ab")
+	tb.SetInt(key, 7, 0)
+	if insert("c") {
+		t.Fatal("an insert into the integer that replaced the string went in")
+	}
+	tb.Delete(key)
+	if insert("d") {
+		t.Fatal("an insert into a deleted key went in")
+	}
+	tb.SetVerbatim(key, []byte("e"), 0, false)
+	insert("f")
+	want("ef")
+	tb.SetVerbatim(key, []byte("g"), 1500, false)
+	insert("h")
+	want("gh")
+	clock.Ms = 2000
+	if insert("i") {
+		t.Fatal("an insert into an expired key went in")
+	}
+	// Fill the item past its room again and again: each move frees the
+	// item before, and the next insert must follow it.
+	tb.SetVerbatim(key, []byte("j"), 0, false)
+	model := "j"
+	for i := range 2000 {
+		s := string(rune('a' + i%26))
+		insert(s)
+		model += s
+	}
+	want(model)
+}

@@ -87,6 +87,16 @@ type Table struct {
 	// List, on the table of a big list, is its index (see listnode.go).
 	List []byte
 
+	// lastInsert is the entry the latest Insert wrote, which the next one
+	// into the same key (pushes into one end node of a list) finds without
+	// a lookup while no item has been freed since.
+	lastInsert struct {
+		w     uint64 // slot word; 0: none
+		frees uint64 // ar.frees when w was taken
+		n     int
+		key   [16]byte
+	}
+
 	watcher Watcher // nil unless a key of the table is watched
 	// OnExpire, when set, is called with the key of each entry that
 	// expires, before it goes (keyspace notifications); like a Watcher it
@@ -570,7 +580,7 @@ func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error)
 // ErrFull when the arena has no room for a bigger item, changing nothing.
 func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, err error) {
 	t.rehashStep(rehashPerOp)
-	w, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	w, it := t.liveInsert(key)
 	if it == nil {
 		return false, nil
 	}
@@ -598,14 +608,33 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 		dst = t.ar.item(nref)
 		copy(dst, it[:voff])
 	}
-	// Tail first, then head: both only ever move towards the end.
+	// Tail first, then head: both only ever move towards the end. A head
+	// that stays where it is (an append in place) is not copied onto itself.
 	val := it[voff+ln : voff+ln+vl]
 	copy(dst[voff+nln+off+len(data):], val[off:])
-	copy(dst[voff+nln:], val[:off])
+	if nref != ref || nln != ln {
+		copy(dst[voff+nln:], val[:off])
+	}
 	copy(dst[voff+nln+off:], data)
 	putUvarint(dst[voff:], end)
 	t.rewritten(key, w, ref, nref, dst)
+	if last := &t.lastInsert; len(key) <= len(last.key) {
+		last.w, last.frees, last.n = w&hashHigh|uint64(nref), t.ar.frees, copy(last.key[:], key)
+	}
 	return true, nil
+}
+
+// liveInsert is live for Insert: the raw string under key, found through
+// lastInsert when that is still its entry.
+func (t *Table) liveInsert(key []byte) (uint64, []byte) {
+	const mask, want = hdrKindMask | hdrEncMask, byte(KindString) | encRaw
+	if last := &t.lastInsert; last.w != 0 && last.frees == t.ar.frees && bytes.Equal(last.key[:last.n], key) {
+		it := t.ar.item(uint32(last.w))
+		if it[0]&mask == want && !t.isExpired(it) && bytes.Equal(entryKey(it), key) {
+			return last.w, it
+		}
+	}
+	return t.live(key, mask, want)
 }
 
 // rewritten finishes a write of key's string in place or into a bigger
