@@ -47,6 +47,11 @@ type Core struct {
 	ps           hub // subscriptions of this core's connections (pubsub.go)
 	w            resp.Writer
 	ahead        [parseAhead]parsed
+	hashedKey    []byte // the running command's first key, when touchKeys hashed it
+	keyHash      uint64 // hashedKey's hash; 0: none
+	lastName     [24]byte
+	lastNameLen  int
+	lastCmd      *router.Command // what lookup found for lastName
 	group        router.Group
 	clock        int64  // router.Now() where parse's next command, or group, starts
 	sink         uint64 // where touchKeys' loads go, so they are not optimised away
@@ -680,7 +685,11 @@ outer:
 				if a.cmd != nil && a.cmd.Route == router.RouteHome {
 					c.clock = c.group.Close(c.shard, c.clock)
 				}
+				if a.hash != 0 {
+					c.hashedKey, c.keyHash = a.argv[a.cmd.FirstKey], a.hash
+				}
 				c.dispatchCmd(cn, a.cmd, a.argv, a.shard)
+				c.hashedKey, c.keyHash = nil, 0
 				c.serveBlocked()
 			}
 			cn.requestDone()
@@ -747,9 +756,10 @@ func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 		pos += m
 		a.end = pos
 		a.shard = -1
+		a.hash = 0
 		a.cmd = nil
 		if len(args) > 0 {
-			a.cmd = router.Lookup(args[0])
+			a.cmd = c.lookup(args[0])
 		}
 		n++
 		if inline || (a.cmd != nil && a.cmd.Flags&router.FlagNoAuth != 0) {
@@ -757,6 +767,20 @@ func (c *Core) readAhead(cn *Conn, pos int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// lookup is router.Lookup remembering the last name it found, byte for
+// byte: a pipeline mostly repeats one command.
+func (c *Core) lookup(name []byte) *router.Command {
+	if c.lastCmd != nil && string(name) == string(c.lastName[:c.lastNameLen]) {
+		return c.lastCmd
+	}
+	cmd := router.Lookup(name)
+	if cmd != nil && len(name) <= len(c.lastName) {
+		c.lastNameLen = copy(c.lastName[:], name)
+		c.lastCmd = cmd
+	}
+	return cmd
 }
 
 // touchKeys reads, for the requests read ahead whose key this core owns,
@@ -786,7 +810,8 @@ func (c *Core) touchKeys(cn *Conn, n int) {
 			}
 		}
 		if prevHash == 0 || !bytes.Equal(key, prev) {
-			prev, prevHash = key, t.Hash(key)|1 // never 0, which marks "not touched"
+			// A hash of 0 leaves the key untouched and unhinted.
+			prev, prevHash = key, t.Hash(key)
 		}
 		// The same key as the one before (a pipeline of pushes to one
 		// list) keeps its hash, for the members' read-ahead.

@@ -174,7 +174,15 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		c.ctx.Shard = c.shard
 		c.ctx.DB = cn.db
 		c.ctx.W = w
+		var hinted *shardowner.Table
+		if c.keyHash != 0 {
+			hinted = c.shard.DBs[cn.db]
+			hinted.HintHash(c.hashedKey, c.keyHash)
+		}
 		c.clock = c.group.Call(&c.ctx, cmd, argv, router.Origin{Client: cn.id}, c.clock)
+		if hinted != nil {
+			hinted.HintHash(nil, 0)
+		}
 		c.ctx.W = nil
 		cn.end()
 		return

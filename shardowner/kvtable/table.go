@@ -97,6 +97,11 @@ type Table struct {
 		key   [16]byte
 	}
 
+	// hint, hintLen and hintHash are HintHash's key and its hash.
+	hint     *byte
+	hintLen  int
+	hintHash uint64
+
 	watcher Watcher // nil unless a key of the table is watched
 	// OnExpire, when set, is called with the key of each entry that
 	// expires, before it goes (keyspace notifications); like a Watcher it
@@ -139,7 +144,12 @@ func (t *Table) reset() {
 	t.exp = newWheel(t.pool)
 }
 
-func (t *Table) hash(key []byte) uint64 { return maphash.Bytes(seed, key) & t.hashMask }
+func (t *Table) hash(key []byte) uint64 {
+	if t.hint != nil && unsafe.SliceData(key) == t.hint && len(key) == t.hintLen {
+		return t.hintHash & t.hashMask
+	}
+	return maphash.Bytes(seed, key) & t.hashMask
+}
 
 func (t *Table) rehashing() bool { return t.rehashIdx >= 0 }
 

@@ -13,6 +13,16 @@ import "unsafe"
 // Hash returns the hash the table uses for key.
 func (t *Table) Hash(key []byte) uint64 { return t.hash(key) }
 
+// HintHash tells the table that key, this very slice and not only bytes
+// equal to it, has hash h (Hash's, as the read-ahead found it), so that the
+// lookups of the command about to run skip hashing its key. The caller
+// clears the hint with HintHash(nil, 0) before key's bytes may change.
+func (t *Table) HintHash(key []byte, h uint64) {
+	t.hint = unsafe.SliceData(key)
+	t.hintLen = len(key)
+	t.hintHash = h
+}
+
 // group returns the first index group of the bucket a lookup of h reads
 // first, or nil.
 func (t *Table) group(h uint64) []uint64 {
