@@ -180,6 +180,8 @@ var shareable = func() []uint8 {
 		"hset", "hsetnx", "hmset", "hget", "hmget", "hdel", "hlen", "hexists", "hstrlen", "hincrby", "hincrbyfloat",
 		"sadd", "srem", "sismember", "smismember", "scard",
 		"zadd", "zincrby", "zrem", "zscore", "zmscore", "zcard",
+		// A pop's work is its reply's: one member, or count of them.
+		"spop", "zpopmin", "zpopmax",
 	} {
 		class[byName[name].ID] = sharePacked
 	}
