@@ -137,8 +137,8 @@ func (q qlist) rec(i int) (id uint32, cnt int) { return q.view().rec(i) }
 
 func (q qlist) node(id uint32) []byte {
 	k := nodeKey(id)
-	v, _ := q.t.Get(k[:])
-	return v.Str
+	body, _ := q.t.RawString(k[:])
+	return body
 }
 
 func (q qlist) setNode(id uint32, body []byte) error {

@@ -183,4 +183,29 @@ func TestInsertAfterChanges(t *testing.T) {
 		model += s
 	}
 	want(model)
+	// Splice and RawString go through the same entry, and follow it when
+	// it moves or goes.
+	for i := 0; len(model) > 1; i++ {
+		if i%2 == 0 {
+			tb.Splice(key, 0, 1, nil)
+			model = model[1:]
+		} else {
+			tb.Splice(key, len(model)-1, 1, nil)
+			model = model[:len(model)-1]
+		}
+		if got, ok := tb.RawString(key); !ok || string(got) != model {
+			t.Fatalf("after %d cuts: %q (found %v), want %q", i+1, got, ok, model)
+		}
+	}
+	tb.Delete(key)
+	if _, ok := tb.RawString(key); ok {
+		t.Fatal("RawString found a deleted key")
+	}
+	if tb.Splice(key, 0, 0, []byte("x")) {
+		t.Fatal("a splice into a deleted key went in")
+	}
+	tb.SetInt(key, 3, 0)
+	if _, ok := tb.RawString(key); ok {
+		t.Fatal("RawString found an integer")
+	}
 }

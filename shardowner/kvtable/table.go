@@ -87,10 +87,11 @@ type Table struct {
 	// List, on the table of a big list, is its index (see listnode.go).
 	List []byte
 
-	// lastInsert is the entry the latest Insert wrote, which the next one
-	// into the same key (pushes into one end node of a list) finds without
-	// a lookup while no item has been freed since.
-	lastInsert struct {
+	// lastRaw is the raw string that Insert, Splice or RawString found
+	// last, which the next of them on the same key (pushes and pops at one
+	// end node of a list) finds without a lookup while no item has been
+	// freed since.
+	lastRaw struct {
 		w     uint64 // slot word; 0: none
 		frees uint64 // ar.frees when w was taken
 		n     int
@@ -590,7 +591,7 @@ func (t *Table) Append(key, data []byte, maxLen int) (n int, ok bool, err error)
 // ErrFull when the arena has no room for a bigger item, changing nothing.
 func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, err error) {
 	t.rehashStep(rehashPerOp)
-	w, it := t.liveInsert(key)
+	w, it := t.liveRaw(key)
 	if it == nil {
 		return false, nil
 	}
@@ -628,23 +629,45 @@ func (t *Table) Insert(key []byte, off int, data []byte, maxLen int) (ok bool, e
 	copy(dst[voff+nln+off:], data)
 	putUvarint(dst[voff:], end)
 	t.rewritten(key, w, ref, nref, dst)
-	if last := &t.lastInsert; len(key) <= len(last.key) {
-		last.w, last.frees, last.n = w&hashHigh|uint64(nref), t.ar.frees, copy(last.key[:], key)
-	}
+	t.rememberRaw(key, w&hashHigh|uint64(nref))
 	return true, nil
 }
 
-// liveInsert is live for Insert: the raw string under key, found through
-// lastInsert when that is still its entry.
-func (t *Table) liveInsert(key []byte) (uint64, []byte) {
+// liveRaw is live for a raw string: found through lastRaw when that is
+// still key's entry, else looked up and remembered.
+func (t *Table) liveRaw(key []byte) (uint64, []byte) {
 	const mask, want = hdrKindMask | hdrEncMask, byte(KindString) | encRaw
-	if last := &t.lastInsert; last.w != 0 && last.frees == t.ar.frees && bytes.Equal(last.key[:last.n], key) {
+	if last := &t.lastRaw; last.w != 0 && last.frees == t.ar.frees && bytes.Equal(last.key[:last.n], key) {
 		it := t.ar.item(uint32(last.w))
 		if it[0]&mask == want && !t.isExpired(it) && bytes.Equal(entryKey(it), key) {
 			return last.w, it
 		}
 	}
-	return t.live(key, mask, want)
+	w, it := t.live(key, mask, want)
+	if it != nil {
+		t.rememberRaw(key, w)
+	}
+	return w, it
+}
+
+// rememberRaw makes the entry at slot word w, key's, lastRaw.
+func (t *Table) rememberRaw(key []byte, w uint64) {
+	if last := &t.lastRaw; len(key) <= len(last.key) {
+		last.w, last.frees, last.n = w, t.ar.frees, copy(last.key[:], key)
+	}
+}
+
+// RawString returns the raw string under key, which stays valid until the
+// table changes, as Get would for it; ok is false when key holds none. It is
+// Get for the nodes of a list (see lastRaw).
+func (t *Table) RawString(key []byte) (val []byte, ok bool) {
+	_, it := t.liveRaw(key)
+	if it == nil {
+		return nil, false
+	}
+	voff := valueOff(it)
+	vl, ln := getUvarint(it[voff:])
+	return it[voff+ln : voff+ln+vl : voff+ln+vl], true
 }
 
 // rewritten finishes a write of key's string in place or into a bigger
@@ -684,7 +707,7 @@ func (t *Table) MarkGrown(key []byte) bool {
 // writes the whole value. A value that does not grow always fits.
 func (t *Table) Splice(key []byte, off, cut int, data []byte) (ok bool) {
 	t.rehashStep(rehashPerOp)
-	_, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	_, it := t.liveRaw(key)
 	if it == nil {
 		return false
 	}
@@ -704,7 +727,9 @@ func (t *Table) Splice(key []byte, off, cut int, data []byte) (ok bool) {
 	head, tail := it[voff+ln:voff+ln+off], it[voff+ln+off+cut:voff+ln+vl]
 	headAt, tailAt := voff+nln, voff+nln+off+len(data)
 	if nln <= ln {
-		copy(it[headAt:], head)
+		if nln < ln {
+			copy(it[headAt:], head)
+		}
 		copy(it[tailAt:], tail)
 	} else {
 		copy(it[tailAt:], tail)
