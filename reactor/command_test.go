@@ -63,28 +63,38 @@ func TestLookupPublic(t *testing.T) {
 	}
 }
 
-// TestSubcommandAritiesAgree checks that the arities the home containers
-// check before they run (home.go) are the table's.
-func TestSubcommandAritiesAgree(t *testing.T) {
-	for parent, subs := range subcommandArity {
-		cmd := router.LookupString(parent)
-		if cmd == nil || len(cmd.Subcommands) != len(subs) {
-			t.Errorf("%s: %d subcommands checked, the table has %v", parent, len(subs), cmd)
-			continue
+// TestSubcommandArityErr checks the arity check of home containers'
+// subcommands, which reads the command table's rows.
+func TestSubcommandArityErr(t *testing.T) {
+	argv := func(s ...string) [][]byte {
+		out := make([][]byte, len(s))
+		for i, a := range s {
+			out[i] = []byte(a)
 		}
-		for sub, arity := range subs {
-			s := cmd.Subcommand([]byte(sub))
-			if s == nil || s.Arity != arity {
-				t.Errorf("%s|%s: arity %d, the table's row %v", parent, sub, arity, s)
-			}
+		return out
+	}
+	for _, tc := range []struct {
+		argv []string
+		want resp.Error
+	}{
+		{[]string{"client", "SETNAME"}, resp.ErrWrongArgs("client|setname")},
+		{[]string{"client", "setname", "a"}, ""},
+		{[]string{"config", "get"}, resp.ErrWrongArgs("config|get")},
+		{[]string{"config", "get", "a", "b"}, ""},
+		{[]string{"client", "nosuch"}, ""},
+		{[]string{"client"}, ""},
+		{[]string{"ping", "x", "y"}, ""},
+	} {
+		cmd := router.LookupString(tc.argv[0])
+		if got := subcommandArityErr(cmd, argv(tc.argv...)); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.argv, got, tc.want)
 		}
 	}
-	for _, cmd := range router.Commands() {
-		if cmd.Home != router.HomeNone && len(cmd.Subcommands) > 0 && subcommandArity[cmd.Name] == nil {
-			t.Errorf("%s: home container without its arity checks", cmd.Name)
-		}
-	}
-	// containerSubcommands reads the same rows, shard containers' too.
+}
+
+// TestContainerSubcommands checks containerSubcommands against rows of the
+// command table, shard containers' too.
+func TestContainerSubcommands(t *testing.T) {
 	if subs, ok := containerSubcommands("object"); !ok || subs["encoding"] != 3 || subs["help"] != 2 {
 		t.Errorf("object: subcommands %v", subs)
 	}

@@ -668,8 +668,8 @@ outer:
 		}
 		// Commands run back to back from here: each one's end, read once,
 		// is the next one's start, and small ones share readings
-		// (router.Group). A home command is timed from c.clock, so the
-		// group before it closes first.
+		// (router.Group); a home command that does not share closes the
+		// group before it (dispatchCmd).
 		c.clock = router.Now()
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
@@ -682,9 +682,6 @@ outer:
 				break outer
 			}
 			if len(a.argv) > 0 {
-				if a.cmd != nil && a.cmd.Route == router.RouteHome {
-					c.clock = c.group.Close(c.shard, c.clock)
-				}
 				if a.hash != 0 {
 					c.hashedKey, c.keyHash = a.argv[a.cmd.FirstKey], a.hash
 				}

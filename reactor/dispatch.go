@@ -65,12 +65,19 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	n := c.srv.cfg.Shards
 	switch cmd.Route {
 	case router.RouteHome:
-		if e := subcommandArityErr(cmd.Name, argv); e != "" {
+		if e := subcommandArityErr(cmd, argv); e != "" {
 			c.shard.CmdStat(cmd.ID).Rejected++
 			cn.errorReply(e)
 			return
 		}
 		errs := cn.w.Errors
+		if size, shares := c.group.Shares(c.shard, cmd, argv); shares {
+			// PING and ECHO: a reply about as long as the arguments.
+			c.home(cn, cmd, argv)
+			c.clock = c.group.Ran(c.shard, cmd, argv, router.Origin{Client: cn.id}, c.clock, size, size, cn.w.Errors != errs)
+			return
+		}
+		c.clock = c.group.Close(c.shard, c.clock)
 		c.home(cn, cmd, argv)
 		c.clock = router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, c.clock, cn.w.Errors != errs)
 		return

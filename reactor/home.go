@@ -446,32 +446,16 @@ func (c *Core) shutdown(cn *Conn, argv [][]byte) {
 	// closes when the server stops.
 }
 
-// subcommandArity lists, for container commands, each subcommand's arity as
-// Redis 7 declares it (argc including the container's name; negative means
-// at least), so a known subcommand with the wrong count gets Redis's
-// "wrong number of arguments for 'client|setname' command".
-var subcommandArity = map[string]map[string]int{
-	"client": {"id": 2, "setname": 3, "getname": 2, "setinfo": 4, "no-evict": 3, "no-touch": 3,
-		"reply": 3, "info": 2, "list": -2, "kill": -3, "unblock": -3, "help": 2},
-	"command": {"count": 2, "list": -2, "info": -2, "docs": -2, "getkeys": -4,
-		"getkeysandflags": -4, "help": 2},
-	"config": {"get": -3, "set": -4, "resetstat": 2, "rewrite": 2, "help": 2},
-	"pubsub": {"channels": -2, "numsub": -2, "numpat": 2, "shardchannels": -2, "shardnumsub": -2,
-		"help": 2},
-}
-
 // subcommandArityErr is the arity error for a known subcommand of a home
-// container command called with the wrong number of arguments, or "". Like
-// any arity error it refuses the request before it runs.
-func subcommandArityErr(parent string, argv [][]byte) resp.Error {
-	subs, ok := subcommandArity[parent]
-	if !ok || len(argv) < 2 {
+// container command called with the wrong number of arguments (Redis 7's
+// "wrong number of arguments for 'client|setname' command"), or "". Like any
+// arity error it refuses the request before it runs.
+func subcommandArityErr(cmd *router.Command, argv [][]byte) resp.Error {
+	if len(cmd.Subcommands) == 0 || len(argv) < 2 {
 		return ""
 	}
-	sub := strings.ToLower(string(argv[1]))
-	arity, known := subs[sub]
-	if known && ((arity >= 0 && len(argv) != arity) || (arity < 0 && len(argv) < -arity)) {
-		return resp.ErrWrongArgs(parent + "|" + sub)
+	if sub := cmd.Subcommand(argv[1]); sub != nil && !sub.ArityOK(len(argv)) {
+		return resp.ErrWrongArgs(sub.Name)
 	}
 	return ""
 }

@@ -118,7 +118,7 @@ func (c *Core) queueMulti(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		return true
 	}
 	if cmd.Route == router.RouteHome {
-		if e := subcommandArityErr(cmd.Name, argv); e != "" {
+		if e := subcommandArityErr(cmd, argv); e != "" {
 			c.shard.CmdStat(cmd.ID).Rejected++
 			m.dirty = true
 			cn.errorReply(e)

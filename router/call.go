@@ -134,7 +134,8 @@ func slowLogged(sh *shardowner.Shard, cmd *Command, o Origin, d int64) bool {
 // it slow enough to be logged:
 //   - it is one of shareable, commands whose work is bounded by their
 //     arguments and their reply (not APPEND or SETRANGE, which may move a
-//     whole value, nor COPY, KEYS, SCAN or any command of the home core);
+//     whole value, nor COPY, KEYS, SCAN or a command of the home core other
+//     than PING and ECHO);
 //   - its arguments are under bigBytes;
 //   - slowlog-log-slower-than is off or at least shareFloor µs, far more
 //     than such a command takes.
@@ -173,6 +174,7 @@ var shareable = func() []uint8 {
 		// A list's pushes and pops touch one node at an end, and a node
 		// holds at most 64 KB whatever list-max-listpack-size says.
 		"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen",
+		"ping", "echo",
 	} {
 		class[byName[name].ID] = shareAlways
 	}
@@ -222,19 +224,33 @@ type pending struct {
 // while the command's time is pending.
 func (g *Group) Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
 	sh := ctx.Shard
-	size := 0
+	size, shares := g.Shares(sh, cmd, argv)
+	if !shares {
+		return Call(ctx, cmd, argv, o, g.Close(sh, start))
+	}
+	before := len(ctx.W.B)
+	failed := run(ctx, cmd, argv)
+	return g.Ran(sh, cmd, argv, o, start, size, len(ctx.W.B)-before, failed)
+}
+
+// Shares reports whether cmd with argv, whose bytes come to size, shares
+// the group's readings (see Group). A caller that runs such a command
+// itself, as the home core runs PING, accounts it with Ran.
+func (g *Group) Shares(sh *shardowner.Shard, cmd *Command, argv [][]byte) (size int, shares bool) {
 	for _, a := range argv {
 		size += len(a)
 	}
 	if g.n == 0 {
 		g.share = sharing(sh)
 	}
-	if c := shareable[cmd.ID]; c == shareNever || c > g.share || size >= bigBytes {
-		return Call(ctx, cmd, argv, o, g.Close(sh, start))
-	}
-	before := len(ctx.W.B)
-	failed := run(ctx, cmd, argv)
-	out := min(max(len(ctx.W.B)-before, 0), 1<<30)
+	c := shareable[cmd.ID]
+	return size, c != shareNever && c <= g.share && size < bigBytes
+}
+
+// Ran adds to the group a run of cmd that Shares let share, with out bytes
+// of reply, and returns the reading the next command starts from, as Call.
+func (g *Group) Ran(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start int64, size, out int, failed bool) int64 {
+	out = min(max(out, 0), 1<<30)
 	g.pend[g.n] = pending{id: int32(cmd.ID), weight: uint32(fixedWeight + size + out), call: !o.Part, failed: failed && !o.Part}
 	g.n++
 	if out >= bigBytes {
