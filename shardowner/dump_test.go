@@ -1,0 +1,181 @@
+package shardowner
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/corekv/corekv/resp"
+)
+
+func init() {
+	handlers["dump"], handlers["restore"] = Dump, Restore
+}
+
+// Payloads redis-server 7.0.15 answered DUMP with, as redis-cli prints them.
+const (
+	redisDumpHello  = "\x00\x05hello\n\x00cr\xdfve4 \n"                                                                                                                    // SET s1 hello
+	redisDumpLZF    = "\x00\xc3\t@d\x01aa\xe0W\x00\x01aa\n\x00\xe8\xa3\xb5\a\xb0m\xf2q"                                                                                    // 100 a's
+	redisDumpList   = "\x12\x01\x02\x1c\x1c\x00\x00\x00\a\x00\x81a\x02\x81b\x02\x81c\x02\x01\x01\x02\x01\xc1,\x02\xf2\x90\xee\xfe\x04\xff\n\x00\x06\x88\xb5\xd5\xfa}_\x8e" // RPUSH a b c 1 2 300 -70000
+	redisDumpIntset = "\x0b\x0e\x02\x00\x00\x00\x03\x00\x00\x00\x01\x00\x02\x00\x03\x00\n\x00\xa5\x02\\\xe2mnM\x1b"                                                        // SADD 1 2 3
+	redisDumpHash   = "\x10\x15\x15\x00\x00\x00\x04\x00\x82f1\x03\x82v1\x03\x82f2\x03\x16\x01\xff\n\x00yN\xe6.\x9cH\xa9\x0c"                                               // HSET f1 v1 f2 22
+	redisDumpZSetLP = "\x11\x1d\x1d\x00\x00\x00\x06\x00\x81c\x02\x84-inf\x05\x81a\x02\x01\x01\x81b\x02\x832.5\x04\xff\n\x009\x923\x9b\xe1\x1f2="                           // ZADD 1 a 2.5 b -inf c
+)
+
+func TestRDBCRC(t *testing.T) {
+	// The check value of Redis's crc64 (its own self-test).
+	if got := rdbCRC([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
+		t.Fatalf("crc64 = %#x", got)
+	}
+	for _, p := range []string{redisDumpHello, redisDumpLZF, redisDumpList, redisDumpIntset, redisDumpHash, redisDumpZSetLP} {
+		if !payloadOK([]byte(p)) {
+			t.Errorf("payload %q: footer refused", p)
+		}
+	}
+}
+
+func TestRestoreRedisPayloads(t *testing.T) {
+	c := newTestCtx()
+	steps := []struct{ payload, check, want string }{
+		{redisDumpHello, "get k", bulk("hello")},
+		{redisDumpLZF, "get k", bulk(strings.Repeat("a", 100))},
+		{redisDumpList, "lrange k 0 -1", "*7\r\n" + bulk("a") + bulk("b") + bulk("c") + bulk("1") + bulk("2") + bulk("300") + bulk("-70000")},
+		{redisDumpIntset, "object encoding k", bulk("intset")},
+		{redisDumpHash, "hgetall k", "*4\r\n" + bulk("f1") + bulk("v1") + bulk("f2") + bulk("22")},
+		{redisDumpZSetLP, "zrange k 0 -1 withscores", "*6\r\n" + bulk("c") + bulk("-inf") + bulk("a") + bulk("1") + bulk("b") + bulk("2.5")},
+	}
+	for _, s := range steps {
+		if got := do(c, "restore", "k", "0", s.payload, "replace"); got != ok {
+			t.Fatalf("restore %q: %q", s.payload, got)
+		}
+		if got := do(c, strings.Fields(s.check)...); got != s.want {
+			t.Errorf("%q after restore of %q: got %q, want %q", s.check, s.payload, got, s.want)
+		}
+	}
+}
+
+// payload wraps an object in a footer of version 10 and its checksum.
+func payload(obj string) string { return string(appendPayloadFooter([]byte(obj))) }
+
+func TestRestoreReplies(t *testing.T) {
+	hello := redisDumpHello
+	payloads := map[string]string{
+		"HELLO":  hello,
+		"BADCRC": hello[:len(hello)-1] + "x",
+		"NEWER":  string(appendPayloadFooterVersion([]byte("\x00\x01a"), 11)),
+		"NOTYPE": payload("\x07\x01a"),
+		"EMPTY":  payload("\x01\x00"),
+	}
+	for _, tc := range []scriptCase{
+		{"busy key and replace", []step{
+			{"set k old", ok},
+			{"restore k 0 HELLO", errr(errBusyKey)},
+			{"restore k 0 HELLO REPLACE", ok},
+			{"get k", bulk("hello")},
+			{"ttl k", num(-1)},
+		}},
+		{"checks in Redis's order", []step{
+			{"set k old", ok},
+			{"restore k x  BADCRC", errr(errBusyKey)},
+			{"restore k2 x  BADCRC", errr(resp.ErrNotInteger)},
+			{"restore k2 -1  BADCRC", errr(errRestoreTTL)},
+			{"restore k2 0  BADCRC", errr(errBadPayload)},
+			{"restore k2 0  NEWER", errr(errBadPayload)},
+			{"restore k2 0 short", errr(errBadPayload)},
+			{"restore k2 0  NOTYPE", errr(errBadDataFormat)},
+			{"restore k2 0  EMPTY", errr(errBadDataFormat)}, // an empty list
+			{"exists k2", num(0)},
+		}},
+		{"options", []step{
+			{"restore k 0 HELLO bogus", errr(resp.ErrSyntax)},
+			{"restore k 0 HELLO idletime", errr(resp.ErrSyntax)},
+			{"restore k 0 HELLO idletime x", errr(resp.ErrNotInteger)},
+			{"restore k 0 HELLO idletime -1", errr(errIdleTime)},
+			{"restore k 0 HELLO freq 256", errr(errFreq)},
+			{"restore k 0 HELLO freq -1", errr(errFreq)},
+			{"restore k 0 HELLO idletime 5 freq 5", errr(resp.ErrSyntax)},
+			{"restore k 0 HELLO freq 5 idletime 5", errr(resp.ErrSyntax)},
+			{"restore k 0 HELLO idletime 5 idletime 6", ok},
+			{"restore k 0 HELLO freq 255 replace absttl", ok},
+		}},
+		{"ttl", []step{
+			{"restore k 5000 HELLO", ok},
+			{"pttl k", num(5000)},
+			{"restore k2 " + strconv.FormatInt(testNow+7000, 10) + " HELLO absttl", ok},
+			{"pttl k2", num(7000)},
+			{"restore k3 " + strconv.FormatInt(testNow-1, 10) + " HELLO absttl", ok},
+			{"exists k3", num(0)},
+			{"restore k 1 HELLO absttl replace", ok}, // past: the old key goes
+			{"exists k", num(0)},
+			{"restore k 9223372036854775807 HELLO", ok}, // wraps into the past, as in Redis
+			{"exists k", num(0)},
+		}},
+		{"dump", []step{
+			{"dump nope", null},
+			{"set k hello", ok},
+			{"dump k", bulk(hello)},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCtx()
+			for i, s := range tc.steps {
+				args := strings.Fields(s.cmd)
+				for j, a := range args {
+					if p, ok := payloads[a]; ok {
+						args[j] = p
+					}
+				}
+				if got := do(c, args...); got != s.want {
+					t.Fatalf("step %d %q: got %q, want %q", i, s.cmd, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+// appendPayloadFooterVersion is appendPayloadFooter with another version.
+func appendPayloadFooterVersion(dst []byte, v uint16) []byte {
+	dst = binary.LittleEndian.AppendUint16(dst, v)
+	return binary.LittleEndian.AppendUint64(dst, rdbCRC(dst))
+}
+
+// TestDumpRestoreRoundTrip restores what DUMP gives for every type and
+// encoding, and compares.
+func TestDumpRestoreRoundTrip(t *testing.T) {
+	c := newTestCtx()
+	long := strings.Repeat("x", 100)
+	setup := [][]string{
+		{"set", "s", "hello"}, {"set", "i", "-12345678901"}, {"set", "l", long},
+		{"rpush", "list", "a", "1", long, ""},
+		{"sadd", "iset", "1", "2", "-3"}, {"sadd", "pset", "a", "b"}, {"sadd", "bset", long, "b"},
+		{"hset", "ph", "f", "v", "n", "12"}, {"hset", "bh", "f", long},
+		{"zadd", "pz", "1", "a", "-inf", "b", "2.5", "c"}, {"zadd", "bz", "1", long, "2", "b"},
+	}
+	checks := map[string]string{
+		"s": "get", "i": "get", "l": "get", "list": "lrange 0 -1",
+		"iset": "smembers", "pset": "smembers", "bset": "smembers",
+		"ph": "hgetall", "bh": "hgetall", "pz": "zrange 0 -1 withscores", "bz": "zrange 0 -1 withscores",
+	}
+	for _, s := range setup {
+		do(c, s...)
+	}
+	for key, check := range checks {
+		f := strings.Fields(check)
+		args := append([]string{f[0], key}, f[1:]...)
+		want := do(c, args...)
+		enc := do(c, "object", "encoding", key)
+		dump := do(c, "dump", key)
+		p := dump[strings.Index(dump, "\r\n")+2 : len(dump)-2]
+		if got := do(c, "restore", key+"2", "0", p); got != ok {
+			t.Fatalf("restore %s: %q", key, got)
+		}
+		args[1] = key + "2"
+		if got := do(c, args...); got != want && f[0] != "smembers" {
+			t.Errorf("%s: got %q, want %q", key, got, want)
+		}
+		if got := do(c, "object", "encoding", key+"2"); got != enc {
+			t.Errorf("%s: encoding %q, want %q", key, got, enc)
+		}
+	}
+}
