@@ -192,7 +192,8 @@ func Restore(c *Ctx, argv [][]byte) {
 }
 
 // buildSet adds the members of o to set b, converting as SADD would; it
-// fails on a member given twice or a full table (b.failed).
+// fails on a full table (b.failed) or a member given twice, unless an
+// intset repeats it (Redis takes such an intset unchecked).
 func (o *rdbObject) buildSet(c *Ctx, b *setBuilder) bool {
 	body := o.out.B[kvtable.PackedHeadRoom:]
 	first, _ := kvtable.ElemAt(body, 0)
@@ -200,8 +201,8 @@ func (o *rdbObject) buildSet(c *Ctx, b *setBuilder) bool {
 	for off := 0; off < len(body); {
 		var m []byte
 		m, off = kvtable.ElemAt(body, off)
-		if !b.add(m) {
-			return b.failed
+		if !b.add(m) && (b.failed || !o.set) {
+			return false
 		}
 	}
 	return true
@@ -237,7 +238,7 @@ func (o *rdbObject) store(c *Ctx, key []byte, set *setBuilder, expireAt int64) b
 		return set.store(key, expireAt)
 	case KindHash:
 		packed := kvtable.FinishPacked(o.out.B, 2*o.n)
-		if int64(o.n) <= enc.HashMaxEntries.Load() && int64(o.long) <= enc.HashMaxValue.Load() {
+		if int64(o.n) <= enc.HashMaxEntries.Load() && (o.blob || int64(o.long) <= enc.HashMaxValue.Load()) {
 			return stored(c, t.SetPacked(key, KindHash, false, packed, expireAt))
 		}
 		big := c.bigFromPacked(packed, true)
@@ -271,6 +272,10 @@ func (o *rdbObject) store(c *Ctx, key []byte, set *setBuilder, expireAt int64) b
 	for _, off := range o.keys {
 		m, s, _ := zAt(src, off)
 		buf.B = appendZElem(buf.B, m, s)
+	}
+	if o.blob && int64(o.n) <= enc.ZSetMaxEntries.Load() {
+		// A listpack stays one whatever its members' lengths, as in Redis.
+		return stored(c, t.SetPacked(key, KindZSet, false, kvtable.FinishPacked(buf.B, 2*o.n), expireAt))
 	}
 	if !storeZSetValue(c, key, buf.B, o.n) {
 		return false

@@ -179,3 +179,122 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// testListpack builds a listpack of strings and 7-bit integers.
+func testListpack(entries ...any) string {
+	var body []byte
+	for _, e := range entries {
+		var enc []byte
+		switch e := e.(type) {
+		case int:
+			enc = []byte{byte(e)}
+		case string:
+			enc = append([]byte{0x80 | byte(len(e))}, e...)
+			if len(e) >= 64 {
+				enc = append([]byte{0xe0 | byte(len(e)>>8), byte(len(e))}, e...)
+			}
+		}
+		body = append(body, enc...)
+		if l := len(enc); l < 128 {
+			body = append(body, byte(l))
+		} else {
+			body = append(body, byte(l>>7), byte(l&127)|128)
+		}
+	}
+	b := binary.LittleEndian.AppendUint32(nil, uint32(6+len(body)+1))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(entries)))
+	return string(append(append(b, body...), 0xff))
+}
+
+// testZiplist builds a ziplist of strings and 8-bit integers.
+func testZiplist(entries ...any) string {
+	var body []byte
+	prev, tail := 0, 10
+	for _, e := range entries {
+		ent := []byte{byte(prev)}
+		switch e := e.(type) {
+		case int:
+			ent = append(ent, 0xfe, byte(int8(e)))
+		case string:
+			if len(e) < 64 {
+				ent = append(append(ent, byte(len(e))), e...)
+			} else {
+				ent = append(append(ent, 0x40|byte(len(e)>>8), byte(len(e))), e...)
+			}
+		}
+		tail = 10 + len(body)
+		body = append(body, ent...)
+		prev = len(ent)
+	}
+	b := binary.LittleEndian.AppendUint32(nil, uint32(10+len(body)+1))
+	b = binary.LittleEndian.AppendUint32(b, uint32(tail))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(entries)))
+	return string(append(append(b, body...), 0xff))
+}
+
+// rdbStr is s as an RDB string.
+func rdbStr(s string) string { return string(appendRDBString(nil, []byte(s))) }
+
+// TestRestoreEdgePayloads pins what RESTORE does with payloads redis-server
+// 7.0.15 was asked about by hand: the reply, the encoding, and the value.
+func TestRestoreEdgePayloads(t *testing.T) {
+	long := strings.Repeat("v", 70)
+	intset := func(w uint32, xs ...int16) string {
+		b := binary.LittleEndian.AppendUint32(nil, w)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(xs)))
+		for _, x := range xs {
+			b = binary.LittleEndian.AppendUint16(b, uint16(x))
+		}
+		return string(b)
+	}
+	bad := errr(errBadDataFormat)
+	tests := []struct {
+		name, obj, reply, check, want string
+	}{
+		{"set repeats a member", "\x02\x02\x01a\x01a", bad, "", ""},
+		{"hash repeats a field", "\x04\x02\x01f\x011\x01f\x012", bad, "", ""},
+		{"ziplist hash repeats a field", "\x0d" + rdbStr(testZiplist("f", "1", "f", "2")), bad, "", ""},
+		{"NaN score", "\x05\x01\x01a\x00\x00\x00\x00\x00\x00\xf8\x7f", bad, "", ""},
+		{"NaN text score", "\x03\x01\x01a\xfd", bad, "", ""},
+		{"sorted set repeats a member", "\x05\x02\x01a\x00\x00\x00\x00\x00\x00\xf0\x3f\x01a\x00\x00\x00\x00\x00\x00\x00\x40", bad, "", ""},
+		{"listpack hash keeps long values", "\x10" + rdbStr(testListpack("f", long)), ok, "object encoding k", bulk("listpack")},
+		{"ziplist hash keeps long values", "\x0d" + rdbStr(testZiplist("f", long)), ok, "object encoding k", bulk("listpack")},
+		{"listpack sorted set keeps long members", "\x11" + rdbStr(testListpack(long, 1)), ok, "object encoding k", bulk("listpack")},
+		{"ziplist sorted set keeps long members", "\x0c" + rdbStr(testZiplist(long, 1)), ok, "object encoding k", bulk("listpack")},
+		{"plain hash with a long value", "\x04\x01\x01f" + rdbStr(long), ok, "object encoding k", bulk("hashtable")},
+		{"unsorted listpack sorted set", "\x11" + rdbStr(testListpack("b", 1, "a", 2, "c", 0)), ok, "zrange k 0 -1", "*3\r\n" + bulk("c") + bulk("b") + bulk("a")},
+		{"listpack score that is no number", "\x11" + rdbStr(testListpack("a", "junk", "b", "1e", "c", " 2x")), ok, "zrange k 0 -1 withscores", "*6\r\n" + bulk("a") + bulk("0") + bulk("b") + bulk("1") + bulk("c") + bulk("2")},
+		{"text score read as sscanf", "\x03\x02\x01a\x05 1.5x\x01b\x033\x005", ok, "zrange k 0 -1 withscores", "*4\r\n" + bulk("a") + bulk("1.5") + bulk("b") + bulk("3")},
+		{"text score that is no number", "\x03\x01\x01a\x03abc", bad, "", ""},
+		{"unsorted intset", "\x0b" + rdbStr(intset(2, 5, 3)), ok, "smembers k", "*2\r\n" + bulk("3") + bulk("5")},
+		{"intset repeats a member", "\x0b" + rdbStr(intset(2, 5, 5)), ok, "scard k", num(1)},
+		{"intset of a bad width", "\x0b" + rdbStr(intset(3, 5)), bad, "", ""},
+		{"LZF of nothing", "\x00\xc3\x03\x00abc", ok, "get k", empty},
+		{"LZF past its data", "\x00\xc3\x00\x03", bad, "", ""},
+		{"quicklist 2 with an empty node", "\x12\x02\x02" + rdbStr(testListpack()) + "\x02" + rdbStr(testListpack("x")), ok, "lrange k 0 -1", "*1\r\n" + bulk("x")},
+		{"quicklist 2 of only an empty node", "\x12\x01\x02" + rdbStr(testListpack()), bad, "", ""},
+		{"quicklist 2 plain node", "\x12\x01\x01" + rdbStr("hello"), ok, "lrange k 0 -1", "*1\r\n" + bulk("hello")},
+		{"quicklist 1", "\x0e\x01" + rdbStr(testZiplist("a", 5, "c")), ok, "lrange k 0 -1", "*3\r\n" + bulk("a") + bulk("5") + bulk("c")},
+		{"ziplist list", "\x0a" + rdbStr(testZiplist("a", -5)), ok, "lrange k 0 -1", "*2\r\n" + bulk("a") + bulk("-5")},
+		{"empty ziplist sorted set", "\x0c" + rdbStr(testZiplist()), bad, "", ""},
+		{"ziplist sorted set of an odd count", "\x0c" + rdbStr(testZiplist("a")), bad, "", ""},
+		{"bytes after the object", "\x01\x01\x01agarbage", ok, "llen k", num(1)},
+		{"string that runs into the footer", "\x00\x0fabc", bad, "", ""},
+		{"count past the payload", "\x01\x80\xff\xff\xff\xff", bad, "", ""},
+		{"zipmap", "\x09\x01\x00", bad, "", ""},
+	}
+	for _, tt := range tests {
+		c := newTestCtx()
+		if got := do(c, "restore", "k", "0", payload(tt.obj)); got != tt.reply {
+			t.Errorf("%s: restore %q", tt.name, got)
+			continue
+		}
+		if tt.check != "" {
+			if got := do(c, strings.Fields(tt.check)...); got != tt.want {
+				t.Errorf("%s: %s = %q, want %q", tt.name, tt.check, got, tt.want)
+			}
+		} else if do(c, "exists", "k") != num(0) {
+			t.Errorf("%s: a refused payload made a key", tt.name)
+		}
+	}
+}

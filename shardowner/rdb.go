@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc64"
 	"math"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/valyala/bytebufferpool"
 
+	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
@@ -107,7 +109,8 @@ type rdbObject struct {
 	n    int   // elements; pairs for a hash or sorted set
 	keys []int // offsets in out of a hash's fields or a sorted set's members
 	long int   // length of the longest element
-	set  bool  // an intset source: the members are integers
+	set  bool  // from an intset, which may repeat a member
+	blob bool  // from a listpack or ziplist: only the count decides the encoding
 }
 
 // rdbReader reads an object from what is left of a payload.
@@ -214,12 +217,15 @@ func (r *rdbReader) str() ([]byte, bool) {
 func (r *rdbReader) lzf() ([]byte, bool) {
 	clen, e1, ok1 := r.length()
 	plen, e2, ok2 := r.length()
-	if !ok1 || !ok2 || e1 || e2 || plen == 0 || plen > clen*lzfMaxRatio {
+	if !ok1 || !ok2 || e1 || e2 || plen > clen*lzfMaxRatio {
 		return nil, false
 	}
 	src, ok := r.take(clen)
 	if !ok {
 		return nil, false
+	}
+	if plen == 0 {
+		return nil, true // Redis takes any data that claims to expand to nothing
 	}
 	if r.scratch == nil {
 		r.scratch = bytebufferpool.Get()
@@ -473,6 +479,7 @@ func (o *rdbObject) read(r *rdbReader, t byte) bool {
 
 // readBlob reads the elements of a ziplist or listpack b for object type t.
 func (o *rdbObject) readBlob(b []byte, t byte, walk func([]byte, func([]byte)) bool) bool {
+	o.blob = true
 	switch t {
 	case rdbTypeListZiplist:
 		o.kind = KindList
@@ -500,11 +507,9 @@ func (o *rdbObject) readBlob(b []byte, t byte, walk func([]byte, func([]byte)) b
 			}
 			return
 		}
-		s, err := strconv.ParseFloat(string(e), 64)
-		if err != nil && !isRangeErr(err) {
-			good = false
-			return
-		}
+		// Redis reads a listpack's text score with strtod over at most
+		// 127 bytes: text that is no number reads as 0.
+		s, _ := strtodPrefix(cString(e[:min(len(e), 127)]))
 		good = good && o.addScored(member, s)
 	})
 	return ok && good && i%2 == 0
@@ -534,39 +539,82 @@ func (r *rdbReader) textScore() (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	s, err := strconv.ParseFloat(string(b), 64)
-	return s, err == nil || isRangeErr(err)
+	return strtodPrefix(cString(b)) // Redis's sscanf("%lg")
 }
 
-// validIntsetBlob reports whether b is an intset: a width of 2, 4 or 8
-// bytes, a count, that many integers of the width, strictly ascending.
+// cString is b up to its first NUL, as C reads it.
+func cString(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// strtodPrefix reads the longest prefix of b, after white space, that is a
+// decimal number, inf, infinity or nan (any case, signed), as C's strtod
+// does; ok is false when there is none. A hexadecimal number reads as its
+// leading 0.
+func strtodPrefix(b []byte) (f float64, ok bool) {
+	i := 0
+	for i < len(b) && isCSpace(b[i]) {
+		i++
+	}
+	start := i
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	word := func(w string) bool { return len(b)-i >= len(w) && resp.EqualFold(b[i:i+len(w)], w) }
+	switch {
+	case word("infinity"):
+		i += len("infinity")
+	case word("inf"):
+		i += len("inf")
+	case word("nan"):
+		return math.NaN(), true
+	default:
+		digits := 0
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+			digits++
+		}
+		if i < len(b) && b[i] == '.' {
+			j := i + 1
+			for ; j < len(b) && '0' <= b[j] && b[j] <= '9'; j++ {
+				digits++
+			}
+			if digits > 0 {
+				i = j
+			}
+		}
+		if digits == 0 {
+			return 0, false
+		}
+		if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+			j := i + 1
+			if j < len(b) && (b[j] == '+' || b[j] == '-') {
+				j++
+			}
+			k := j
+			for ; k < len(b) && '0' <= b[k] && b[k] <= '9'; k++ {
+			}
+			if k > j {
+				i = k
+			}
+		}
+	}
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	return f, err == nil || isRangeErr(err)
+}
+
+// validIntsetBlob reports whether b has an intset's shape: a width of 2, 4
+// or 8 bytes, a count, and that many integers of the width. Their order is
+// not checked, as Redis does not by default: the set is rebuilt from them.
 func validIntsetBlob(b []byte) bool {
 	if len(b) < 8 {
 		return false
 	}
 	w := uint64(binary.LittleEndian.Uint32(b))
 	n := uint64(binary.LittleEndian.Uint32(b[4:]))
-	if (w != 2 && w != 4 && w != 8) || uint64(len(b)-8) != w*n {
-		return false
-	}
-	var prev int64
-	for i := uint64(0); i < n; i++ {
-		at := 8 + i*w
-		var x int64
-		switch w {
-		case 2:
-			x = int64(int16(binary.LittleEndian.Uint16(b[at:])))
-		case 4:
-			x = int64(int32(binary.LittleEndian.Uint32(b[at:])))
-		default:
-			x = int64(binary.LittleEndian.Uint64(b[at:]))
-		}
-		if i > 0 && x <= prev {
-			return false
-		}
-		prev = x
-	}
-	return true
+	return (w == 2 || w == 4 || w == 8) && uint64(len(b)-8) == w*n
 }
 
 // walkListpack validates listpack b whole and calls fn on each entry, an
