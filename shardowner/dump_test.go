@@ -298,3 +298,65 @@ func TestRestoreEdgePayloads(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreEvents: RESTORE publishes new and restore for a key it makes,
+// also one REPLACE removed first, and del alone when a past TTL leaves the
+// replaced key gone; as redis-server 7.0.15 does.
+func TestRestoreEvents(t *testing.T) {
+	events := &NotifyConfig{}
+	events.Classes.Store(NotifyKeyevent | NotifyAll | NotifyNew)
+	c := newTestCtx()
+	hub := &hubLog{}
+	c.Shard.Events, c.Shard.Hub = events, hub
+	p := redisDumpHello
+	for _, tt := range []struct {
+		args []string
+		msgs string
+	}{
+		{[]string{"restore", "k", "0", p}, "__keyevent@0__:new=k|__keyevent@0__:restore=k"},
+		{[]string{"restore", "k", "0", p, "replace"}, "__keyevent@0__:new=k|__keyevent@0__:restore=k"},
+		{[]string{"restore", "k", "1", p, "replace", "absttl"}, "__keyevent@0__:del=k"},
+		{[]string{"restore", "k", "1", p, "absttl"}, ""},
+		{[]string{"restore", "k", "0", "x"}, ""},
+	} {
+		hub.msgs = nil
+		do(c, tt.args...)
+		if got := strings.Join(hub.msgs, "|"); got != tt.msgs {
+			t.Errorf("%q published %q, want %q", tt.args[3:], got, tt.msgs)
+		}
+	}
+}
+
+// TestRestoreTouchesWatch: a RESTORE that writes the key, or whose past TTL
+// deletes the key REPLACE names, touches a WATCH of it; one that leaves
+// nothing changed does not, as in redis-server 7.0.15.
+func TestRestoreTouchesWatch(t *testing.T) {
+	p := redisDumpHello
+	for _, tc := range []struct {
+		name    string
+		setup   [][]string
+		restore []string
+		touched bool
+	}{
+		{"new key", nil, []string{"restore", "x", "0", p}, true},
+		{"replace", [][]string{{"set", "x", "1"}}, []string{"restore", "x", "0", p, "replace"}, true},
+		{"busy key", [][]string{{"set", "x", "1"}}, []string{"restore", "x", "0", p}, false},
+		{"bad payload", nil, []string{"restore", "x", "0", "nope"}, false},
+		{"past ttl, replace", [][]string{{"set", "x", "1"}}, []string{"restore", "x", "1", p, "absttl", "replace"}, true},
+		{"past ttl, no key", nil, []string{"restore", "x", "1", p, "absttl"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCtx()
+			for _, s := range tc.setup {
+				do(c, s...)
+			}
+			if r := do(c, "corekv.watch", "7", "x"); r != ok {
+				t.Fatalf("corekv.watch: %q", r)
+			}
+			do(c, tc.restore...)
+			if got := watched(t, c, "7"); got != tc.touched {
+				t.Fatalf("touched = %v, want %v", got, tc.touched)
+			}
+		})
+	}
+}
