@@ -168,21 +168,19 @@ func Restore(c *Ctx, argv [][]byte) {
 		return
 	}
 	deleted := replace && t.Delete(key)
-	now := c.Shard.Clock.Ms
-	expireAt := ttl
-	if ttl != 0 && !absTTL {
-		expireAt += now // wraps past the largest time, as in Redis, and so counts as past
-	}
-	if ttl != 0 && expireAt <= now {
-		if deleted {
-			t.Modified(key)
-			c.Notify(NotifyGeneric, "del", key)
+	expireAt := ttl // 0: no TTL
+	if now := c.Shard.Clock.Ms; ttl != 0 {
+		if !absTTL {
+			expireAt += now // wraps past the largest time, as in Redis, and so counts as past
 		}
-		c.W.OK()
-		return
-	}
-	if ttl == 0 {
-		expireAt = 0
+		if expireAt <= now {
+			if deleted {
+				t.Modified(key)
+				c.Notify(NotifyGeneric, "del", key)
+			}
+			c.W.OK()
+			return
+		}
 	}
 	if !o.store(c, key, &set, expireAt) {
 		return

@@ -2,6 +2,7 @@ package shardowner
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -358,5 +359,26 @@ func TestRestoreTouchesWatch(t *testing.T) {
 				t.Fatalf("touched = %v, want %v", got, tc.touched)
 			}
 		})
+	}
+}
+
+func TestStrtodPrefix(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"1.5", 1.5, true}, {" \t2x", 2, true}, {"5.", 5, true}, {".5e1z", 5, true}, {"1e", 1, true},
+		{"1e+", 1, true}, {"-2E-1", -0.2, true}, {"+inf", math.Inf(1), true}, {"-Infinity", math.Inf(-1), true},
+		{"INFx", math.Inf(1), true}, {"0x10", 0, true}, {"1e999", math.Inf(1), true},
+		{"", 0, false}, {".", 0, false}, {"-", 0, false}, {"abc", 0, false}, {"e5", 0, false},
+	} {
+		got, ok := strtodPrefix([]byte(tt.in))
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("%q: %v %v, want %v %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	if f, ok := strtodPrefix([]byte("nan")); !ok || !math.IsNaN(f) {
+		t.Errorf("nan: %v %v", f, ok)
 	}
 }

@@ -501,10 +501,7 @@ func (o *rdbObject) readBlob(b []byte, t byte, walk func([]byte, func([]byte)) b
 	ok := walk(b, func(e []byte) {
 		i++
 		if i%2 == 1 {
-			member = append(tmp[:0], e...)
-			if len(e) > len(tmp) {
-				member = append([]byte(nil), e...)
-			}
+			member = append(tmp[:0], e...) // an integer's text is the walk's, reused
 			return
 		}
 		// Redis reads a listpack's text score with strtod over at most
