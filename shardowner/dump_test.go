@@ -302,10 +302,11 @@ func TestRestoreEdgePayloads(t *testing.T) {
 
 // TestRestoreEvents: RESTORE publishes new and restore for a key it makes,
 // also one REPLACE removed first, and del alone when a past TTL leaves the
-// replaced key gone; as redis-server 7.0.15 does.
+// replaced key gone; DUMP of a missing key is a keymiss; as redis-server
+// 7.0.15 does.
 func TestRestoreEvents(t *testing.T) {
 	events := &NotifyConfig{}
-	events.Classes.Store(NotifyKeyevent | NotifyAll | NotifyNew)
+	events.Classes.Store(NotifyKeyevent | NotifyAll | NotifyNew | NotifyKeyMiss)
 	c := newTestCtx()
 	hub := &hubLog{}
 	c.Shard.Events, c.Shard.Hub = events, hub
@@ -319,11 +320,14 @@ func TestRestoreEvents(t *testing.T) {
 		{[]string{"restore", "k", "1", p, "replace", "absttl"}, "__keyevent@0__:del=k"},
 		{[]string{"restore", "k", "1", p, "absttl"}, ""},
 		{[]string{"restore", "k", "0", "x"}, ""},
+		{[]string{"dump", "nokey"}, "__keyevent@0__:keymiss=nokey"},
+		{[]string{"restore", "k", "0", p}, "__keyevent@0__:new=k|__keyevent@0__:restore=k"},
+		{[]string{"dump", "k"}, ""},
 	} {
 		hub.msgs = nil
 		do(c, tt.args...)
 		if got := strings.Join(hub.msgs, "|"); got != tt.msgs {
-			t.Errorf("%q published %q, want %q", tt.args[3:], got, tt.msgs)
+			t.Errorf("%q published %q, want %q", tt.args[min(len(tt.args), 3):], got, tt.msgs)
 		}
 	}
 }
