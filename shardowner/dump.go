@@ -22,12 +22,14 @@ const (
 )
 
 // Dump: DUMP key. Replies the value's payload (rdb.go), or nil when the key
-// is missing (Redis's keymiss event). A string is written plain; an
+// is missing (Redis's keymiss event; the lookup counts in keyspace_hits or
+// keyspace_misses). A string is written plain; an
 // aggregate as a count and its elements (a list, set, hash, or sorted set
 // with binary scores), which Redis converts on load to the encoding their
 // sizes call for.
 func Dump(c *Ctx, argv [][]byte) {
 	v, found := c.Table().Get(argv[1])
+	c.Shard.Stats.countLookup(found)
 	if !found {
 		c.Notify(NotifyKeyMiss, "keymiss", argv[1])
 		c.W.Null()

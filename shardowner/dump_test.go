@@ -386,3 +386,16 @@ func TestStrtodPrefix(t *testing.T) {
 		t.Errorf("nan: %v %v", f, ok)
 	}
 }
+
+// TestDumpCountsLookups: DUMP's lookup is a keyspace hit or miss, as
+// redis-server 7.0.15 counts it.
+func TestDumpCountsLookups(t *testing.T) {
+	c := newTestCtx()
+	do(c, "set", "k", "v")
+	do(c, "dump", "k")
+	do(c, "dump", "nokey")
+	do(c, "dump", "nokey")
+	if s := c.Shard.Stats; s.Hits != 1 || s.Misses != 2 {
+		t.Fatalf("hits %d, misses %d; want 1 and 2", s.Hits, s.Misses)
+	}
+}
