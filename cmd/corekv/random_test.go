@@ -964,6 +964,23 @@ func diffT(tol int64, args ...string) *diffStep {
 	return &diffStep{cmd: compatCmd{args: args, mode: diffTol}, tol: tol}
 }
 
+// diffPayloads are RESTORE's payloads: redis-server 7.0.15's DUMPs of a
+// string, an LZF string, a list, an intset, a listpack hash and a listpack
+// sorted set; then an unknown type and an empty list under good footers,
+// a bad checksum, and no payload.
+var diffPayloads = []string{
+	"\x00\x05hello\n\x00cr\xdfve4 \n",
+	"\x00\xc3\t@d\x01aa\xe0W\x00\x01aa\n\x00\xe8\xa3\xb5\a\xb0m\xf2q",
+	"\x12\x01\x02\x1c\x1c\x00\x00\x00\a\x00\x81a\x02\x81b\x02\x81c\x02\x01\x01\x02\x01\xc1,\x02\xf2\x90\xee\xfe\x04\xff\n\x00\x06\x88\xb5\xd5\xfa}_\x8e",
+	"\x0b\x0e\x02\x00\x00\x00\x03\x00\x00\x00\x01\x00\x02\x00\x03\x00\n\x00\xa5\x02\\\xe2mnM\x1b",
+	"\x10\x15\x15\x00\x00\x00\x04\x00\x82f1\x03\x82v1\x03\x82f2\x03\x16\x01\xff\n\x00yN\xe6.\x9cH\xa9\x0c",
+	"\x11\x1d\x1d\x00\x00\x00\x06\x00\x81c\x02\x84-inf\x05\x81a\x02\x01\x01\x81b\x02\x832.5\x04\xff\n\x009\x923\x9b\xe1\x1f2=",
+	"\x07\x01a\n\x00\xe5\xed\x9fY=\x8ec?",
+	"\x01\x00\n\x00[\xf8%\xccl\x17CV",
+	"\x00\x05hello\n\x00cr\xdfve4 \x00",
+	"",
+}
+
 // diffCommands is the generator's table, set in init: COMMAND GETKEYS draws
 // from the table itself.
 var (
@@ -1174,6 +1191,20 @@ func diffCommandTable() []diffCommand {
 			return diffS(diffJ([]string{"COPY", g.key(), g.key()}, g.opts([]string{"DB", g.db()}, []string{"REPLACE"}))...)
 		}, false},
 		{15, func(g *diffGen) *diffStep { return diffS("MOVE", g.key(), g.db()) }, false},
+		{10, func(g *diffGen) *diffStep { return diffM(diffShape, "DUMP", g.key()) }, false},
+		{15, func(g *diffGen) *diffStep {
+			ttl := "0"
+			var opts []string
+			switch g.r.Intn(4) {
+			case 0:
+				ttl = g.pttl()
+			case 1:
+				ttl, opts = g.pat(), []string{"ABSTTL"}
+			}
+			opts = append(opts, g.opts([]string{"REPLACE"}, []string{"IDLETIME", g.pick("0", "10", "-1", "x")},
+				[]string{"FREQ", g.pick("0", "255", "256", "x")}, []string{g.pick("ABSTTL", "BOGUS")})...)
+			return diffS(diffJ([]string{"RESTORE", g.key(), ttl, g.pick(diffPayloads...)}, opts)...)
+		}, false},
 		{8, func(g *diffGen) *diffStep { return diffM(compatUnordered, "KEYS", g.pattern()) }, false},
 		{10, func(g *diffGen) *diffStep {
 			cursor := "0"
