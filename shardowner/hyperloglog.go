@@ -488,7 +488,10 @@ func PFAdd(c *Ctx, argv [][]byte) {
 		if updated && !corrupt {
 			b.B[hllHdrSize-1] |= hllCardStale
 		}
-		if !hllStore(c, key, s, b.B) {
+		// Redis unshares the string whether or not a register changes.
+		if !updated {
+			t.MarkGrown(key)
+		} else if !hllStore(c, key, s, b.B) {
 			return
 		}
 		if corrupt {
@@ -515,7 +518,7 @@ func PFCount(c *Ctx, argv [][]byte) {
 		return
 	}
 	key := argv[1]
-	s, found, ok := hllLookup(c, key, false)
+	s, found, ok := hllLookup(c, key, true)
 	if !ok {
 		return
 	}
