@@ -158,6 +158,9 @@ func TestHLLEstimate(t *testing.T) {
 
 // Adding one element to a sparse or a dense HLL allocates nothing.
 func TestHLLAddAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("pooled buffers allocate under the race detector")
+	}
 	c := benchCtx()
 	PFAdd(c, args("pfadd", "d"))
 	PFDebug(c, args("pfdebug", "todense", "d"))
