@@ -203,18 +203,82 @@ func sparseToDense(dst, s []byte) ([]byte, bool) {
 	return dst, idx == hllRegisters
 }
 
-// hllSet raises register index of the HLL in b.B to count, sparse or
-// dense, as Redis's hllSparseSet and hllDenseSet do: 1 when it changed, 0
-// when it held as much, -1 when the sparse runs are corrupt. A sparse HLL
-// turns dense when count is past what a VAL holds or the runs would pass
-// maxBytes; tmp is scratch for that.
-func hllSet(b, tmp *bytebufferpool.ByteBuffer, index int, count uint8, maxBytes int64) int {
-	s := b.B
+// hllEdit is an HLL being rewritten. A sparse value SET by a client may
+// run on past the runs that cover the registers; no update reaches that far
+// (hllMargin), so such a tail stays where it is, in rest, and is not moved
+// at every update: Redis's result, without the time it costs.
+type hllEdit struct {
+	b, tmp *bytebufferpool.ByteBuffer // the value up to rest; scratch
+	rest   []byte
+}
+
+// hllMargin is more than one update of sparse runs reads or moves past the
+// opcode that covers the last register.
+const hllMargin = 32
+
+func newHLLEdit(s []byte) hllEdit {
+	e := hllEdit{b: hllPool.Get(), tmp: hllPool.Get()}
+	cut := len(s)
+	// Below the dense size, moving a tail costs no more than a dense
+	// update's copy would, and the walk is not worth it.
+	if s[4] == hllSparse && len(s) > hllDenseSize {
+		cut = min(cut, sparseCoverEnd(s)+hllMargin)
+	}
+	e.b.B = append(e.b.B[:0], s[:cut]...)
+	e.rest = s[cut:]
+	return e
+}
+
+// value is the whole value, rest appended; it ends the edit.
+func (e *hllEdit) value() []byte {
+	e.b.B = append(e.b.B, e.rest...)
+	e.rest = nil
+	return e.b.B
+}
+
+func (e *hllEdit) release() {
+	hllPool.Put(e.b)
+	hllPool.Put(e.tmp)
+}
+
+// sparseCoverEnd is the offset just past the opcode of s that covers the
+// last register, or len(s) when none does.
+func sparseCoverEnd(s []byte) int {
+	idx := 0
+	for p := hllHdrSize; p < len(s); {
+		run, _, oplen := sparseOp(s, p)
+		idx += run
+		p += oplen
+		if idx >= hllRegisters {
+			return min(p, len(s))
+		}
+	}
+	return len(s)
+}
+
+// set is hllSet with at least hllMargin bytes of the value past the
+// covering opcode in hand.
+func (e *hllEdit) set(index int, count uint8, maxBytes int64) int {
+	if len(e.rest) > 0 && e.b.B[4] == hllSparse && len(e.b.B)-sparseCoverEnd(e.b.B) < hllMargin {
+		k := min(len(e.rest), hllMargin)
+		e.b.B = append(e.b.B, e.rest[:k]...)
+		e.rest = e.rest[k:]
+	}
+	return hllSet(e, index, count, maxBytes)
+}
+
+// hllSet raises register index of the HLL in e to count, sparse or dense,
+// as Redis's hllSparseSet and hllDenseSet do: 1 when it changed, 0 when it
+// held as much, -1 when the sparse runs are corrupt. A sparse HLL turns
+// dense when count is past what a VAL holds or the runs would pass
+// maxBytes.
+func hllSet(e *hllEdit, index int, count uint8, maxBytes int64) int {
+	s := e.b.B
 	if s[4] == hllDense {
 		return hllDenseRaise(s[hllHdrSize:], index, count)
 	}
 	if count > hllSparseMaxV {
-		return hllPromote(b, tmp, index, count)
+		return hllPromote(e, index, count)
 	}
 	// Find the opcode covering index, and the one before it.
 	first, span, prev, p := 0, 0, -1, hllHdrSize
@@ -261,8 +325,8 @@ func hllSet(b, tmp *bytebufferpool.ByteBuffer, index int, count uint8, maxBytes 
 			}
 		}
 		delta := len(n) - oplen
-		if delta > 0 && int64(len(s)+delta) > maxBytes {
-			return hllPromote(b, tmp, index, count)
+		if delta > 0 && int64(len(s)+len(e.rest)+delta) > maxBytes {
+			return hllPromote(e, index, count)
 		}
 		// The tail moves first, then the runs go in. An XZERO cut short
 		// by the end leaves the value delta longer, as in Redis, which
@@ -300,7 +364,7 @@ func hllSet(b, tmp *bytebufferpool.ByteBuffer, index int, count uint8, maxBytes 
 		}
 		p++
 	}
-	b.B = s
+	e.b.B = s
 	return 1
 }
 
@@ -313,14 +377,15 @@ func hllDenseRaise(regs []byte, index int, count uint8) int {
 	return 1
 }
 
-// hllPromote turns the sparse HLL in b.B dense, then sets the register.
-func hllPromote(b, tmp *bytebufferpool.ByteBuffer, index int, count uint8) int {
-	d, ok := sparseToDense(tmp.B[:0], b.B)
+// hllPromote turns the sparse HLL in e dense, then sets the register.
+func hllPromote(e *hllEdit, index int, count uint8) int {
+	e.value()
+	d, ok := sparseToDense(e.tmp.B[:0], e.b.B)
 	if !ok {
 		return -1
 	}
-	tmp.B, b.B = b.B, d
-	return hllDenseRaise(b.B[hllHdrSize:], index, count)
+	e.tmp.B, e.b.B = e.b.B, d
+	return hllDenseRaise(e.b.B[hllHdrSize:], index, count)
 }
 
 // hllHisto counts the registers of the HLL s by value; invalid reports
@@ -470,15 +535,13 @@ func PFAdd(c *Ctx, argv [][]byte) {
 			updated = true
 		}
 	} else {
-		b, tmp := hllPool.Get(), hllPool.Get()
-		defer hllPool.Put(b)
-		defer hllPool.Put(tmp)
-		b.B = append(b.B[:0], s...)
+		e := newHLLEdit(s)
+		defer e.release()
 		maxBytes := c.hllMaxBytes()
 		corrupt := false
-		for _, e := range argv[2:] {
-			i, n := hllPatLen(e)
-			r := hllSet(b, tmp, i, n, maxBytes)
+		for _, ele := range argv[2:] {
+			i, n := hllPatLen(ele)
+			r := e.set(i, n, maxBytes)
 			if r < 0 {
 				corrupt = true
 				break
@@ -486,12 +549,12 @@ func PFAdd(c *Ctx, argv [][]byte) {
 			updated = updated || r == 1
 		}
 		if updated && !corrupt {
-			b.B[hllHdrSize-1] |= hllCardStale
+			e.b.B[hllHdrSize-1] |= hllCardStale
 		}
 		// Redis unshares the string whether or not a register changes.
 		if !updated {
 			t.MarkGrown(key)
-		} else if !hllStore(c, key, s, b.B) {
+		} else if !hllStore(c, key, s, e.value()) {
 			return
 		}
 		if corrupt {
@@ -594,35 +657,35 @@ func PFMerge(c *Ctx, argv [][]byte) {
 	if found {
 		old = v.Str
 	}
-	b, tmp := hllPool.Get(), hllPool.Get()
-	defer hllPool.Put(b)
-	defer hllPool.Put(tmp)
-	b.B = append(b.B[:0], old...)
-	if useDense && b.B[4] == hllSparse {
+	e := newHLLEdit(old)
+	defer e.release()
+	if useDense && e.b.B[4] == hllSparse {
+		e.value()
 		var ok bool
-		if tmp.B, ok = sparseToDense(tmp.B[:0], b.B); !ok {
+		if e.tmp.B, ok = sparseToDense(e.tmp.B[:0], e.b.B); !ok {
 			c.W.Err(errHLLCorrupt)
 			return
 		}
-		b.B, tmp.B = tmp.B, b.B
+		e.b.B, e.tmp.B = e.tmp.B, e.b.B
 	}
 	maxBytes := c.hllMaxBytes()
 	for i, n := range regs.B {
 		if n == 0 {
 			continue
 		}
-		if b.B[4] == hllDense {
-			denseSet(b.B[hllHdrSize:], i, n)
+		if e.b.B[4] == hllDense {
+			denseSet(e.b.B[hllHdrSize:], i, n)
 		} else {
-			hllSet(b, tmp, i, n, maxBytes)
+			e.set(i, n, maxBytes)
 		}
 	}
-	b.B[hllHdrSize-1] |= hllCardStale
+	nv := e.value()
+	nv[hllHdrSize-1] |= hllCardStale
 	if found {
-		if !hllStore(c, key, old, b.B) {
+		if !hllStore(c, key, old, nv) {
 			return
 		}
-	} else if !stored(c, c.Table().SetVerbatim(key, b.B, 0, true)) {
+	} else if !stored(c, c.Table().SetVerbatim(key, nv, 0, true)) {
 		return
 	}
 	c.Notify(NotifyString, "pfadd", key)
@@ -734,25 +797,26 @@ func hllSelfTest() string {
 			return "Register error at " + strconv.Itoa(i)
 		}
 	}
-	var sparse, dense, tmp bytebufferpool.ByteBuffer
-	sparse.B = append(sparse.B, hllEmpty...)
-	dense.B, _ = sparseToDense(nil, hllEmpty)
+	d, _ := sparseToDense(nil, hllEmpty)
+	sparse, dense := newHLLEdit(hllEmpty), newHLLEdit(d)
+	defer sparse.release()
+	defer dense.release()
 	var ele [8]byte
 	for i := range 3000 {
 		binary.LittleEndian.PutUint64(ele[:], uint64(i)*0x9e3779b97f4a7c15)
 		idx, n := hllPatLen(ele[:])
-		rs := hllSet(&sparse, &tmp, idx, n, math.MaxInt64)
-		rd := hllSet(&dense, &tmp, idx, n, math.MaxInt64)
+		rs := sparse.set(idx, n, math.MaxInt64)
+		rd := dense.set(idx, n, math.MaxInt64)
 		if rs != rd {
 			return "Sparse and dense disagree on a change at element " + strconv.Itoa(i)
 		}
 	}
-	got, ok := sparseToDense(nil, sparse.B)
-	if !ok || !bytes.Equal(got[hllHdrSize:], dense.B[hllHdrSize:]) {
+	got, ok := sparseToDense(nil, sparse.value())
+	if !ok || !bytes.Equal(got[hllHdrSize:], dense.value()[hllHdrSize:]) {
 		return "Sparse and dense registers differ"
 	}
 	var hs, hd [64]int
-	if hllHisto(sparse.B, &hs) || hllHisto(dense.B, &hd) || hllEstimate(&hs) != hllEstimate(&hd) {
+	if hllHisto(sparse.b.B, &hs) || hllHisto(dense.b.B, &hd) || hllEstimate(&hs) != hllEstimate(&hd) {
 		return "Sparse and dense estimates differ"
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/bytebufferpool"
 
@@ -101,9 +102,8 @@ func TestHLLCorrupt(t *testing.T) {
 func TestHLLSparseMatchesDense(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for round := range 50 {
-		var sparse, dense, tmp bytebufferpool.ByteBuffer
-		sparse.B = append(sparse.B, hllEmpty...)
-		dense.B, _ = sparseToDense(nil, hllEmpty)
+		d, _ := sparseToDense(nil, hllEmpty)
+		sparse, dense := newHLLEdit(hllEmpty), newHLLEdit(d)
 		maxBytes := int64(100 + r.Intn(4000))
 		for range r.Intn(3000) {
 			// Clustered indexes make runs of equal values to merge.
@@ -115,23 +115,23 @@ func TestHLLSparseMatchesDense(t *testing.T) {
 			if r.Intn(500) == 0 {
 				n = uint8(1 + r.Intn(hllQ+1))
 			}
-			rs := hllSet(&sparse, &tmp, idx, n, maxBytes)
-			rd := hllSet(&dense, &tmp, idx, n, maxBytes)
+			rs := sparse.set(idx, n, maxBytes)
+			rd := dense.set(idx, n, maxBytes)
 			if rs != rd {
 				t.Fatalf("round %d: set %d to %d: sparse %d, dense %d", round, idx, n, rs, rd)
 			}
-			if sparse.B[4] == hllSparse && int64(len(sparse.B)) > maxBytes {
-				t.Fatalf("round %d: sparse of %d bytes past %d", round, len(sparse.B), maxBytes)
+			if sparse.b.B[4] == hllSparse && int64(len(sparse.b.B)) > maxBytes {
+				t.Fatalf("round %d: sparse of %d bytes past %d", round, len(sparse.b.B), maxBytes)
 			}
 		}
-		got := sparse.B
+		got := sparse.value()
 		if got[4] == hllSparse {
 			var ok bool
-			if got, ok = sparseToDense(nil, sparse.B); !ok {
+			if got, ok = sparseToDense(nil, got); !ok {
 				t.Fatalf("round %d: sparse runs corrupt", round)
 			}
 		}
-		if !bytes.Equal(got[hllHdrSize:], dense.B[hllHdrSize:]) {
+		if !bytes.Equal(got[hllHdrSize:], dense.value()[hllHdrSize:]) {
 			t.Fatalf("round %d: registers differ", round)
 		}
 	}
@@ -293,5 +293,75 @@ func TestHLLEvents(t *testing.T) {
 		if got := c.Shard.Touched([]byte("w")); got != tc.touched {
 			t.Errorf("%s: touched %v, want %v", tc.cmd, got, tc.touched)
 		}
+	}
+}
+
+// tailed is a sparse value whose runs cover every register one ZERO each,
+// then a VAL that Redis's readers stop at, then n bytes of junk: valid to
+// PFCOUNT and PFMERGE, as in Redis.
+func tailed(r *rand.Rand, n int) []byte {
+	v := append(hllHeader(hllSparse, 0, 0, 0, 0, 0, 0, 0, 0x80), make([]byte, hllRegisters)...)
+	v = append(v, 0x80)
+	tail := make([]byte, n)
+	r.Read(tail)
+	return append(v, tail...)
+}
+
+// An edit that keeps a value's tail aside gives the bytes of one that moves
+// it at every update, as Redis does.
+func TestHLLEditTail(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for round := range 40 {
+		v := tailed(r, hllDenseSize+r.Intn(200))
+		// Runs of the last registers, so that updates reach the tail.
+		v[hllHdrSize+hllRegisters-1-r.Intn(8)] = sparseVal(1+r.Intn(3), 1)
+		whole := hllEdit{b: &bytebufferpool.ByteBuffer{B: append([]byte(nil), v...)}, tmp: &bytebufferpool.ByteBuffer{}}
+		kept := newHLLEdit(v)
+		if len(kept.rest) == 0 {
+			t.Fatalf("round %d: no tail kept aside", round)
+		}
+		maxBytes := int64(len(v) + r.Intn(3000))
+		for range 2000 {
+			idx := hllRegisters - 1 - r.Intn(40)
+			if r.Intn(4) == 0 {
+				idx = r.Intn(hllRegisters)
+			}
+			n := uint8(1 + r.Intn(4))
+			if a, b := whole.set(idx, n, maxBytes), kept.set(idx, n, maxBytes); a != b {
+				t.Fatalf("round %d: set %d to %d: %d, kept aside %d", round, idx, n, a, b)
+			}
+		}
+		if a, b := whole.value(), kept.value(); !bytes.Equal(a, b) {
+			t.Fatalf("round %d: values differ (%d and %d bytes)", round, len(a), len(b))
+		}
+	}
+}
+
+// PFMERGE and PFADD into a sparse value with a long tail take time for the
+// registers, not for the tail at each update.
+func TestHLLTailBounded(t *testing.T) {
+	c := newTestCtx()
+	r := rand.New(rand.NewSource(3))
+	c.Table().SetString([]byte("t"), tailed(r, 48<<20), 0)
+	c.Table().SetString([]byte("u"), tailed(r, 48<<20), 0)
+	// A sparse source with every register set, to values that merge.
+	src := hllHeader(hllSparse, 0, 0, 0, 0, 0, 0, 0, 0x80)
+	for range hllRegisters {
+		src = append(src, sparseVal(1+r.Intn(2), 1))
+	}
+	c.Table().SetString([]byte("s"), src, 0)
+	elems := []string{"pfadd", "u"}
+	for i := range 5000 {
+		elems = append(elems, strconv.Itoa(i))
+	}
+	start := time.Now()
+	if got := do(c, "pfmerge", "t", "s"); got != ok {
+		t.Fatalf("pfmerge: %q", got)
+	}
+	if got := do(c, elems...); got != num(1) {
+		t.Fatalf("pfadd: %q", got)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("pfmerge and pfadd took %v", d)
 	}
 }
