@@ -100,6 +100,7 @@ var configParams = []configParam{
 	encodingParam("zset-max-ziplist-entries", false, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxEntries }),
 	encodingParam("zset-max-listpack-value", true, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxValue }),
 	encodingParam("zset-max-ziplist-value", true, func(s *Server) *atomic.Int64 { return &s.enc.ZSetMaxValue }),
+	encodingParam("hll-sparse-max-bytes", true, func(s *Server) *atomic.Int64 { return &s.enc.HLLSparseMaxBytes }),
 	listParam("list-max-listpack-size", math.MinInt32, func(s *Server) *atomic.Int64 { return &s.enc.ListMaxListpack }),
 	listParam("list-max-ziplist-size", math.MinInt32, func(s *Server) *atomic.Int64 { return &s.enc.ListMaxListpack }),
 	listParam("list-compress-depth", 0, func(s *Server) *atomic.Int64 { return &s.enc.ListCompressDepth }),

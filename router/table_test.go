@@ -322,6 +322,7 @@ func TestRedisArity(t *testing.T) {
 		"append": 3, "decr": 2, "decrby": 3, "get": 2, "getdel": 2, "getex": -2, "getrange": 4, "getset": 3,
 		"incr": 2, "incrby": 3, "incrbyfloat": 3, "lcs": -3, "mget": -2, "mset": -3, "msetnx": -3, "psetex": 4, "set": -3,
 		"setex": 4, "setnx": 3, "setrange": 4, "strlen": 2, "substr": 4,
+		"pfadd": -2, "pfcount": -2, "pfdebug": 3, "pfmerge": -2, "pfselftest": 1,
 		"bitcount": -2, "bitfield": -2, "bitfield_ro": -2, "bitop": -4, "bitpos": -3, "getbit": 3, "setbit": 4,
 		"multi": 1, "exec": 1, "discard": 1, "watch": -2, "unwatch": 1, "swapdb": 3,
 		"hdel": -3, "hexists": 3, "hget": 3, "hgetall": 2, "hincrby": 4, "hincrbyfloat": 4, "hkeys": 2, "hlen": 2,

@@ -29,6 +29,8 @@ type EncodingConfig struct {
 	ListCompressDepth atomic.Int64 // list-compress-depth: accepted; nodes are not compressed
 	ZSetMaxEntries    atomic.Int64 // zset-max-listpack-entries: members
 	ZSetMaxValue      atomic.Int64 // zset-max-listpack-value: bytes of a member
+
+	HLLSparseMaxBytes atomic.Int64 // hll-sparse-max-bytes: bytes of a sparse HyperLogLog
 }
 
 // NewEncodingConfig returns Redis 7.0's built-in defaults (its sample
@@ -41,6 +43,7 @@ func NewEncodingConfig() *EncodingConfig {
 	e.ListMaxListpack.Store(-2)
 	e.ZSetMaxEntries.Store(128)
 	e.ZSetMaxValue.Store(64)
+	e.HLLSparseMaxBytes.Store(3000)
 	return e
 }
 

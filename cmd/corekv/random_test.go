@@ -992,6 +992,7 @@ func init() {
 	diffCommands = append(append(diffCommandTable(), diffListCommands()...), diffZSetCommands()...)
 	diffCommands = append(append(diffCommands, diffSortCommands()...), diffBlockingCommands()...)
 	diffCommands = append(diffCommands, diffBitmapCommands()...)
+	diffCommands = append(diffCommands, diffHLLCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}
