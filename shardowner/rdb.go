@@ -344,41 +344,26 @@ func (o *rdbObject) addScored(m []byte, s float64) bool {
 
 func (o *rdbObject) read(r *rdbReader, t byte) bool {
 	switch t {
-	case rdbTypeList, rdbTypeSet:
+	case rdbTypeList, rdbTypeSet, rdbTypeHash:
+		// A count of strings: elements, members, or field and value pairs.
 		o.kind = KindList
-		if t == rdbTypeSet {
+		per := 1
+		switch t {
+		case rdbTypeSet:
 			o.kind = KindSet
+		case rdbTypeHash:
+			o.kind, per = KindHash, 2
 		}
-		n, ok := r.count(1)
+		n, ok := r.count(per)
 		if !ok {
 			return false
 		}
-		for range n {
+		for i := range n * per {
 			e, ok := r.str()
 			if !ok {
 				return false
 			}
-			o.add(e, false)
-		}
-		o.n = n
-		return true
-	case rdbTypeHash:
-		o.kind = KindHash
-		n, ok := r.count(2)
-		if !ok {
-			return false
-		}
-		for range n {
-			f, ok := r.str()
-			if !ok {
-				return false
-			}
-			o.add(f, true)
-			v, ok := r.str()
-			if !ok {
-				return false
-			}
-			o.add(v, false)
+			o.add(e, per == 2 && i%2 == 0)
 		}
 		o.n = n
 		return true
