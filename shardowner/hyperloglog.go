@@ -693,7 +693,8 @@ func PFMerge(c *Ctx, argv [][]byte) {
 }
 
 // PFDebug: PFDEBUG GETREG|DECODE|ENCODING|TODENSE key. GETREG and TODENSE
-// leave a sparse HLL dense, as in Redis.
+// leave a sparse HLL dense, as in Redis: the same registers in another
+// layout, which WATCH does not see.
 func PFDebug(c *Ctx, argv [][]byte) {
 	key := argv[2]
 	s, found, ok := hllLookup(c, key, false)
@@ -716,10 +717,15 @@ func PFDebug(c *Ctx, argv [][]byte) {
 			c.W.Err(errHLLCorrupt)
 			return false
 		}
-		if !hllStore(c, key, s, b.B) {
+		t := c.Table()
+		w := t.Watching()
+		t.SetWatcher(nil)
+		stored := hllStore(c, key, s, b.B)
+		t.SetWatcher(w)
+		if !stored {
 			return false
 		}
-		v, _ := c.Table().Get(key)
+		v, _ := t.Get(key)
 		s = v.Str
 		return true
 	}
