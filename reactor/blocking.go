@@ -520,6 +520,9 @@ const (
 // unblockMarked cancels the blocking commands CLIENT UNBLOCK named.
 func (c *Core) unblockMarked() {
 	for _, cn := range c.conns {
+		if cn == nil {
+			continue
+		}
 		mode := cn.info.unblock.Swap(0)
 		switch {
 		case mode == 0 || cn.block == nil:

@@ -26,7 +26,7 @@ type Core struct {
 	evfd   int
 	listen []int
 
-	conns    map[int32]*Conn
+	conns    []*Conn // by descriptor: an event finds its connection by index
 	dirty    []*Conn // connections with output or slots to look at this turn
 	reading  []*Conn // connections with bytes to read or parse
 	waiting  []*Conn // connections with replies expected from peers
@@ -53,9 +53,10 @@ type Core struct {
 	lastNameLen  int
 	lastCmd      *router.Command // what lookup found for lastName
 	group        router.Group
-	clock        int64  // router.Now() where parse's next command, or group, starts
-	sink         uint64 // where touchKeys' loads go, so they are not optimised away
-	keyPos       []int  // scratch for a command's key positions
+	clock        int64     // router.Now() where parse's next command, or group, starts
+	turnEnd      time.Time // the clock when the last turn ended
+	sink         uint64    // where touchKeys' loads go, so they are not optimised away
+	keyPos       []int     // scratch for a command's key positions
 
 	// sleeping is set while the core waits in epoll_wait with a timeout;
 	// a producer that finds it set clears it and writes the eventfd.
@@ -160,7 +161,6 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 		srv:      srv,
 		shard:    shardowner.NewShard(id, srv.cfg.Shards, srv.cfg.Databases),
 		log:      srv.log.With("core", id),
-		conns:    make(map[int32]*Conn),
 		events:   make([]unix.EpollEvent, 256),
 		outBatch: make([]*router.Batch, srv.cfg.Shards),
 		overflow: make([][]*router.Batch, srv.cfg.Shards),
@@ -290,12 +290,17 @@ func preemptedOften(n, ms int64) bool {
 // turn is one pass of the loop; maxWait caps the epoll timeout in ms (-1:
 // until the next timer).
 func (c *Core) turn(maxWait int) {
-	timeout := c.timeout()
+	// The last turn ended just now: its reading stands for the clock until
+	// epoll_wait returns.
+	if c.turnEnd.IsZero() {
+		c.turnEnd = time.Now()
+	}
+	timeout := c.timeout(c.turnEnd)
 	if maxWait >= 0 && (timeout < 0 || timeout > maxWait) {
 		timeout = maxWait
 	}
 	if timeout != 0 {
-		if c.spinUntil != 0 && time.Now().UnixNano() < c.spinUntil {
+		if c.spinUntil != 0 && c.turnEnd.UnixNano() < c.spinUntil {
 			timeout = 0
 			c.stats.spinPolls++
 		} else {
@@ -351,11 +356,15 @@ func (c *Core) turn(maxWait int) {
 		c.wakeSleepers(time.Now().UnixNano())
 	}
 	c.flushAll()
-	c.expire(start.UnixNano(), time.Now().UnixNano())
+	end := time.Now()
+	if c.expire(start.UnixNano(), end.UnixNano()) {
+		end = time.Now()
+	}
 	if now >= c.nextTimer {
 		c.timers(now)
+		end = time.Now()
 	}
-	end := time.Now()
+	c.turnEnd = end
 	if busy {
 		c.lastBusy = now
 		if c.stats.commands-ran >= spinAfterCommands && c.srv.cfg.SpinMicros > 0 && now >= c.spinOffUntil {
@@ -378,11 +387,10 @@ func (c *Core) resetMaxima() {
 }
 
 // timeout is how long epoll_wait may sleep: 0 while work waits.
-func (c *Core) timeout() int {
+func (c *Core) timeout(now time.Time) int {
 	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() {
 		return 0
 	}
-	now := time.Now()
 	d := c.nextTimer - now.UnixMilli()
 	if d < 0 {
 		return 0
@@ -407,7 +415,10 @@ func (c *Core) event(ev *unix.EpollEvent) {
 		}
 		return
 	}
-	cn := c.conns[fd]
+	var cn *Conn
+	if int(fd) < len(c.conns) {
+		cn = c.conns[fd]
+	}
 	if cn == nil {
 		c.accept(int(fd))
 		return
@@ -476,7 +487,10 @@ func (c *Core) accept(lfd int) {
 			unix.Close(fd)
 			continue
 		}
-		c.conns[int32(fd)] = cn
+		if fd >= len(c.conns) {
+			c.conns = append(c.conns, make([]*Conn, fd+1-len(c.conns))...)
+		}
+		c.conns[fd] = cn
 		c.srv.register(cn)
 		c.stats.conns++
 		c.pub.connected.Add(1)
@@ -938,7 +952,7 @@ func (c *Core) close(cn *Conn) {
 	}
 	c.discard(cn)
 	c.unsubscribeAll(cn)
-	delete(c.conns, int32(cn.fd))
+	c.conns[cn.fd] = nil
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {
 		if s.Filled {
@@ -957,7 +971,7 @@ func (c *Core) close(cn *Conn) {
 // they have not read.
 func (c *Core) killMarked() {
 	for _, cn := range c.conns {
-		if cn.info.killed.Load() {
+		if cn != nil && cn.info.killed.Load() {
 			c.close(cn)
 		}
 	}
@@ -975,7 +989,7 @@ func (c *Core) stopAccepting() {
 // (or cannot be) and no batch of its own is still out.
 func (c *Core) drained() bool {
 	for _, cn := range c.conns {
-		if cn.owesReplies() || (cn.outPending() > 0 && cn.writable) {
+		if cn != nil && (cn.owesReplies() || (cn.outPending() > 0 && cn.writable)) {
 			return false
 		}
 	}
@@ -994,7 +1008,9 @@ func (c *Core) drained() bool {
 
 func (c *Core) closeAll() {
 	for _, cn := range c.conns {
-		c.close(cn)
+		if cn != nil {
+			c.close(cn)
+		}
 	}
 	unix.Close(c.evfd)
 	unix.Close(c.epfd)

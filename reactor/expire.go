@@ -45,8 +45,8 @@ func (s *Server) expireBaseShare() int64 {
 }
 
 // expire runs active expiry at the end of a turn that started at startNs
-// and has run until nowNs.
-func (c *Core) expire(startNs, nowNs int64) {
+// and has run until nowNs, and reports whether it took time to.
+func (c *Core) expire(startNs, nowNs int64) bool {
 	e := &c.exp
 	if e.share == 0 {
 		e.share = c.srv.expireBaseShare()
@@ -58,14 +58,14 @@ func (c *Core) expire(startNs, nowNs int64) {
 	e.last = nowNs
 	if !c.srv.activeExpire.Load() || !c.expireDue() {
 		e.backlog = false
-		return
+		return false
 	}
 	run := expireTurnNs + expireTurnStep*int64(c.srv.expireEffort.Load()-1)
 	run = max(run, min((nowNs-startNs)*e.share/(100-e.share), expireTurnStretch*run))
 	budget := min(run, e.credit)
 	if budget <= 0 {
 		e.backlog, e.behind = true, true
-		return
+		return false
 	}
 	start := time.Now()
 	dbs := c.shard.DBs
@@ -91,6 +91,7 @@ func (c *Core) expire(startNs, nowNs int64) {
 		e.behind = true
 		c.stats.expireCapped++
 	}
+	return true
 }
 
 // adaptExpire, on each timer tick, raises the CPU share of active expiry
