@@ -266,13 +266,15 @@ func (z zview) rank(m []byte, s float64) int {
 }
 
 // ziter walks a sorted set's elements in either direction from a rank. The
-// offsets of the current page's elements are kept in a pooled buffer.
+// offsets of the current page's elements are kept in a pooled buffer, read
+// only as far as the walk has gone: a pop from the low end reads one.
 type ziter struct {
 	z    zview
 	pi   int
 	idx  int
 	body []byte
 	offs *bytebufferpool.ByteBuffer
+	scan int // offset in body of the element after the last one in offs
 }
 
 // start places it at the element of rank r; release frees its buffer.
@@ -289,7 +291,14 @@ func (it *ziter) release() { bytebufferpool.Put(it.offs) }
 func (it *ziter) load() {
 	it.body = it.z.page(it.pi)
 	it.offs.B = it.offs.B[:0]
-	for off := 0; off < len(it.body); {
+	it.scan = 0
+}
+
+// offset returns the offset in the current page of its element i, reading
+// the page up to it.
+func (it *ziter) offset(i int) int {
+	for len(it.offs.B)/4 <= i {
+		off := it.scan
 		it.offs.B = binary.LittleEndian.AppendUint32(it.offs.B, uint32(off))
 		// zAt's walk, with the common one-byte member length read inline
 		if l := int(it.body[off]); l < 0x80 {
@@ -298,13 +307,14 @@ func (it *ziter) load() {
 			_, off = kvtable.ElemAt(it.body, off)
 			off += scoreElemLen
 		}
+		it.scan = off
 	}
+	return int(binary.LittleEndian.Uint32(it.offs.B[4*i:]))
 }
 
 // at returns the current element.
 func (it *ziter) at() ([]byte, float64) {
-	off := int(binary.LittleEndian.Uint32(it.offs.B[4*it.idx:]))
-	m, s, _ := zAt(it.body, off)
+	m, s, _ := zAt(it.body, it.offset(it.idx))
 	return m, s
 }
 
@@ -644,8 +654,7 @@ func pageRemove(o *kvtable.Order, z zview, m []byte, s float64) {
 func dropPage(o *kvtable.Order, pi int) {
 	o.Pages.Delete(o.Key(o.Dir[pi].ID))
 	o.FreeID(o.Dir[pi].ID)
-	o.Dir = append(o.Dir[:pi], o.Dir[pi+1:]...)
-	o.Changed(pi)
+	o.Drop(pi)
 }
 
 // A bulk load leaves a page three quarters full, in members or bytes, so

@@ -152,3 +152,28 @@ func BenchmarkZAddRandom(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkZPopMinDrain is redis-benchmark's ZPOPMIN after its ZADDs: one
+// member at a time from a sorted set that 400k random ZADDs filled, filling
+// it again when it is empty.
+func BenchmarkZPopMinDrain(b *testing.B) {
+	c := benchZSet(0)
+	fill := randomZAdds(400_000)
+	refill := func() {
+		for _, argv := range fill {
+			ZAdd(c, argv)
+		}
+	}
+	refill()
+	pop := args("zpopmin", "z")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		ZPopMin(c, pop)
+		if len(c.W.B) == len("*0\r\n") {
+			b.StopTimer()
+			refill()
+			b.StartTimer()
+		}
+	}
+}

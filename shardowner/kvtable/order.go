@@ -13,9 +13,12 @@ type Order struct {
 	Dir   []PageRef
 	Fen   []uint32 // a Fenwick tree over Dir's counts, 1-based: ranks in O(log pages)
 	fenOK int      // Fen[1..fenOK] are up to date; the rest is rebuilt when ranks are next read
-	free  []uint32 // ids of deleted pages, for reuse
-	next  uint32   // the next id never used
-	key   [4]byte  // Key's buffer: a table may keep a key it is given
+	// dropped is how many pages Drop cut off the front of Dir's
+	// array, which it still holds until Dir moves.
+	dropped int
+	free    []uint32 // ids of deleted pages, for reuse
+	next    uint32   // the next id never used
+	key     [4]byte  // Key's buffer: a table may keep a key it is given
 }
 
 // Key returns the key of page id, in a buffer of o's that the next call
@@ -111,8 +114,13 @@ func (o *Order) Before(i int) int {
 // Locate returns the page holding the element of rank r and its index
 // there; past the last element it returns (len(Dir), 0).
 func (o *Order) Locate(r int) (page, idx int) {
-	o.fix()
 	n := len(o.Dir)
+	if n > 0 && r >= 0 && r < int(o.Dir[0].N) {
+		// The first page's ranks need no tree: pops from the low end,
+		// which drop the first page now and then, leave it stale.
+		return 0, r
+	}
+	o.fix()
 	step := 1
 	for step*2 <= n {
 		step *= 2
@@ -130,6 +138,23 @@ func (o *Order) Locate(r int) (page, idx int) {
 	return pos, r
 }
 
+// Drop removes page i from Dir. The first page goes without moving the
+// others: a drain from the low end (ZPOPMIN) drops it every page's worth of
+// pops. The array is copied once more than half of it lies before Dir.
+func (o *Order) Drop(i int) {
+	if i > 0 {
+		o.Dir = append(o.Dir[:i], o.Dir[i+1:]...)
+		o.Changed(i)
+		return
+	}
+	o.Dir = o.Dir[1:]
+	o.Changed(0)
+	if o.dropped++; o.dropped > len(o.Dir) {
+		o.Dir = append([]PageRef(nil), o.Dir...)
+		o.dropped = 0
+	}
+}
+
 // FreeID takes back the id of a deleted page.
 func (o *Order) FreeID(id uint32) { o.free = append(o.free, id) }
 
@@ -137,5 +162,5 @@ func (o *Order) bytes() int {
 	if o == nil {
 		return 0
 	}
-	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + int(unsafe.Sizeof(PageRef{}))*cap(o.Dir) + 4*cap(o.Fen) + 4*cap(o.free)
+	return o.Pages.ArenaBytes() + int(unsafe.Sizeof(Table{})) + int(unsafe.Sizeof(PageRef{}))*(o.dropped+cap(o.Dir)) + 4*cap(o.Fen) + 4*cap(o.free)
 }
