@@ -180,7 +180,7 @@ func TestFinishAndCompare(t *testing.T) {
 	if len(cmp) != 1 {
 		t.Fatalf("got %d comparisons", len(cmp))
 	}
-	if got := cmp[0]; got.Shards != 2 || got.RPSRatio != 2.5 || got.P99Ratio != 0.5 {
+	if got := cmp[0]; got.Shards != 2 || got.RPSRatio != 2.5 || got.PerCoreRatio != 1.25 || got.P99Ratio != 0.5 {
 		t.Errorf("comparison %+v", got)
 	}
 }

@@ -70,16 +70,19 @@ type result struct {
 
 // comparison sets corekv at one shard count against redis on one cell.
 type comparison struct {
-	Cell       cell    `json:"cell"`
-	Shards     int     `json:"shards"`
-	CorekvRPS  float64 `json:"corekv_rps"`
-	RedisRPS   float64 `json:"redis_rps"`
-	RPSRatio   float64 `json:"rps_ratio"` // corekv / redis; 0 when either is missing
-	CorekvP99  float64 `json:"corekv_p99_ms"`
-	RedisP99   float64 `json:"redis_p99_ms"`
-	P99Ratio   float64 `json:"p99_ratio"`
-	CorekvP999 float64 `json:"corekv_p999_ms"`
-	RedisP999  float64 `json:"redis_p999_ms"`
+	Cell      cell    `json:"cell"`
+	Shards    int     `json:"shards"`
+	CorekvRPS float64 `json:"corekv_rps"`
+	RedisRPS  float64 `json:"redis_rps"`
+	RPSRatio  float64 `json:"rps_ratio"` // corekv / redis; 0 when either is missing
+	// PerCoreRatio is corekv's req/s per server core over redis's: what
+	// one core of each serves, whichever side set the pace.
+	PerCoreRatio float64 `json:"per_core_ratio"`
+	CorekvP99    float64 `json:"corekv_p99_ms"`
+	RedisP99     float64 `json:"redis_p99_ms"`
+	P99Ratio     float64 `json:"p99_ratio"`
+	CorekvP999   float64 `json:"corekv_p999_ms"`
+	RedisP999    float64 `json:"redis_p999_ms"`
 }
 
 // memResult is the memory measurement of one server at one value size.
@@ -691,7 +694,8 @@ func compare(results []*result) []comparison {
 		}
 		out = append(out, comparison{Cell: r.Cell, Shards: r.Target.Shards,
 			CorekvRPS: r.Median.RPS, RedisRPS: base.Median.RPS, RPSRatio: ratio(r.Median.RPS, base.Median.RPS),
-			CorekvP99: r.Median.P99Ms, RedisP99: base.Median.P99Ms, P99Ratio: ratio(r.Median.P99Ms, base.Median.P99Ms),
+			PerCoreRatio: ratio(r.Median.RPSPerCore, base.Median.RPSPerCore),
+			CorekvP99:    r.Median.P99Ms, RedisP99: base.Median.P99Ms, P99Ratio: ratio(r.Median.P99Ms, base.Median.P99Ms),
 			CorekvP999: r.Median.P999Ms, RedisP999: base.Median.P999Ms})
 	}
 	return out
