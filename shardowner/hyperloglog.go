@@ -190,7 +190,7 @@ func sparseToDense(dst, s []byte) ([]byte, bool) {
 		p += oplen
 		if val != 0 {
 			if idx+run > hllRegisters {
-				break
+				return dst, false // a value past the last register: corrupt
 			}
 			for ; run > 0; run-- {
 				denseSet(regs, idx, uint8(val))
@@ -477,7 +477,7 @@ func hllMerge(max, s []byte) bool {
 			continue
 		}
 		if idx+run > hllRegisters {
-			break
+			return false // a value past the last register: corrupt
 		}
 		for ; run > 0; run-- {
 			if uint8(val) > max[idx] {

@@ -83,7 +83,13 @@ func TestHLLCorrupt(t *testing.T) {
 	// An XZERO cut short by the end.
 	tb.SetString([]byte("x"), append(hllHeader(hllSparse, 0, 0, 0, 0, 0, 0, 0, 0x80), 0x7f), 0)
 	tb.SetString([]byte("b"), []byte("HYLL\x02"+string(make([]byte, 11))), 0)
+	// Every register covered, then a value run past the last: corrupt for
+	// a merge and a conversion too, though they stop at that run.
+	tb.SetString([]byte("v"), append(hllHeader(hllSparse, 0, 0, 0, 0, 0, 0, 0, 0x80), 0x7f, 0xff, 0x88), 0)
 	runScript(t, c, []step{
+		{"pfmerge y v", errr(errHLLCorrupt)},
+		{"pfdebug todense v", errr(errHLLCorrupt)},
+		{"pfcount v", errr(errHLLCorrupt)},
 		{"pfcount c", errr(errHLLCorrupt)},
 		{"pfadd c a", num(1)},
 		{"pfcount c x", errr(errHLLCorrupt)},
@@ -297,8 +303,9 @@ func TestHLLEvents(t *testing.T) {
 }
 
 // tailed is a sparse value whose runs cover every register one ZERO each,
-// then a VAL that Redis's readers stop at, then n bytes of junk: valid to
-// PFCOUNT and PFMERGE, as in Redis.
+// then a VAL past the last register, then n bytes of junk: PFADD writes into
+// it, while PFCOUNT, PFMERGE and PFDEBUG TODENSE find it corrupt, as
+// redis-server 7.0.15 does.
 func tailed(r *rand.Rand, n int) []byte {
 	v := append(hllHeader(hllSparse, 0, 0, 0, 0, 0, 0, 0, 0x80), make([]byte, hllRegisters)...)
 	v = append(v, 0x80)
@@ -338,7 +345,8 @@ func TestHLLEditTail(t *testing.T) {
 }
 
 // PFMERGE and PFADD into a sparse value with a long tail take time for the
-// registers, not for the tail at each update.
+// registers, not for the tail at each update; both find the tail corrupt,
+// as redis-server 7.0.15 does.
 func TestHLLTailBounded(t *testing.T) {
 	c := newTestCtx()
 	r := rand.New(rand.NewSource(3))
@@ -355,10 +363,12 @@ func TestHLLTailBounded(t *testing.T) {
 		elems = append(elems, strconv.Itoa(i))
 	}
 	start := time.Now()
-	if got := do(c, "pfmerge", "t", "s"); got != ok {
+	if got := do(c, "pfmerge", "t", "s"); got != errr(errHLLCorrupt) {
 		t.Fatalf("pfmerge: %q", got)
 	}
-	if got := do(c, elems...); got != num(1) {
+	// The updates run; the value, far past hll-sparse-max-bytes, is then
+	// promoted to dense, which finds the tail corrupt.
+	if got := do(c, elems...); got != errr(errHLLCorrupt) {
 		t.Fatalf("pfadd: %q", got)
 	}
 	if d := time.Since(start); d > 10*time.Second {
