@@ -651,6 +651,48 @@ func pageRemove(o *kvtable.Order, z zview, m []byte, s float64) {
 	o.Count(pi, -1)
 }
 
+// zremEnd removes the n elements at the low end of big sorted set big, or
+// at the high end (max), fewer than it holds: each end page loses them in
+// one cut, found without a search, as pops and ranges at an end do.
+func zremEnd(big *Table, n int, max bool) {
+	o := big.Order
+	z := zview{big: big}
+	for n > 0 {
+		pi := 0
+		if max {
+			pi = len(o.Dir) - 1
+		}
+		count := int(o.Dir[pi].N)
+		k := min(n, count)
+		body := z.page(pi)
+		first := 0 // index of the first element cut
+		if max {
+			first = count - k
+		}
+		from := 0
+		for range first {
+			_, _, from = zAt(body, from)
+		}
+		to := from
+		for range k {
+			var m []byte
+			m, _, to = zAt(body, to)
+			big.Delete(m) // the members' table: the pages stay put
+		}
+		n -= k
+		if k == count {
+			dropPage(o, pi)
+			continue
+		}
+		// A value that shrinks stays in its item: this cannot fail.
+		o.Pages.Splice(o.Key(o.Dir[pi].ID), from, to-from, nil)
+		if first == 0 {
+			_, o.Dir[pi].Min, _ = zAt(z.page(pi), 0)
+		}
+		o.Count(pi, -k)
+	}
+}
+
 func dropPage(o *kvtable.Order, pi int) {
 	o.Pages.Delete(o.Key(o.Dir[pi].ID))
 	o.FreeID(o.Dir[pi].ID)

@@ -809,6 +809,11 @@ func zremSpan(c *Ctx, key []byte, v Value, sp zspan) int {
 		c.Table().Delete(key)
 		return n
 	}
+	if z.big != nil && (sp.from == 0 || sp.to == z.len()) {
+		zremEnd(z.big, n, sp.from > 0)
+		c.Table().Modified(key) // changed in place, where the table cannot see
+		return n
+	}
 	buf := bytebufferpool.Get()
 	defer bytebufferpool.Put(buf)
 	var it ziter

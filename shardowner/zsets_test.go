@@ -114,9 +114,9 @@ func checkZSet(t *testing.T, c *Ctx, key string, want zmodel) {
 	}
 }
 
-// TestZSetModel drives ZADD, ZINCRBY, ZREM, ZPOPMIN/MAX and ZREMRANGEBY*
-// at random on small and big sorted sets and checks every step against a
-// map.
+// TestZSetModel drives ZADD, ZINCRBY, ZREM, ZPOPMIN/MAX (some across
+// pages) and ZREMRANGEBY* at random on small and big sorted sets and checks
+// every step against a map.
 func TestZSetModel(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -138,8 +138,14 @@ func TestZSetModel(t *testing.T) {
 				return m
 			}
 			score := func() float64 { return float64(rng.IntN(40)) / 4 }
+			count := func() int {
+				if rng.IntN(8) == 0 {
+					return rng.IntN(400) // across pages
+				}
+				return rng.IntN(5)
+			}
 			for step := range steps {
-				switch op := rng.IntN(20); {
+				switch op := rng.IntN(21); {
 				case op < 12:
 					args := []string{"zadd", "z"}
 					for range 1 + rng.IntN(8) {
@@ -158,17 +164,32 @@ func TestZSetModel(t *testing.T) {
 					delete(model, m)
 				case op == 17:
 					exp := model.sorted()
-					n := rng.IntN(5)
+					n := count()
 					do(c, "zpopmin", "z", strconv.Itoa(n))
 					for _, p := range exp[:min(n, len(exp))] {
 						delete(model, p.m)
 					}
 				case op == 18:
 					exp := model.sorted()
-					n := rng.IntN(5)
+					n := count()
 					do(c, "zpopmax", "z", strconv.Itoa(n))
 					for i := 0; i < n && i < len(exp); i++ {
 						delete(model, exp[len(exp)-1-i].m)
+					}
+				case op == 19:
+					// a rank range at either end
+					exp := model.sorted()
+					n := 1 + count() // 0 -1 would be the whole set
+					if rng.IntN(2) == 0 {
+						do(c, "zremrangebyrank", "z", "0", strconv.Itoa(n-1))
+						for _, p := range exp[:min(n, len(exp))] {
+							delete(model, p.m)
+						}
+					} else {
+						do(c, "zremrangebyrank", "z", strconv.Itoa(-n), "-1")
+						for i := 0; i < n && i < len(exp); i++ {
+							delete(model, exp[len(exp)-1-i].m)
+						}
 					}
 				default:
 					lo := score()
