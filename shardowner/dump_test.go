@@ -399,3 +399,20 @@ func TestDumpCountsLookups(t *testing.T) {
 		t.Fatalf("hits %d, misses %d; want 1 and 2", s.Hits, s.Misses)
 	}
 }
+
+func TestLeInt(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		want int64
+	}{
+		{[]byte{0x34, 0x12}, 0x1234},
+		{[]byte{0xff, 0xff}, -1},
+		{[]byte{0x00, 0x00, 0x80}, -1 << 23},
+		{[]byte{0xff, 0xff, 0xff, 0x7f}, 1<<31 - 1},
+		{[]byte{0, 0, 0, 0, 0, 0, 0, 0x80}, -1 << 63},
+	} {
+		if got := leInt(c.b); got != c.want {
+			t.Errorf("leInt(% x) = %d, want %d", c.b, got, c.want)
+		}
+	}
+}

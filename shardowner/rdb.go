@@ -654,12 +654,7 @@ func walkListpack(b []byte, fn func(e []byte)) bool {
 			if len(rest) < 1+w {
 				return false
 			}
-			hdr = 1 + w
-			var u uint64
-			for k := w; k >= 1; k-- {
-				u = u<<8 | uint64(rest[k])
-			}
-			x = int64(u<<(64-8*w)) >> (64 - 8*w)
+			hdr, x = 1+w, leInt(rest[1:1+w])
 		default:
 			return false
 		}
@@ -774,12 +769,7 @@ func walkZiplist(b []byte, fn func(e []byte)) bool {
 			if w == 0 || len(rest) < 1+w {
 				return false
 			}
-			hdr = 1 + w
-			var u uint64
-			for k := w; k >= 1; k-- {
-				u = u<<8 | uint64(rest[k])
-			}
-			x = int64(u<<(64-8*w)) >> (64 - 8*w)
+			hdr, x = 1+w, leInt(rest[1:1+w])
 		}
 		entry := pl + hdr + size
 		if hdr+size > len(rest)-1 {
@@ -794,6 +784,17 @@ func walkZiplist(b []byte, fn func(e []byte)) bool {
 		off += entry
 	}
 	return tail == last && (declared == 0xffff || declared == n)
+}
+
+// leInt reads the little-endian two's-complement integer of b's 1 to 8
+// bytes, as listpacks and ziplists store their integers.
+func leInt(b []byte) int64 {
+	var u uint64
+	for k := len(b) - 1; k >= 0; k-- {
+		u = u<<8 | uint64(b[k])
+	}
+	w := 8 * uint(len(b))
+	return int64(u<<(64-w)) >> (64 - w)
 }
 
 // ziplistIntWidth is the width of a ziplist integer of encoding c, 0 when
