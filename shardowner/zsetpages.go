@@ -653,10 +653,11 @@ func pageRemove(o *kvtable.Order, z zview, m []byte, s float64) {
 
 // zremEnd removes the n elements at the low end of big sorted set big, or
 // at the high end (max), fewer than it holds: each end page loses them in
-// one cut, found without a search, as pops and ranges at an end do.
-func zremEnd(big *Table, n int, max bool) {
+// one cut, found without a search, as pops and ranges at an end do. When c
+// is not nil it also replies them with their scores, from the end they are
+// cut at, each as a pair when pairs: a pop reads each page once.
+func zremEnd(c *Ctx, big *Table, n int, max, pairs bool) {
 	o := big.Order
-	z := zview{big: big}
 	for n > 0 {
 		pi := 0
 		if max {
@@ -664,7 +665,10 @@ func zremEnd(big *Table, n int, max bool) {
 		}
 		count := int(o.Dir[pi].N)
 		k := min(n, count)
-		body := z.page(pi)
+		key := o.Key(o.Dir[pi].ID)
+		// The member table's deletes below leave the pages' table as it is.
+		v, _ := o.Pages.Get(key)
+		body := v.Str
 		first := 0 // index of the first element cut
 		if max {
 			first = count - k
@@ -672,6 +676,9 @@ func zremEnd(big *Table, n int, max bool) {
 		from := 0
 		for range first {
 			_, _, from = zAt(body, from)
+		}
+		if c != nil {
+			writeCut(c, body, from, k, max, pairs)
 		}
 		to := from
 		for range k {
@@ -684,12 +691,36 @@ func zremEnd(big *Table, n int, max bool) {
 			dropPage(o, pi)
 			continue
 		}
-		// A value that shrinks stays in its item: this cannot fail.
-		o.Pages.Splice(o.Key(o.Dir[pi].ID), from, to-from, nil)
 		if first == 0 {
-			_, o.Dir[pi].Min, _ = zAt(z.page(pi), 0)
+			_, o.Dir[pi].Min, _ = zAt(body, to)
 		}
+		// A value that shrinks stays in its item: this cannot fail.
+		o.Pages.Splice(key, from, to-from, nil)
 		o.Count(pi, -k)
+	}
+}
+
+// writeCut replies the k elements of page body from offset from, with their
+// scores, last first when rev.
+func writeCut(c *Ctx, body []byte, from, k int, rev, pairs bool) {
+	if !rev || k == 1 {
+		for off := from; k > 0; k-- {
+			var m []byte
+			var s float64
+			m, s, off = zAt(body, off)
+			writeScored(c, m, s, pairs)
+		}
+		return
+	}
+	offs := bytebufferpool.Get()
+	defer bytebufferpool.Put(offs)
+	for off := from; k > 0; k-- {
+		offs.B = binary.LittleEndian.AppendUint32(offs.B, uint32(off))
+		_, _, off = zAt(body, off)
+	}
+	for i := len(offs.B) - 4; i >= 0; i -= 4 {
+		m, s, _ := zAt(body, int(binary.LittleEndian.Uint32(offs.B[i:])))
+		writeScored(c, m, s, pairs)
 	}
 }
 

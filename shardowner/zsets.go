@@ -26,15 +26,7 @@ var (
 // RESP2 and a double in RESP3.
 func writeScore(c *Ctx, s float64) {
 	var tmp [32]byte
-	var b []byte
-	switch {
-	case math.IsInf(s, 1):
-		b = append(tmp[:0], "inf"...)
-	case math.IsInf(s, -1):
-		b = append(tmp[:0], "-inf"...)
-	default:
-		b = strconv.AppendFloat(tmp[:0], s, 'g', 17, 64)
-	}
+	b := appendScoreText(tmp[:0], s)
 	if c.W.RESP3() {
 		c.W.B = append(c.W.B, ',')
 		c.W.B = append(c.W.B, b...)
@@ -714,12 +706,7 @@ func writeSpan(c *Ctx, z zview, sp zspan, rev, withScores bool) {
 // writeElems is writeSpan with the choice of pairs made by the caller.
 func writeElems(c *Ctx, z zview, sp zspan, rev, withScores, pairs bool) {
 	n := sp.to - sp.from
-	switch {
-	case withScores && !pairs:
-		c.W.Array(2 * n)
-	default:
-		c.W.Array(n)
-	}
+	writeElemsHeader(c, n, withScores, pairs)
 	if n == 0 {
 		return
 	}
@@ -739,14 +726,30 @@ func writeElems(c *Ctx, z zview, sp zspan, rev, withScores, pairs bool) {
 			}
 		}
 		m, s := it.at()
-		if pairs {
-			c.W.Array(2)
-		}
-		c.W.Bulk(m)
 		if withScores {
-			writeScore(c, s)
+			writeScored(c, m, s, pairs)
+		} else {
+			c.W.Bulk(m)
 		}
 	}
+}
+
+// writeElemsHeader starts a reply of n elements: a flat array of members and
+// scores when withScores without pairs.
+func writeElemsHeader(c *Ctx, n int, withScores, pairs bool) {
+	if withScores && !pairs {
+		n *= 2
+	}
+	c.W.Array(n)
+}
+
+// writeScored replies member m and its score s, as a pair when pairs.
+func writeScored(c *Ctx, m []byte, s float64, pairs bool) {
+	if pairs {
+		c.W.Array(2)
+	}
+	c.W.Bulk(m)
+	writeScore(c, s)
 }
 
 // ZPopMin: ZPOPMIN key [count].
@@ -779,13 +782,20 @@ func zpop(c *Ctx, argv [][]byte, max bool) {
 	}
 	z := zviewOf(v)
 	n := int(min(count, int64(z.len())))
-	sp := zspan{0, n}
-	if max {
-		sp = zspan{z.len() - n, z.len()}
-	}
 	// RESP3 pairs only for an explicit count, as Redis does.
-	writeElems(c, z, sp, max, true, withCount && c.W.RESP3())
-	zremSpan(c, argv[1], v, sp)
+	pairs := withCount && c.W.RESP3()
+	if z.big != nil && n < z.len() {
+		writeElemsHeader(c, n, true, pairs)
+		zremEnd(c, z.big, n, max, pairs)
+		c.Table().Modified(argv[1]) // changed in place, where the table cannot see
+	} else {
+		sp := zspan{0, n}
+		if max {
+			sp = zspan{z.len() - n, z.len()}
+		}
+		writeElems(c, z, sp, max, true, pairs)
+		zremSpan(c, argv[1], v, sp)
+	}
 	c.NotifyRemoval(NotifyZset, zpopEvent(max), argv[1])
 }
 
@@ -810,7 +820,7 @@ func zremSpan(c *Ctx, key []byte, v Value, sp zspan) int {
 		return n
 	}
 	if z.big != nil && (sp.from == 0 || sp.to == z.len()) {
-		zremEnd(z.big, n, sp.from > 0)
+		zremEnd(nil, z.big, n, sp.from > 0, false)
 		c.Table().Modified(key) // changed in place, where the table cannot see
 		return n
 	}
@@ -871,6 +881,10 @@ func appendScoreText(dst []byte, s float64) []byte {
 		return append(dst, "inf"...)
 	case math.IsInf(s, -1):
 		return append(dst, "-inf"...)
+	case s == math.Trunc(s) && math.Abs(s) < 1<<53 && (s != 0 || !math.Signbit(s)):
+		// An integer of at most 16 digits: %.17g writes it plainly, and
+		// most scores are such integers.
+		return strconv.AppendInt(dst, int64(s), 10)
 	}
 	return strconv.AppendFloat(dst, s, 'g', 17, 64)
 }

@@ -44,6 +44,25 @@ func (z zmodel) sorted() []zpair {
 	return out
 }
 
+// popReply is the reply of a pop with a count that takes pairs, in order.
+func popReply(pairs []zpair, resp3 bool) string {
+	var b strings.Builder
+	if resp3 {
+		fmt.Fprintf(&b, "*%d\r\n", len(pairs))
+	} else {
+		fmt.Fprintf(&b, "*%d\r\n", 2*len(pairs))
+	}
+	for _, p := range pairs {
+		s := strconv.FormatFloat(p.s, 'g', 17, 64)
+		if resp3 {
+			fmt.Fprintf(&b, "*2\r\n$%d\r\n%s\r\n,%s\r\n", len(p.m), p.m, s)
+		} else {
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n$%d\r\n%s\r\n", len(p.m), p.m, len(s), s)
+		}
+	}
+	return b.String()
+}
+
 // checkZSet compares the stored sorted set under key with the model, and
 // a big one's pages with its directory and member table.
 func checkZSet(t *testing.T, c *Ctx, key string, want zmodel) {
@@ -162,20 +181,24 @@ func TestZSetModel(t *testing.T) {
 					m := member()
 					do(c, "zrem", "z", m)
 					delete(model, m)
-				case op == 17:
+				case op == 17 || op == 18:
 					exp := model.sorted()
 					n := count()
-					do(c, "zpopmin", "z", strconv.Itoa(n))
-					for _, p := range exp[:min(n, len(exp))] {
+					c.W.Proto = 2 + rng.IntN(2)
+					var popped []zpair
+					for i := 0; i < n && i < len(exp); i++ {
+						p := exp[i]
+						if op == 18 {
+							p = exp[len(exp)-1-i]
+						}
+						popped = append(popped, p)
 						delete(model, p.m)
 					}
-				case op == 18:
-					exp := model.sorted()
-					n := count()
-					do(c, "zpopmax", "z", strconv.Itoa(n))
-					for i := 0; i < n && i < len(exp); i++ {
-						delete(model, exp[len(exp)-1-i].m)
+					cmd := map[bool]string{true: "zpopmin", false: "zpopmax"}[op == 17]
+					if got, want := do(c, cmd, "z", strconv.Itoa(n)), popReply(popped, c.W.Proto == 3); got != want {
+						t.Fatalf("step %d: %s %d: %q, want %q", step, cmd, n, got, want)
 					}
+					c.W.Proto = 2
 				case op == 19:
 					// a rank range at either end
 					exp := model.sorted()

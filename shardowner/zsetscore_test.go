@@ -34,6 +34,32 @@ func TestStoredScore(t *testing.T) {
 	}
 }
 
+// TestScoreText: the integer shortcut writes what %.17g does, for the edge
+// scores, integers around 2^53 and random doubles.
+func TestScoreText(t *testing.T) {
+	scores := []float64{1<<53 - 1, 1 << 53, 1<<53 + 2, -(1<<53 - 1), 1e15, 1e16, 1e17, 123456789012345678}
+	for _, e := range edgeScores {
+		scores = append(scores, e.s)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		scores = append(scores, float64(rng.Int64N(1<<60)-1<<59), math.Float64frombits(rng.Uint64()),
+			float64(rng.IntN(2000)-1000)/4)
+	}
+	for _, s := range scores {
+		want := strconv.FormatFloat(s, 'g', 17, 64)
+		switch {
+		case math.IsInf(s, 1):
+			want = "inf"
+		case math.IsInf(s, -1):
+			want = "-inf"
+		}
+		if got := string(appendScoreText(nil, s)); got != want && !math.IsNaN(s) {
+			t.Fatalf("%v: %q, want %q", s, got, want)
+		}
+	}
+}
+
 // TestZSetScoreForms moves the members of a big sorted set through scores
 // of every form and length, so that their member-table entries grow and
 // shrink, checking order, ranks and scores.
