@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -236,5 +237,35 @@ func BenchmarkSIsMember(b *testing.B) {
 	for b.Loop() {
 		c.W.B = c.W.B[:0]
 		SIsMember(c, argv)
+	}
+}
+
+// BenchmarkSPopDrain is redis-benchmark's SPOP after its SADDs: one member
+// at a time from a set that 100k SADDs of random members filled (about 63k
+// members), filling it again when it is empty.
+func BenchmarkSPopDrain(b *testing.B) {
+	c := benchCtx()
+	var fill [][][]byte
+	rnd := uint64(1)
+	for range 100_000 {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		fill = append(fill, args("sadd", "s", fmt.Sprintf("element:%012d", rnd>>33%100_000)))
+	}
+	refill := func() {
+		for _, argv := range fill {
+			SAdd(c, argv)
+		}
+	}
+	refill()
+	pop := args("spop", "s")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		SPop(c, pop)
+		if string(c.W.B) == "$-1\r\n" {
+			b.StopTimer()
+			refill()
+			b.StartTimer()
+		}
 	}
 }

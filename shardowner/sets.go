@@ -541,6 +541,16 @@ func SPop(c *Ctx, argv [][]byte) {
 		c.NotifyRemoval(NotifySet, "spop", argv[1])
 		return
 	}
+	if count < 0 && s.Big != nil && size > 1 {
+		// One member of a big set that keeps others: replied from the
+		// table, then deleted from it.
+		m, _ := s.Big.RandomKey()
+		c.W.Bulk(m)
+		s.Big.Delete(m)
+		c.Table().Modified(argv[1]) // changed in place, where the table cannot see
+		c.NotifyRemoval(NotifySet, "spop", argv[1])
+		return
+	}
 	// The members to pop go to a buffer first: removing them changes s.
 	picked := bytebufferpool.Get()
 	defer bytebufferpool.Put(picked)

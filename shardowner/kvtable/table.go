@@ -1074,6 +1074,12 @@ func (t *Table) eachSlot(ix *index, b uint32, fn func(w uint64) bool) {
 // less likely.
 const randomChain = 16
 
+// randomTries bounds randomSlot's probes, sent randomProbes at a time.
+const (
+	randomTries  = 64
+	randomProbes = 8
+)
+
 // randomSlot returns a random slot word; the table must not be empty. It
 // picks a random bucket and a random position below randomChain, and keeps
 // the slot there if the bucket's chain reaches it: every slot of every chain
@@ -1090,11 +1096,22 @@ func (t *Table) randomSlot() uint64 {
 	if ix.count == 0 {
 		ix = &t.ix[1-k]
 	}
-	for range 64 {
-		r := t.rand()
-		b := uint32(r) & ix.mask
-		if w, ok := t.slotAt(ix, b, int((r>>32)%randomChain)); ok {
-			return w
+	for range randomTries / randomProbes {
+		// Each probe is likely a cache miss, and few hit: the probes of a
+		// round are asked for at once, so that their misses overlap.
+		var rs [randomProbes]uint64
+		var sink uint64
+		for i := range rs {
+			rs[i] = t.rand()
+			if g := ix.bucket(uint32(rs[i]) & ix.mask); g != nil {
+				sink += prefetch(unsafe.Pointer(&g[0]))
+			}
+		}
+		t.sink += sink
+		for _, r := range rs {
+			if w, ok := t.slotAt(ix, uint32(r)&ix.mask, int((r>>32)%randomChain)); ok {
+				return w
+			}
 		}
 	}
 	b := uint32(t.rand()) & ix.mask
@@ -1116,15 +1133,20 @@ func (t *Table) slotAt(ix *index, b uint32, i int) (uint64, bool) {
 	if g == nil {
 		return 0, false
 	}
-	var w uint64
-	t.eachSlot(ix, b, func(x uint64) bool {
-		if i == 0 {
-			w = x
+	for {
+		if i < slotsPerGroup {
+			return g[i], g[i] != 0
 		}
-		i--
-		return i >= 0
-	})
-	return w, w != 0
+		if g[slotsPerGroup-1] == 0 {
+			return 0, false
+		}
+		next := uint32(g[linkWord])
+		if next == 0 {
+			return 0, false
+		}
+		g = ix.overflow(next)
+		i -= slotsPerGroup
+	}
 }
 
 // CanonicalInt parses b as Redis decides whether a string can be stored as an
