@@ -105,7 +105,7 @@ func (s *Server) longestTurnUs(c *Core) uint64 {
 	return c.pub.longestTurnNs.Load() / 1000
 }
 
-var infoDefault = []string{"server", "clients", "memory", "stats", "cpu", "keyspace", "corekv"}
+var infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace", "corekv"}
 
 func (c *Core) info(cn *Conn, argv [][]byte) {
 	want := map[string]bool{}
@@ -147,7 +147,11 @@ func (s *Server) infoText(want map[string]bool) string {
 		if b.Len() > 0 {
 			b.WriteString("\r\n")
 		}
-		b.WriteString("# " + strings.ToUpper(name[:1]) + name[1:] + "\r\n")
+		title := strings.ToUpper(name[:1]) + name[1:]
+		if name == "cpu" {
+			title = "CPU"
+		}
+		b.WriteString("# " + title + "\r\n")
 		return true
 	}
 	kv := func(k string, v any) { fmt.Fprintf(&b, "%s:%v\r\n", k, v) }
@@ -212,6 +216,22 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("mem_allocator", "go")
 		kv("gc_cycles", ms.NumGC)
 	}
+	if section("persistence") {
+		// corekv keeps nothing on disk: never loading, saving or writing an
+		// AOF. It does not count changes since a save, so it has no
+		// rdb_changes_since_last_save.
+		kv("loading", 0)
+		kv("async_loading", 0)
+		kv("rdb_bgsave_in_progress", 0)
+		kv("rdb_last_save_time", s.start.Unix())
+		kv("rdb_last_bgsave_status", "ok")
+		kv("rdb_saves", 0)
+		kv("aof_enabled", 0)
+		kv("aof_rewrite_in_progress", 0)
+		kv("aof_rewrite_scheduled", 0)
+		kv("aof_last_bgrewrite_status", "ok")
+		kv("aof_last_write_status", "ok")
+	}
 	if section("stats") {
 		kv("total_connections_received", t.conns)
 		kv("total_commands_processed", t.commands)
@@ -243,6 +263,21 @@ func (s *Server) infoText(want map[string]bool) string {
 		for i, v := range t.hops {
 			kv("corekv_"+hopNames[i], v)
 		}
+	}
+	if section("replication") {
+		// A master without replicas, as Redis reports itself before any
+		// replica connects.
+		kv("role", "master")
+		kv("connected_slaves", 0)
+		kv("master_failover_state", "no-failover")
+		kv("master_replid", s.replID)
+		kv("master_replid2", strings.Repeat("0", 40))
+		kv("master_repl_offset", 0)
+		kv("second_repl_offset", -1)
+		kv("repl_backlog_active", 0)
+		kv("repl_backlog_size", 1<<20)
+		kv("repl_backlog_first_byte_offset", 0)
+		kv("repl_backlog_histlen", 0)
 	}
 	if section("cpu") {
 		var ru syscall.Rusage

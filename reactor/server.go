@@ -1,6 +1,8 @@
 package reactor
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"math"
@@ -35,6 +37,9 @@ type Server struct {
 	wg    sync.WaitGroup
 	start time.Time
 	port  int
+	// replID is the replication ID INFO shows: a server without replicas
+	// still has one, as Redis makes one at start.
+	replID string
 
 	stopping     atomic.Bool
 	drainedCores atomic.Int32
@@ -91,6 +96,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		cfg:               cfg,
 		log:               log,
 		start:             time.Now(),
+		replID:            newReplID(),
 		done:              make(chan struct{}),
 		ShutdownRequested: make(chan struct{}),
 		registry:          make(map[int64]*Conn),
@@ -306,4 +312,11 @@ func SlogLevel(level string) slog.Level {
 		return slog.LevelError + 4
 	}
 	return slog.LevelInfo
+}
+
+// newReplID returns 40 random hex digits, the form of Redis's replication IDs.
+func newReplID() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

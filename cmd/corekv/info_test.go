@@ -156,3 +156,94 @@ func TestLoopStallCounters(t *testing.T) {
 	}
 	t.Fatalf("after CONFIG RESETSTAT: longest_loop_turn_usec %d, still the DEBUG SLEEP's", m["longest_loop_turn_usec"])
 }
+
+// TestInfoSectionsCompat compares INFO's default sections with
+// redis-server's: the headers corekv shares with it come in Redis's order
+// and spelling, the replication section has Redis's fields in order with a
+// master's values, and the persistence fields corekv has are Redis's, in
+// its order.
+func TestInfoSectionsCompat(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 2)
+	info := func(addr string, args ...string) string {
+		c := dialProto(t, addr, 2)
+		defer c.close()
+		rep, err := c.do(compatA(append([]string{"INFO"}, args...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(compatBulk(rep))
+	}
+	type field struct{ name, value string }
+	parse := func(text string) (headers []string, fields []field) {
+		for _, line := range strings.Split(text, "\r\n") {
+			switch {
+			case strings.HasPrefix(line, "# "):
+				headers = append(headers, line[2:])
+			case strings.Contains(line, ":"):
+				k, v, _ := strings.Cut(line, ":")
+				fields = append(fields, field{k, v})
+			}
+		}
+		return headers, fields
+	}
+	redisHeaders, _ := parse(info(redisAddr))
+	corekvHeaders, _ := parse(info(srv.addr))
+	pos := map[string]int{}
+	for i, h := range redisHeaders {
+		pos[h] = i
+	}
+	last, shared := -1, 0
+	for _, h := range corekvHeaders {
+		i, ok := pos[h]
+		if !ok {
+			continue
+		}
+		if i < last {
+			t.Errorf("INFO sections %v: %s out of Redis's order %v", corekvHeaders, h, redisHeaders)
+		}
+		last = i
+		shared++
+	}
+	if shared < 8 {
+		t.Errorf("INFO sections %v share %d with Redis's %v, want at least 8", corekvHeaders, shared, redisHeaders)
+	}
+
+	_, want := parse(info(redisAddr, "replication"))
+	_, got := parse(info(srv.addr, "replication"))
+	if len(got) != len(want) {
+		t.Fatalf("INFO replication: %v, want the fields of %v", got, want)
+	}
+	for i := range want {
+		if got[i].name != want[i].name {
+			t.Errorf("INFO replication field %d: %s, want %s", i, got[i].name, want[i].name)
+		}
+		if want[i].name != "master_replid" && got[i].value != want[i].value {
+			t.Errorf("INFO replication %s: %s, want %s", want[i].name, got[i].value, want[i].value)
+		}
+		if want[i].name == "master_replid" && len(got[i].value) != 40 {
+			t.Errorf("master_replid %q, want 40 hex digits", got[i].value)
+		}
+	}
+
+	_, want = parse(info(redisAddr, "persistence"))
+	_, got = parse(info(srv.addr, "persistence"))
+	redisField := map[string]int{}
+	for i, f := range want {
+		redisField[f.name] = i
+	}
+	last = -1
+	for _, f := range got {
+		i, ok := redisField[f.name]
+		if !ok || i < last {
+			t.Errorf("INFO persistence %v: %s not among Redis's fields, in its order: %v", got, f.name, want)
+		}
+		last = i
+		if f.name == "loading" && f.value != "0" || f.name == "aof_enabled" && f.value != "0" {
+			t.Errorf("INFO persistence %s:%s, want 0", f.name, f.value)
+		}
+	}
+	if len(got) < 10 {
+		t.Errorf("INFO persistence has %d fields: %v", len(got), got)
+	}
+}
