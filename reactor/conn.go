@@ -105,6 +105,10 @@ type Conn struct {
 	proto     int
 	authed    bool
 	replyMode int
+	// pushing: the reply being written is Pub/Sub's (a subscription's
+	// confirmations), which CLIENT REPLY OFF and SKIP leave alone, as they
+	// leave published messages.
+	pushing bool
 
 	readable bool // the socket may hold unread bytes
 	stalled  bool // parsing paused by back-pressure; bytes wait in in
@@ -222,9 +226,9 @@ func (c *Conn) end() {
 }
 
 // discardReply reports whether CLIENT REPLY OFF/SKIP drops the reply of the
-// request running.
+// request running: any but Pub/Sub's.
 func (c *Conn) discardReply() bool {
-	return c.replyMode == replyOff || c.replyMode == replySkip
+	return !c.pushing && (c.replyMode == replyOff || c.replyMode == replySkip)
 }
 
 // requestDone moves CLIENT REPLY SKIP on by one request. As in Redis, the

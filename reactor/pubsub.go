@@ -152,7 +152,7 @@ func (h *hub) Broadcast(channel, msg []byte) {
 // order. Messages that follow one another share a slot, so a subscriber
 // that waits for a reply holds its messages' bytes and no slot per message.
 func (h *hub) push(cn *Conn, kind int, pat, channel, msg []byte) {
-	if cn.closed || cn.replyMode == replyOff {
+	if cn.closed {
 		return
 	}
 	w := &h.w
@@ -345,6 +345,7 @@ func (c *Core) subscribe(cn *Conn, kind int, names [][]byte) {
 		set = make(map[string]struct{})
 		cn.subs.names[kind] = set
 	}
+	cn.pushing = true
 	w := cn.begin()
 	for _, b := range names {
 		if _, ok := set[string(b)]; !ok {
@@ -356,6 +357,7 @@ func (c *Core) subscribe(cn *Conn, kind int, names [][]byte) {
 		subReply(w, subWords[kind].sub, b, cn.subs.count(kind))
 	}
 	cn.end()
+	cn.pushing = false
 	cn.publishSubs()
 }
 
@@ -367,6 +369,7 @@ func (c *Core) unsubscribe(cn *Conn, kind int, names [][]byte) {
 		cn.subs = new(connSubs)
 	}
 	set := cn.subs.names[kind]
+	cn.pushing = true
 	w := cn.begin()
 	word := subWords[kind].unsub
 	if len(names) == 0 {
@@ -386,6 +389,7 @@ func (c *Core) unsubscribe(cn *Conn, kind int, names [][]byte) {
 		}
 	}
 	cn.end()
+	cn.pushing = false
 	cn.publishSubs()
 }
 

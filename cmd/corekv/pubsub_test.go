@@ -92,6 +92,18 @@ var pubsubScript = []pubsubStep{
 	psStep(1, "SUNSUBSCRIBE"),
 	psStep(1, "SUNSUBSCRIBE"),
 	psStep(1, "PUNSUBSCRIBE *o*"),
+	// CLIENT REPLY OFF and SKIP drop replies, not Pub/Sub's confirmations
+	// and messages; the +OK of REPLY ON shows what was dropped before it.
+	{conn: 1, args: []string{"CLIENT", "REPLY", "OFF"}, reads: []int{}},
+	psStep(1, "SUBSCRIBE quiet"),
+	{conn: 1, args: []string{"GET", "x"}, reads: []int{}},
+	{conn: 2, args: []string{"CLIENT", "REPLY", "SKIP"}, reads: []int{}},
+	psStep(2, "SUBSCRIBE quiet"),
+	psStep(1, "PUBLISH quiet m1", 1, 2),
+	psStep(2, "UNSUBSCRIBE quiet"),
+	psStep(2, "GET x"),
+	psStep(1, "CLIENT REPLY ON"),
+	psStep(1, "UNSUBSCRIBE quiet"),
 	psStep(0, "RESET"),
 	psStep(0, "GET x"),
 	psStep(2, "PUBLISH news after-reset", 2),
