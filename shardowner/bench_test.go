@@ -251,21 +251,5 @@ func BenchmarkSPopDrain(b *testing.B) {
 		rnd = rnd*6364136223846793005 + 1442695040888963407
 		fill = append(fill, args("sadd", "s", fmt.Sprintf("element:%012d", rnd>>33%100_000)))
 	}
-	refill := func() {
-		for _, argv := range fill {
-			SAdd(c, argv)
-		}
-	}
-	refill()
-	pop := args("spop", "s")
-	b.ReportAllocs()
-	for b.Loop() {
-		c.W.B = c.W.B[:0]
-		SPop(c, pop)
-		if string(c.W.B) == "$-1\r\n" {
-			b.StopTimer()
-			refill()
-			b.StartTimer()
-		}
-	}
+	benchDrain(b, c, fill, SAdd, SPop, args("spop", "s"), "$-1\r\n")
 }

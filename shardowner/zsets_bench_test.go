@@ -157,20 +157,23 @@ func BenchmarkZAddRandom(b *testing.B) {
 // member at a time from a sorted set that 400k random ZADDs filled, filling
 // it again when it is empty.
 func BenchmarkZPopMinDrain(b *testing.B) {
-	c := benchZSet(0)
-	fill := randomZAdds(400_000)
+	benchDrain(b, benchZSet(0), randomZAdds(400_000), ZAdd, ZPopMin, args("zpopmin", "z"), "*0\r\n")
+}
+
+// benchDrain times pop on c, running the add commands of fill, untimed,
+// first and each time pop's reply is empty, the value gone.
+func benchDrain(b *testing.B, c *Ctx, fill [][][]byte, add, pop func(*Ctx, [][]byte), popArgv [][]byte, empty string) {
 	refill := func() {
 		for _, argv := range fill {
-			ZAdd(c, argv)
+			add(c, argv)
 		}
 	}
 	refill()
-	pop := args("zpopmin", "z")
 	b.ReportAllocs()
 	for b.Loop() {
 		c.W.B = c.W.B[:0]
-		ZPopMin(c, pop)
-		if len(c.W.B) == len("*0\r\n") {
+		pop(c, popArgv)
+		if string(c.W.B) == empty {
 			b.StopTimer()
 			refill()
 			b.StartTimer()
