@@ -873,8 +873,8 @@ func zremRange(c *Ctx, argv [][]byte, by zrangeBy) {
 // zremRangeEvents are the events of ZREMRANGEBY*, by how the range is read.
 var zremRangeEvents = [...]string{byRank: "zremrangebyrank", byScore: "zremrangebyscore", byLex: "zremrangebylex"}
 
-// appendScoreText appends a score as Redis writes it into a listpack or a
-// scan reply: %.17g, and inf, -inf.
+// appendScoreText appends a score as Redis 7.0 writes it in range and pop
+// replies and in ZSCAN's: %.17g, and inf, -inf.
 func appendScoreText(dst []byte, s float64) []byte {
 	switch {
 	case math.IsInf(s, 1):
