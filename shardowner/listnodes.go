@@ -3,6 +3,7 @@ package shardowner
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/valyala/bytebufferpool"
 
@@ -58,8 +59,9 @@ type qlist struct {
 // the offsets of the elements of node tailID of list tailT, head first, so
 // that pops from that node's tail, one at a time, find each last element
 // without walking the node from its head (a node has no back links). Every
-// write to a node builds its key in kb, which forgets the offsets of that
-// node; a tail pop cuts them to what stays.
+// write to a node builds its key in kb, and a pop at its head widens its
+// gap: both forget the offsets of that node; a tail pop cuts them to what
+// stays.
 type listScratch struct {
 	kb       [4]byte
 	tailT    *Table
@@ -78,11 +80,52 @@ func nodeKey(id uint32) [4]byte {
 
 // wkey returns the key of node id for a write.
 func (q qlist) wkey(id uint32) []byte {
+	q.forget(id)
+	binary.LittleEndian.PutUint32(q.s.kb[:], id)
+	return q.s.kb[:]
+}
+
+// forget drops the offsets kept for node id, which a change to it makes
+// stale.
+func (q qlist) forget(id uint32) {
 	if q.s.tailID == id && q.s.tailT == q.t {
 		q.s.tailT = nil
 	}
-	binary.LittleEndian.PutUint32(q.s.kb[:], id)
-	return q.s.kb[:]
+}
+
+// pushHead puts b, one encoded element, before the first element of the
+// head node: into the node's gap when that is wide enough, else widening
+// the gap first, by as much as the node then holds (so that a node built
+// by pushes at its head moves each byte a bounded number of times), within
+// the node's limits. ok is false, changing nothing, when the node has no
+// room for b.
+func (q qlist) pushHead(b []byte, limCount, limSize int) (ok bool, err error) {
+	ix := q.view()
+	id, cnt := ix.rec(0)
+	gap, total := ix.gap(0), ix.total()
+	if gap >= len(b) {
+		if _, err := q.t.WriteAt(q.wkey(id), gap-len(b), b); err != nil {
+			return false, err
+		}
+		q.setRec(0, cnt+1, gap-len(b), total+1)
+		return true, nil
+	}
+	k := nodeKey(id)
+	v, _ := q.t.RawString(k[:])
+	room := limSize - len(v) - len(b)
+	if room < 0 {
+		return false, nil
+	}
+	wider := min(len(v)+len(b), room, (limCount-cnt-1)*len(b))
+	buf := bytebufferpool.Get()
+	defer bytebufferpool.Put(buf)
+	buf.B = slices.Grow(buf.B[:0], wider+len(b))[:wider]
+	clear(buf.B)
+	buf.B = append(buf.B, b...)
+	if ok, err = q.t.Insert(q.wkey(id), gap, buf.B, limSize); ok && err == nil {
+		q.setRec(0, cnt+1, gap+wider, total+1)
+	}
+	return ok, err
 }
 
 // tailOffsets returns the offsets of the cnt elements of node id, whose
@@ -129,16 +172,24 @@ func (ix ixView) rec(i int) (id uint32, cnt int) {
 	return binary.LittleEndian.Uint32(r), int(binary.LittleEndian.Uint32(r[4:]))
 }
 
+// gap returns how many bytes of node i come before its first element.
+func (ix ixView) gap(i int) int {
+	return int(binary.LittleEndian.Uint32(ix[listIndexHead+i*listRecord+8:]))
+}
+
 func (q qlist) total() int { return q.view().total() }
 
 func (q qlist) nodes() int { return q.view().nodes() }
 
 func (q qlist) rec(i int) (id uint32, cnt int) { return q.view().rec(i) }
 
-func (q qlist) node(id uint32) []byte {
+// body returns the elements of node i.
+func (q qlist) body(i int) []byte {
+	ix := q.view()
+	id, _ := ix.rec(i)
 	k := nodeKey(id)
-	body, _ := q.t.RawString(k[:])
-	return body
+	v, _ := q.t.RawString(k[:])
+	return v[ix.gap(i):]
 }
 
 func (q qlist) setNode(id uint32, body []byte) error {
@@ -147,11 +198,14 @@ func (q qlist) setNode(id uint32, body []byte) error {
 
 func (q qlist) dropNode(id uint32) { q.t.Delete(q.wkey(id)) }
 
-// setCount sets the count of node i to cnt and the total to total.
-func (q qlist) setCount(i int, cnt, total int) {
+// setRec sets the count of node i to cnt, its gap to gap and the total to
+// total.
+func (q qlist) setRec(i int, cnt, gap, total int) {
 	ix := q.t.List
 	binary.LittleEndian.PutUint64(ix, uint64(total))
-	binary.LittleEndian.PutUint32(ix[listIndexHead+i*listRecord+4:], uint32(cnt))
+	r := ix[listIndexHead+i*listRecord:]
+	binary.LittleEndian.PutUint32(r[4:], uint32(cnt))
+	binary.LittleEndian.PutUint32(r[8:], uint32(gap))
 }
 
 // newID returns an id no node has.
@@ -166,9 +220,8 @@ func (q qlist) newID() uint32 {
 	}
 }
 
-// splice replaces the records of nodes [from, to) with recs (id, count
-// pairs, 8 bytes each), moving the total by delta and the next id past
-// next. An index that shrinks to a quarter of its capacity is copied into
+// splice replaces the records of nodes [from, to) with recs (appendRec's),
+// moving the total by delta and the next id past next. An index that shrinks to a quarter of its capacity is copied into
 // a smaller one, so that a list that shrank does not keep its peak.
 func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) {
 	ix := q.t.List
@@ -189,6 +242,14 @@ func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) {
 		binary.LittleEndian.PutUint32(ix[8:], next+1)
 	}
 	q.t.List = ix
+}
+
+// appendRec appends the index record of node id, holding cnt elements
+// and no gap.
+func appendRec(r []byte, id uint32, cnt int) []byte {
+	r = binary.LittleEndian.AppendUint32(r, id)
+	r = binary.LittleEndian.AppendUint32(r, uint32(cnt))
+	return binary.LittleEndian.AppendUint32(r, 0)
 }
 
 // find returns the node holding element i (0 <= i < total) and i's place
@@ -269,7 +330,7 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 		if err := q.setNode(id, body); err != nil {
 			return err
 		}
-		q.setCount(i, cnt, q.total()+delta)
+		q.setRec(i, cnt, 0, q.total()+delta)
 		return nil
 	}
 	recs := bytebufferpool.Get()
@@ -295,8 +356,7 @@ func (q qlist) replaceNode(i int, body []byte, cnt, delta int, limCount, limSize
 		if pid != id {
 			made = append(made, pid)
 		}
-		r = binary.LittleEndian.AppendUint32(r, pid)
-		r = binary.LittleEndian.AppendUint32(r, uint32(n))
+		r = appendRec(r, pid, n)
 		return nil
 	})
 	if err == nil {
@@ -326,8 +386,7 @@ func (c *Ctx) bigList(body []byte) *Table {
 		if err := q.setNode(id, part); err != nil {
 			return err
 		}
-		r = binary.LittleEndian.AppendUint32(r, id)
-		r = binary.LittleEndian.AppendUint32(r, uint32(n))
+		r = appendRec(r, id, n)
 		id++
 		total += n
 		return nil

@@ -53,8 +53,7 @@ func listEach(v Value, start int, fn func(e []byte) bool) {
 	}
 	k, local := q.find(start)
 	for n := q.nodes(); k < n; k++ {
-		id, _ := q.rec(k)
-		body := q.node(id)
+		body := q.body(k)
 		for off := skipElems(body, local); off < len(body); {
 			var e []byte
 			e, off = kvtable.ElemAt(body, off)
@@ -72,8 +71,7 @@ func listIndex(v Value, i int) []byte {
 	if v.Big != nil {
 		q := qlist{t: v.Big}
 		k, local := q.find(i)
-		id, _ := q.rec(k)
-		body, i = q.node(id), local
+		body, i = q.body(k), local
 	}
 	e, _ := kvtable.ElemAt(body, skipElems(body, i))
 	return e
@@ -162,21 +160,25 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
 	ix := q.view()
 	n, total := ix.nodes(), ix.total()
 	if n > 0 {
-		i, off := 0, 0
+		i := 0
 		if !left {
-			i, off = n-1, -1
+			i = n - 1
 		}
-		id, cnt := ix.rec(i)
-		if cnt < limCount {
-			// In place, within the node's item while it has room: the
-			// item grows by half at a time, never past a node's size,
-			// and Insert refuses what would pass it.
-			ok, err := q.t.Insert(q.wkey(id), off, b, limSize)
+		if id, cnt := ix.rec(i); cnt < limCount {
+			var ok bool
+			var err error
+			if left {
+				ok, err = q.pushHead(b, limCount, limSize)
+			} else if ok, err = q.t.Insert(q.wkey(id), -1, b, limSize); ok && err == nil {
+				// In place, within the node's item while it has room:
+				// the item grows by half at a time, never past a
+				// node's size, and Insert refuses what would pass it.
+				q.setRec(i, cnt+1, ix.gap(i), total+1)
+			}
 			if err != nil {
 				return 0, err
 			}
 			if ok {
-				q.setCount(i, cnt+1, total+1)
 				return total + 1, nil
 			}
 		}
@@ -260,7 +262,7 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 		}
 		id, cnt := ix.rec(i)
 		k := min(count, cnt)
-		body := q.node(id)
+		body := q.body(i)
 		var rest []byte
 		var offs []uint32
 		if left {
@@ -277,17 +279,15 @@ func listPop(c *Ctx, key []byte, v Value, left bool, count int, fn func(e []byte
 		if k == cnt {
 			q.dropNode(id)
 			q.splice(i, i+1, nil, -k, 0)
+		} else if left {
+			// The popped elements join the node's gap; nothing moves.
+			q.forget(id)
+			q.setRec(i, cnt-k, ix.gap(i)+len(body)-len(rest), total)
 		} else {
 			// Cut in place: a value that shrinks stays in its item.
-			off := 0
-			if !left {
-				off = len(rest)
-			}
-			q.t.Splice(q.wkey(id), off, len(body)-len(rest), nil)
-			q.setCount(i, cnt-k, total)
-			if !left {
-				q.keepTail(id, offs, cnt-k)
-			}
+			q.t.Splice(q.wkey(id), ix.gap(i)+len(rest), len(body)-len(rest), nil)
+			q.setRec(i, cnt-k, ix.gap(i), total)
+			q.keepTail(id, offs, cnt-k)
 		}
 		count -= k
 	}
@@ -322,8 +322,8 @@ func rewriteNode(c *Ctx, key []byte, v Value, i int, fn func(body []byte, local 
 	} else {
 		k, local = q.find(i)
 	}
-	id, cnt := q.rec(k)
-	b, delta := fn(q.node(id), local, b)
+	_, cnt := q.rec(k)
+	b, delta := fn(q.body(k), local, b)
 	buf.B = b
 	limCount, limSize := c.listLimits()
 	if !stored(c, q.replaceNode(k, b[kvtable.PackedHeadRoom:], cnt+delta, delta, limCount, limSize)) {
@@ -662,8 +662,8 @@ func LRem(c *Ctx, argv [][]byte) {
 	q := c.list(v.Big)
 	limCount, limSize := c.listLimits()
 	for k := 0; k < q.nodes() && (limit == 0 || int64(removed) < limit); {
-		id, cnt := q.rec(k)
-		body := q.node(id)
+		_, cnt := q.rec(k)
+		body := q.body(k)
 		before := removed
 		b, delta := filter(body, buf.B[:0])
 		buf.B = b

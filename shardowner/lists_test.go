@@ -544,6 +544,29 @@ func TestListHotPathAllocs(t *testing.T) {
 	}
 }
 
+// TestListHeadPushMemory: a list built by pushes at its head, which fill
+// each node's gap from its end, takes no more memory than one built at its
+// tail, for count and size limits alike.
+func TestListHeadPushMemory(t *testing.T) {
+	for _, fill := range []int64{128, -2} {
+		usage := map[string]int{}
+		for _, push := range []string{"lpush", "rpush"} {
+			c := newTestCtx()
+			c.Shard.Enc.ListMaxListpack.Store(fill)
+			for i := range 100000 {
+				do(c, push, "l", "element:"+strconv.Itoa(10000000+i))
+			}
+			if err := c.Table().Check(); err != nil {
+				t.Fatal(err)
+			}
+			usage[push], _ = c.Table().MemoryUsage([]byte("l"))
+		}
+		if usage["lpush"] > usage["rpush"]*105/100 {
+			t.Errorf("fill %d: built by lpush %d bytes, by rpush %d", fill, usage["lpush"], usage["rpush"])
+		}
+	}
+}
+
 // TestListGrowGarbage: pushes onto a big list leave the collector next to
 // nothing, also as its head and tail nodes fill item by item and move to
 // bigger items: the pages those leave empty are used again.
@@ -597,8 +620,9 @@ func TestListTableFull(t *testing.T) {
 }
 
 // TestListTailPops: single RPOPs walk the tail node's elements by offsets
-// kept between pops; any other write to that node, to another list with
-// the same node ids, or a new list under the key, must not reuse them.
+// kept between pops; any other write to that node (pops and pushes at its
+// head too), to another list with the same node ids, or a new list under
+// the key, must not reuse them.
 func TestListTailPops(t *testing.T) {
 	c := bigListCtx(t, 40)
 	do(c, "rpush", "m", "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7")
@@ -624,6 +648,12 @@ func TestListTailPops(t *testing.T) {
 		{"rpop l", bulk("n5")},
 		{"lrem l -1 n4", num(1)},
 		{"rpop l", bulk("n3")},
+		{"lpush l h", num(4)},
+		{"rpop l", bulk("n2")},
+		{"lpop l", bulk("h")},
+		{"rpop l", bulk("n1")},
+		{"lpush l h2", num(2)},
+		{"lrange l 0 -1", bulks("h2", "n0")},
 	}
 	for _, s := range steps {
 		if got := do(c, strings.Fields(s.cmd)...); got != s.want {

@@ -54,9 +54,9 @@ func TestCheckList(t *testing.T) {
 	clock := &Clock{}
 	good := func() *Table {
 		l := NewTable(clock)
-		ix := []byte{3, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}
+		ix := []byte{3, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
 		l.List = ix
-		l.SetVerbatim([]byte{0, 0, 0, 0}, []byte("\x01a\x01b"), 0, false)
+		l.SetVerbatim([]byte{0, 0, 0, 0}, []byte("gg\x01a\x01b"), 0, false)
 		l.SetVerbatim([]byte{1, 0, 0, 0}, []byte("\x01c"), 0, false)
 		return l
 	}
@@ -66,6 +66,8 @@ func TestCheckList(t *testing.T) {
 	for name, spoil := range map[string]func(l *Table){
 		"total":      func(l *Table) { l.List[0] = 4 },
 		"count":      func(l *Table) { l.List[ListIndexHead+4] = 3 },
+		"gap":        func(l *Table) { l.List[ListIndexHead+8] = 1 },
+		"gap past":   func(l *Table) { l.List[ListIndexHead+8] = 9 },
 		"node bytes": func(l *Table) { l.SetVerbatim([]byte{1, 0, 0, 0}, []byte("\x02c"), 0, false) },
 		"no node":    func(l *Table) { l.Delete([]byte{1, 0, 0, 0}) },
 		"stray node": func(l *Table) { l.SetVerbatim([]byte{9, 0, 0, 0}, []byte("\x01c"), 0, false) },

@@ -87,8 +87,8 @@ type Table struct {
 	// List, on the table of a big list, is its index (see listnode.go).
 	List []byte
 
-	// lastRaw is the raw string that Insert, Splice or RawString found
-	// last, which the next of them on the same key (pushes and pops at one
+	// lastRaw is the raw string that Insert, Splice, WriteAt or RawString
+	// found last, which the next of them on the same key (pushes and pops at one
 	// end node of a list) finds without a lookup while no item has been
 	// freed since.
 	lastRaw struct {
@@ -555,7 +555,7 @@ var errNotRaw = errors.New("kvtable: WriteAt on a key without a raw string")
 // arena has no room for the bigger item.
 func (t *Table) WriteAt(key []byte, off int, data []byte) (int, error) {
 	t.rehashStep(rehashPerOp)
-	w, it := t.live(key, hdrKindMask|hdrEncMask, byte(KindString)|encRaw)
+	w, it := t.liveRaw(key)
 	if it == nil {
 		return 0, errNotRaw
 	}
