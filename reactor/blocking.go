@@ -139,7 +139,7 @@ func (c *Core) blockingSplit(cn *Conn, cmd *router.Command, argv [][]byte, ms in
 	cn.block = b
 	cn.info.blocked.Store(true)
 	c.srv.blocked.Add(1)
-	c.shard.CmdStat(cmd.ID).Calls++
+	c.shard.CmdStat(cmd.StatID(argv)).Calls++
 	if ms > 0 {
 		b.deadline = time.Now().UnixMilli() + ms
 		c.addBlockTimer(blockTimer{at: b.deadline, cn: cn, slot: slot})

@@ -48,7 +48,7 @@ func (c *Core) publishCmdStats() {
 // cmdTotals sums every core's published command statistics, less the
 // baseline of the last CONFIG RESETSTAT.
 func (s *Server) cmdTotals(base []shardowner.CmdStats) []shardowner.CmdStats {
-	t := make([]shardowner.CmdStats, len(router.Commands()))
+	t := make([]shardowner.CmdStats, len(router.StatNames()))
 	for _, c := range s.cores {
 		p := &c.cmdPub
 		p.mu.Lock()
@@ -66,7 +66,7 @@ func (s *Server) cmdTotals(base []shardowner.CmdStats) []shardowner.CmdStats {
 // writeCommandStats appends INFO's commandstats lines, as Redis 7 writes
 // them.
 func writeCommandStats(b *strings.Builder, cmds []shardowner.CmdStats) {
-	all := router.Commands()
+	names := router.StatNames()
 	for i := range cmds {
 		st := &cmds[i]
 		if st.Calls == 0 && st.Failed == 0 && st.Rejected == 0 {
@@ -78,20 +78,20 @@ func writeCommandStats(b *strings.Builder, cmds []shardowner.CmdStats) {
 			perCall = float64(usec) / float64(st.Calls)
 		}
 		fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
-			all[i].Name, st.Calls, usec, perCall, st.Rejected, st.Failed)
+			names[i], st.Calls, usec, perCall, st.Rejected, st.Failed)
 	}
 }
 
 // writeLatencyStats appends INFO's latencystats lines: the 50th, 99th and
 // 99.9th percentiles of each command's run time, in microseconds.
 func writeLatencyStats(b *strings.Builder, cmds []shardowner.CmdStats) {
-	all := router.Commands()
+	names := router.StatNames()
 	for i := range cmds {
 		st := &cmds[i]
 		if st.Calls == 0 || st.Lat == nil {
 			continue
 		}
-		b.WriteString("latency_percentiles_usec_" + all[i].Name + ":")
+		b.WriteString("latency_percentiles_usec_" + names[i] + ":")
 		for j, p := range [...]float64{50, 99, 99.9} {
 			if j > 0 {
 				b.WriteByte(',')

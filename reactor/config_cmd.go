@@ -428,6 +428,8 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 		}
 		cn.okReply()
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
+		// What this core counted before the reset goes into the baseline.
+		c.publishStats()
 		c.srv.resetStats()
 		cn.okReply()
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:

@@ -35,17 +35,17 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 		return
 	}
 	if !cmd.ArityOK(len(argv)) {
-		c.shard.CmdStat(cmd.ID).Rejected++
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrWrongArgs(cmd.Name)))
 		return
 	}
 	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {
-		c.shard.CmdStat(cmd.ID).Rejected++
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
 		return
 	}
 	if cn.subs != nil && cn.proto == 2 && cn.subscribed() && !subscribedAllowed(cmd) {
-		c.shard.CmdStat(cmd.ID).Rejected++
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 		cn.errorReply(errSubscribed(cmd, argv))
 		return
 	}
@@ -66,7 +66,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	switch cmd.Route {
 	case router.RouteHome:
 		if e := subcommandArityErr(cmd, argv); e != "" {
-			c.shard.CmdStat(cmd.ID).Rejected++
+			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 			cn.errorReply(e)
 			return
 		}
@@ -156,7 +156,7 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 // not run on a key before the split has taken it. A publish holds no key,
 // and the rings keep its parts in order behind the earlier ones.
 func (c *Core) startSplit(cn *Conn, slot *router.Slot, cmd *router.Command, argv [][]byte) {
-	c.shard.CmdStat(cmd.ID).Calls++
+	c.shard.CmdStat(cmd.StatID(argv)).Calls++
 	slot.SetSeq(cn.nextTxnSeq())
 	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
 	if !slot.Filled && cmd.Combine != router.CombinePublish {
@@ -272,8 +272,9 @@ func (c *Core) Orphaned(s *router.Slot) {
 	c.FreeSlot(s)
 }
 
-// Failed counts a multi-shard command's error reply (router.Exec).
-func (c *Core) Failed(cmd *router.Command) { c.shard.CmdStat(cmd.ID).Failed++ }
+// Failed counts a multi-shard command's error reply (router.Exec) in
+// statistics stat (Command.StatID).
+func (c *Core) Failed(stat int) { c.shard.CmdStat(stat).Failed++ }
 
 // Slowlog is the server's slow log settings (router.Exec).
 func (c *Core) Slowlog() *shardowner.SlowlogConfig { return c.shard.Slowlog }

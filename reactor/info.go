@@ -131,6 +131,9 @@ func (c *Core) info(cn *Conn, argv [][]byte) {
 			want[s] = true
 		}
 	}
+	// This core's figures are current, so that the connection's own earlier
+	// commands show; other cores' are as of their last timer tick.
+	c.publishStats()
 	text := c.srv.infoText(want)
 	w := cn.begin()
 	w.Verbatim("txt", []byte(text))

@@ -112,14 +112,14 @@ func (c *Core) queueMulti(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		return false
 	}
 	if cmd.Flags&router.FlagNoMulti != 0 {
-		c.shard.CmdStat(cmd.ID).Rejected++
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 		m.dirty = true
 		cn.errorReply(errNoMulti)
 		return true
 	}
 	if cmd.Route == router.RouteHome {
 		if e := subcommandArityErr(cmd, argv); e != "" {
-			c.shard.CmdStat(cmd.ID).Rejected++
+			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 			m.dirty = true
 			cn.errorReply(e)
 			return true
@@ -494,7 +494,7 @@ func (e *execTxn) split(i int, cmd *router.Command, argv [][]byte) {
 	s := e.NewPart(e.c)
 	e.parts[i] = s
 	e.pending++
-	e.c.shard.CmdStat(cmd.ID).Calls++
+	e.c.shard.CmdStat(cmd.StatID(argv)).Calls++
 	router.StartSplit(e.ex, s, cmd, e.cn.db, e.cn.proto, argv)
 	if router.MultiRound(cmd) && !s.Filled {
 		e.wait = s

@@ -101,7 +101,7 @@ func Account(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start 
 	// parts of what a client asked for: neither calls nor slow log entries
 	// of their own.
 	part := o.Part || cmd.Internal
-	sh.Record(cmd.ID, uint64(d), !part, failed && !part)
+	sh.Record(cmd.StatID(argv), uint64(d), !part, failed && !part)
 	if slowLogged(sh, cmd, o, d) {
 		sh.LogSlow(argv, d/1000, o.Client)
 	}
@@ -251,7 +251,7 @@ func (g *Group) Shares(sh *shardowner.Shard, cmd *Command, argv [][]byte) (size 
 // of reply, and returns the reading the next command starts from, as Call.
 func (g *Group) Ran(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start int64, size, out int, failed bool) int64 {
 	out = min(max(out, 0), 1<<30)
-	g.pend[g.n] = pending{id: int32(cmd.ID), weight: uint32(fixedWeight + size + out), call: !o.Part, failed: failed && !o.Part}
+	g.pend[g.n] = pending{id: int32(cmd.StatID(argv)), weight: uint32(fixedWeight + size + out), call: !o.Part, failed: failed && !o.Part}
 	g.n++
 	if out >= bigBytes {
 		end := Now()

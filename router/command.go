@@ -242,7 +242,7 @@ type Command struct {
 	Args       string   // the arguments, in parseArgs's notation
 	keySpecs   []KeySpec
 	args       []Arg
-	ID         int // index in the table, set at init
+	ID         int // index in the table, or a subcommand's past it (StatID), set at init
 }
 
 // ArityOK reports whether argc arguments (name included) fit the arity.
@@ -280,6 +280,20 @@ func (c *Command) Categories() Category {
 		cats |= CatSlow
 	}
 	return cats
+}
+
+// StatID returns the index of the statistics a run of c with argv counts
+// in (StatNames): the subcommand's for a container, as Redis counts them,
+// or -1, counted nowhere, when the container has no subcommand of that
+// name (Redis refuses it before it counts).
+func (c *Command) StatID(argv [][]byte) int {
+	if len(c.Subcommands) == 0 || len(argv) < 2 {
+		return c.ID
+	}
+	if s := c.Subcommand(argv[1]); s != nil {
+		return s.ID
+	}
+	return -1
 }
 
 // Subcommand finds the subcommand of a container named sub in any letter

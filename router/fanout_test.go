@@ -167,7 +167,7 @@ func (e *testExec) Orphaned(s *Slot) {
 	e.orphaned = append(e.orphaned, s)
 }
 
-func (e *testExec) Failed(cmd *Command) { e.failed++ }
+func (e *testExec) Failed(stat int) { e.failed++ }
 
 func (e *testExec) Slowlog() *shardowner.SlowlogConfig { return e.slowlog }
 

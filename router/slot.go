@@ -95,9 +95,10 @@ type Exec interface {
 	Databases() int
 	// Orphaned is called when a slot whose connection has gone is filled.
 	Orphaned(s *Slot)
-	// Failed counts a multi-shard command that answered an error, once for
-	// the whole (its parts do not count their errors).
-	Failed(cmd *Command)
+	// Failed counts a multi-shard command that answered an error in its
+	// statistics stat (Command.StatID), once for the whole (its parts do not
+	// count their errors).
+	Failed(stat int)
 	// Slowlog is the server's slow log settings: SLOWLOG's combined reply
 	// holds at most slowlog-max-len entries over all shards.
 	Slowlog() *shardowner.SlowlogConfig
@@ -158,7 +159,7 @@ func done(ex Exec, s *Slot) {
 // finish marks a plan's slot filled once its combined reply is in s.Reply.
 func finish(ex Exec, s *Slot) {
 	if s.plan != nil && isErr(s.Reply) {
-		ex.Failed(s.plan.cmd)
+		ex.Failed(s.plan.cmd.StatID(s.plan.argv))
 	}
 	s.plan = nil
 	done(ex, s)

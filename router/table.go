@@ -21,8 +21,28 @@ var byName = func() map[string]*Command {
 		}
 		m[c.Name] = c
 	}
+	// A subcommand's statistics are its own (Command.StatID), after the
+	// commands'.
+	statNames = make([]string, 0, len(commands))
+	for i := range commands {
+		statNames = append(statNames, commands[i].Name)
+	}
+	for i := range commands {
+		for j := range commands[i].Subcommands {
+			sub := &commands[i].Subcommands[j]
+			sub.ID = len(statNames)
+			statNames = append(statNames, sub.Name)
+		}
+	}
 	return m
 }()
+
+// statNames names the commands and subcommands by statistics index.
+var statNames []string
+
+// StatNames returns the names INFO commandstats gives to the statistics
+// indexes (Command.StatID).
+func StatNames() []string { return statNames }
 
 // memberArgs gives Command.Member for the commands that look up one member
 // or field of an aggregate. ZADD's is its first member when no option comes

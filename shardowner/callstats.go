@@ -16,8 +16,11 @@ type CmdStats struct {
 }
 
 // CmdStat returns the counters of command id, growing the table on first
-// use of an id.
+// use of an id; id -1 has counters that are never reported.
 func (s *Shard) CmdStat(id int) *CmdStats {
+	if id < 0 {
+		return &s.noStats
+	}
 	if id >= len(s.Cmds) {
 		s.Cmds = append(s.Cmds, make([]CmdStats, id+1-len(s.Cmds))...)
 	}

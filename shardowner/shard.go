@@ -22,7 +22,8 @@ type Shard struct {
 	Clock Clock
 	Stats Stats
 
-	Cmds    []CmdStats      // per command ID (router.Call)
+	Cmds    []CmdStats      // per statistics index (router's Command.StatID)
+	noStats CmdStats        // CmdStat(-1): runs counted nowhere
 	Slow    SlowLog         // this shard's part of SLOWLOG
 	Slowlog *SlowlogConfig  // shared by the server's shards; nil: no slow log
 	Enc     *EncodingConfig // shared by the server's shards

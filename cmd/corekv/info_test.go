@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,5 +246,44 @@ func TestInfoSectionsCompat(t *testing.T) {
 	}
 	if len(got) < 10 {
 		t.Errorf("INFO persistence has %d fields: %v", len(got), got)
+	}
+}
+
+// TestCommandStatsAtOnce: INFO commandstats shows the connection's own
+// commands that ran on its core at once, counted from CONFIG RESETSTAT, and
+// a container's subcommands under their own names ("config|get"), as
+// redis-server does; it is read once, never waited for.
+func TestCommandStatsAtOnce(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 2)
+	script := []compatCmd{compatS("PING"), compatS("CONFIG RESETSTAT"), compatS("PING"), compatS("PING"),
+		compatS("ECHO x"), compatS("ECHO"), compatS("CONFIG GET maxmemory"), compatS("CONFIG"),
+		compatS("CONFIG GET"), compatS("CONFIG NOSUCH"), compatS("CLIENT ID"), compatS("CLIENT")}
+	names := []string{"ping", "echo", "config", "config|resetstat", "config|get", "config|nosuch", "client",
+		"client|id", "info"}
+	stats := func(addr string) string {
+		c, err := compatDial(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.close()
+		for _, cmd := range script {
+			if _, err := c.do(cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := c.do(compatS("INFO commandstats"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, n := range names {
+			m := cmdStat(string(r.raw), n)
+			fmt.Fprintf(&b, "%s calls=%s rejected=%s failed=%s; ", n, m["calls"], m["rejected_calls"], m["failed_calls"])
+		}
+		return b.String()
+	}
+	if got, want := stats(srv.addr), stats(redisAddr); got != want {
+		t.Errorf("corekv:       %s\nredis-server: %s", got, want)
 	}
 }
