@@ -56,12 +56,12 @@ type qlist struct {
 
 // listScratch is a shard's: kb is where the keys of the nodes a list
 // writes are built, since a key given to a write escapes. tailOffs holds
-// the offsets of the elements of node tailID of list tailT, head first, so
-// that pops from that node's tail, one at a time, find each last element
-// without walking the node from its head (a node has no back links). Every
-// write to a node builds its key in kb, and a pop at its head widens its
-// gap: both forget the offsets of that node; a tail pop cuts them to what
-// stays.
+// the offsets of the elements of node tailID of list tailT, head first,
+// then the end of its body, so that pops from that node's tail, one at a
+// time, find each last element without walking the node from its head (a
+// node has no back links). Every write to a node builds its key in kb, and
+// a pop at its head widens its gap: both forget the offsets of that node;
+// a tail pop cuts them to what stays, a tail push adds its element's.
 type listScratch struct {
 	kb       [4]byte
 	tailT    *Table
@@ -129,13 +129,13 @@ func (q qlist) pushHead(b []byte, limCount, limSize int) (ok bool, err error) {
 }
 
 // tailOffsets returns the offsets of the cnt elements of node id, whose
-// body is body, head first: the kept ones while they are of this node,
-// else from one walk of it.
+// body is body, head first, then the body's end: the kept ones while they
+// are of this node, else from one walk of it.
 func (q qlist) tailOffsets(id uint32, body []byte, cnt int) []uint32 {
-	s := q.s
-	if s.tailT == q.t && s.tailID == id && len(s.tailOffs) == cnt {
-		return s.tailOffs
+	if offs := q.keptTail(id, cnt); offs != nil {
+		return offs
 	}
+	s := q.s
 	offs := s.tailOffs[:0]
 	for off := 0; off < len(body); {
 		offs = append(offs, uint32(off))
@@ -145,14 +145,24 @@ func (q qlist) tailOffsets(id uint32, body []byte, cnt int) []uint32 {
 			_, off = kvtable.ElemAt(body, off)
 		}
 	}
+	offs = append(offs, uint32(len(body)))
 	s.tailT, s.tailID, s.tailOffs = q.t, id, offs
 	return offs
 }
 
-// keepTail records that node id of q now holds its first cnt elements
-// of offs, after a pop from its tail.
+// keptTail returns the offsets kept for node id when they are its cnt
+// elements', else nil.
+func (q qlist) keptTail(id uint32, cnt int) []uint32 {
+	if s := q.s; s.tailT == q.t && s.tailID == id && len(s.tailOffs) == cnt+1 {
+		return s.tailOffs
+	}
+	return nil
+}
+
+// keepTail records that node id of q now holds the first cnt elements of
+// offs, which ends with their end.
 func (q qlist) keepTail(id uint32, offs []uint32, cnt int) {
-	q.s.tailT, q.s.tailID, q.s.tailOffs = q.t, id, offs[:cnt]
+	q.s.tailT, q.s.tailID, q.s.tailOffs = q.t, id, offs[:cnt+1]
 }
 
 func (q qlist) index() []byte { return q.t.List }

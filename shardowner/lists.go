@@ -169,11 +169,17 @@ func pushBig(q qlist, left bool, e []byte, limCount, limSize int) (int, error) {
 			var err error
 			if left {
 				ok, err = q.pushHead(b, limCount, limSize)
-			} else if ok, err = q.t.Insert(q.wkey(id), -1, b, limSize); ok && err == nil {
+			} else {
+				kept := q.keptTail(id, cnt)
 				// In place, within the node's item while it has room:
 				// the item grows by half at a time, never past a
 				// node's size, and Insert refuses what would pass it.
-				q.setRec(i, cnt+1, ix.gap(i), total+1)
+				if ok, err = q.t.Insert(q.wkey(id), -1, b, limSize); ok && err == nil {
+					q.setRec(i, cnt+1, ix.gap(i), total+1)
+					if kept != nil {
+						q.keepTail(id, append(kept, kept[cnt]+uint32(len(b))), cnt+1)
+					}
+				}
 			}
 			if err != nil {
 				return 0, err
