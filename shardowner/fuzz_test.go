@@ -151,6 +151,7 @@ func fuzzRun(t *testing.T, c *shardowner.Ctx, cmd *router.Command, raw []byte) b
 // FuzzCommand runs one command, chosen by which, with fuzzed arguments on a
 // shard that holds a few keys.
 func FuzzCommand(f *testing.F) {
+	shardowner.SkipUnderRace(f)
 	for i, cmd := range fuzzCommands {
 		// Every command with no arguments, then with each edge value in
 		// each of its first positions, next to a key.

@@ -317,6 +317,7 @@ func tailed(r *rand.Rand, n int) []byte {
 // An edit that keeps a value's tail aside gives the bytes of one that moves
 // it at every update, as Redis does.
 func TestHLLEditTail(t *testing.T) {
+	SkipUnderRace(t)
 	r := rand.New(rand.NewSource(2))
 	for round := range 40 {
 		v := tailed(r, hllDenseSize+r.Intn(200))
