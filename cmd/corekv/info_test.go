@@ -262,16 +262,8 @@ func TestCommandStatsAtOnce(t *testing.T) {
 	names := []string{"ping", "echo", "config", "config|resetstat", "config|get", "config|nosuch", "client",
 		"client|id", "info"}
 	stats := func(addr string) string {
-		c, err := compatDial(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := compatRun(t, addr, script)
 		defer c.close()
-		for _, cmd := range script {
-			if _, err := c.do(cmd); err != nil {
-				t.Fatal(err)
-			}
-		}
 		r, err := c.do(compatS("INFO commandstats"))
 		if err != nil {
 			t.Fatal(err)

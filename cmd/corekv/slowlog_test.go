@@ -161,6 +161,22 @@ func shardKey(prefix string, shard, n int) string {
 	}
 }
 
+// compatRun dials addr and sends script on the connection, which it returns.
+func compatRun(t *testing.T, addr string, script []compatCmd) *compatConn {
+	t.Helper()
+	c, err := compatDial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range script {
+		if _, err := c.do(cmd); err != nil {
+			c.close()
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
 // cmdStat reads one command's figures from INFO commandstats.
 func cmdStat(info, name string) map[string]string {
 	m := map[string]string{}
@@ -197,16 +213,8 @@ func TestCommandStatsAcrossShards(t *testing.T) {
 	}
 	names := []string{"set", "get", "incr", "mget", "del", "dbsize", "flushdb", "ping"}
 	stats := func(addr string, done func(map[string]map[string]string) bool) map[string]map[string]string {
-		c, err := compatDial(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := compatRun(t, addr, script)
 		defer c.close()
-		for _, cmd := range script {
-			if _, err := c.do(cmd); err != nil {
-				t.Fatal(err)
-			}
-		}
 		var out map[string]map[string]string
 		for deadline := time.Now().Add(3 * time.Second); ; {
 			r, err := c.do(compatS("INFO commandstats"))
