@@ -2,6 +2,7 @@ package resp
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -106,38 +107,61 @@ func (w *Writer) NullArray() {
 	w.B = append(w.B, "*-1\r\n"...)
 }
 
-// header appends the line c, n in decimal, CRLF, built on the stack and
-// appended at once.
+// header appends the line c, n in decimal, CRLF: B grows once to the
+// line's length and the digits are written into it from the end, with no
+// copy between.
 func (w *Writer) header(c byte, n int64) {
-	var line [24]byte
-	i := len(line) - 2
-	line[i], line[i+1] = '\r', '\n'
 	u := uint64(n)
+	size := 3 // c and CRLF
 	if n < 0 {
 		u = -u
+		size++
 	}
+	size += decimalLen(u)
+	b := w.B
+	at := len(b)
+	if cap(b)-at < size {
+		b = append(b, make([]byte, size)...)
+	} else {
+		b = b[:at+size]
+	}
+	b[at] = c
+	if n < 0 {
+		b[at+1] = '-'
+	}
+	i := len(b) - 2
+	b[i], b[i+1] = '\r', '\n'
 	for u >= 100 {
 		q := u / 100
 		d := (u - q*100) * 2
 		i -= 2
-		line[i], line[i+1] = digitPairs[d], digitPairs[d+1]
+		b[i], b[i+1] = digitPairs[d], digitPairs[d+1]
 		u = q
 	}
 	if u >= 10 {
-		i -= 2
-		line[i], line[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+		b[i-2], b[i-1] = digitPairs[u*2], digitPairs[u*2+1]
 	} else {
-		i--
-		line[i] = byte('0' + u)
+		b[i-1] = byte('0' + u)
 	}
-	if n < 0 {
-		i--
-		line[i] = '-'
-	}
-	i--
-	line[i] = c
-	w.B = append(w.B, line[i:]...)
+	w.B = b
 }
+
+// decimalLen is the number of decimal digits of u.
+func decimalLen(u uint64) int {
+	if u < 10 {
+		return 1
+	}
+	// log10(2) is about 1233/4096: t is the digit count, or one less.
+	t := bits.Len64(u) * 1233 >> 12
+	if u < pow10[t] {
+		return t
+	}
+	return t + 1
+}
+
+// pow10[i] is 10^i, up to what a uint64 holds.
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19}
 
 // digitPairs holds "00" to "99", two bytes each.
 const digitPairs = "00010203040506070809" +

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,12 +216,23 @@ func TestWriterIntDigits(t *testing.T) {
 			break
 		}
 	}
+	for k := range 64 {
+		u := uint64(1) << k
+		ns = append(ns, int64(u-1), int64(u), int64(u+1), -int64(u-1), -int64(u+1))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		ns = append(ns, int64(rng.Uint64()>>rng.IntN(64)))
+	}
+	roomy := Writer{B: make([]byte, 0, 64)}
 	for _, n := range ns {
-		var w Writer
-		w.B = append(w.B, "x"...)
-		w.Int(n)
-		if want := "x:" + strconv.FormatInt(n, 10) + "\r\n"; string(w.B) != want {
-			t.Errorf("Int(%d) = %q, want %q", n, w.B, want)
+		// B that must grow, and B with room to spare.
+		for _, w := range []*Writer{{}, &roomy} {
+			w.B = append(w.B[:0], "x"...)
+			w.Int(n)
+			if want := "x:" + strconv.FormatInt(n, 10) + "\r\n"; string(w.B) != want {
+				t.Errorf("Int(%d) = %q, want %q", n, w.B, want)
+			}
 		}
 	}
 }
