@@ -231,8 +231,9 @@ func (q qlist) newID() uint32 {
 }
 
 // splice replaces the records of nodes [from, to) with recs (appendRec's),
-// moving the total by delta and the next id past next. An index that shrinks to a quarter of its capacity is copied into
-// a smaller one, so that a list that shrank does not keep its peak.
+// moving the total by delta and the next id past next. An index that
+// shrinks to a quarter of its capacity is copied into a smaller one, so
+// that a list that shrank does not keep its peak.
 func (q qlist) splice(from, to int, recs []byte, delta int, next uint32) {
 	ix := q.t.List
 	n := len(ix)
