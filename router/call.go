@@ -101,8 +101,11 @@ func Account(sh *shardowner.Shard, cmd *Command, argv [][]byte, o Origin, start 
 	// parts of what a client asked for: neither calls nor slow log entries
 	// of their own.
 	part := o.Part || cmd.Internal
-	sh.Record(cmd.StatID(argv), uint64(d), !part, failed && !part)
-	if slowLogged(sh, cmd, o, d) {
+	stat := cmd.StatID(argv)
+	sh.Record(stat, uint64(d), !part, failed && !part)
+	// A subcommand its container lacks is refused in Redis, not run: in
+	// neither the statistics nor the slow log.
+	if stat >= 0 && slowLogged(sh, cmd, o, d) {
 		sh.LogSlow(argv, d/1000, o.Client)
 	}
 	return end

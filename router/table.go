@@ -20,13 +20,10 @@ var byName = func() map[string]*Command {
 			sub.args = parseArgs(sub.Name, sub.Args)
 		}
 		m[c.Name] = c
+		statNames = append(statNames, c.Name)
 	}
 	// A subcommand's statistics are its own (Command.StatID), after the
 	// commands'.
-	statNames = make([]string, 0, len(commands))
-	for i := range commands {
-		statNames = append(statNames, commands[i].Name)
-	}
 	for i := range commands {
 		for j := range commands[i].Subcommands {
 			sub := &commands[i].Subcommands[j]
