@@ -45,20 +45,14 @@ func (c *Core) publishCmdStats() {
 	}
 }
 
-// cmdTotals sums every core's published command statistics, less the
-// baseline of the last CONFIG RESETSTAT.
-func (s *Server) cmdTotals(base []shardowner.CmdStats) []shardowner.CmdStats {
-	t := make([]shardowner.CmdStats, len(router.StatNames()))
-	for _, c := range s.cores {
-		p := &c.cmdPub
-		p.mu.Lock()
-		for i := range p.cmds {
-			t[i].Add(&p.cmds[i])
-		}
-		p.mu.Unlock()
-	}
-	for i := range base {
-		t[i].Sub(&base[i])
+// publishedCmds copies the command statistics core c last published.
+func (c *Core) publishedCmds() []shardowner.CmdStats {
+	p := &c.cmdPub
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := make([]shardowner.CmdStats, len(p.cmds))
+	for i := range p.cmds {
+		t[i].Add(&p.cmds[i])
 	}
 	return t
 }

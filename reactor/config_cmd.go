@@ -428,10 +428,13 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 		}
 		cn.okReply()
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
-		// What this core counted before the reset goes into the baseline.
-		c.publishStats()
-		c.srv.resetStats()
-		cn.okReply()
+		if cn.capture {
+			c.publishStats()
+			c.srv.resetStats()
+			cn.okReply()
+			return
+		}
+		c.allShards(cn, cmdResetAll, resetAllArgv)
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
 		cn.errorReply(resp.Error("ERR The server is running without a config file"))
 	case resp.EqualFold(sub, "help"):

@@ -79,8 +79,9 @@ type Core struct {
 	pub       publishedStats
 	exp       expireState
 	cmdPub    cmdStatsCopy
-	nextTimer int64 // Unix ms of the next timer run
-	lastBusy  int64 // Unix ms of the last turn that had work
+	base      statTotals // what pub held at the last CONFIG RESETSTAT; guarded by srv.mu
+	nextTimer int64      // Unix ms of the next timer run
+	lastBusy  int64      // Unix ms of the last turn that had work
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
 	// spinAfterCommands.
 	spinUntil int64
@@ -172,6 +173,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	c.shard.Enc = srv.enc
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
+	c.shard.Publisher = c
 	c.shard.Events = &srv.events
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)

@@ -313,9 +313,9 @@ func (c *Core) newBatch() *router.Batch {
 // wakes the peer if it sleeps.
 func (c *Core) send(peer int, b *router.Batch) {
 	// Once pushed, b belongs to the peer: read nothing of it after Push.
-	if !b.Done {
+	if n := b.Hops(); !b.Done && n > 0 {
 		c.stats.ringSent++
-		c.stats.ringCmdsSent += uint64(b.Len())
+		c.stats.ringCmdsSent += uint64(n)
 	}
 	if len(c.overflow[peer]) == 0 && c.srv.mesh.To(c.id, peer).Push(b) {
 		c.wakePeer(peer)
@@ -477,8 +477,10 @@ func (c *Core) drainInbound() bool {
 				}
 				continue
 			}
-			c.stats.ringRecv++
-			c.stats.ringCmds += uint64(b.Len())
+			if n := b.Hops(); n > 0 {
+				c.stats.ringRecv++
+				c.stats.ringCmds += uint64(n)
+			}
 			if budget -= c.execute(peer, b, budget); c.resume[peer] != nil {
 				break
 			}

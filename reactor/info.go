@@ -7,9 +7,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
 )
 
@@ -21,43 +24,105 @@ type statTotals struct {
 	cmds                                                                       []shardowner.CmdStats
 }
 
-func (s *Server) totals() statTotals {
-	var t statTotals
-	for _, c := range s.cores {
-		p := &c.pub
-		t.commands += p.commands.Load()
-		t.netIn += p.netIn.Load()
-		t.netOut += p.netOut.Load()
-		t.expired += p.expired.Load()
-		t.expireNs += p.expireNs.Load()
-		t.expireCapped += p.expireCapped.Load()
-		t.conns += p.conns.Load()
-		t.rejected += p.rejected.Load()
-		t.hits += p.hits.Load()
-		t.misses += p.misses.Load()
-		t.slowTurns += p.slowTurns.Load()
-		for i := range t.hops {
-			t.hops[i] += c.pub.hops[i].Load()
+// coreFigures are what one core published, read at one instant: its
+// counters (counts) with what they were at the last CONFIG RESETSTAT (base),
+// and its gauges.
+type coreFigures struct {
+	counts, base                      statTotals
+	keys, expires, meanExpire         []int64 // per database
+	arenaBytes, offHeapBytes          uint64
+	connected                         int64
+	stalePerc                         float64
+	longestTurnNs, longestTurnStatGen uint64
+}
+
+// figures reads what core c published last.
+func (c *Core) figures() coreFigures {
+	// The base first: the counters only grow, so whatever the core
+	// publishes or takes as its base meanwhile, they are not below it.
+	c.srv.mu.Lock()
+	f := coreFigures{base: c.base}
+	c.srv.mu.Unlock()
+	f.counts = c.published()
+	p := &c.pub
+	load := func(a []atomic.Int64) []int64 {
+		v := make([]int64, len(a))
+		for i := range a {
+			v[i] = a[i].Load()
+		}
+		return v
+	}
+	f.keys, f.expires, f.meanExpire = load(p.keys), load(p.expires), load(p.meanExpire)
+	f.arenaBytes, f.offHeapBytes = p.arenaBytes.Load(), p.offHeapBytes.Load()
+	f.connected = p.connected.Load()
+	f.stalePerc = math.Float64frombits(p.stalePerc.Load())
+	f.longestTurnNs, f.longestTurnStatGen = p.longestTurnNs.Load(), p.statGen.Load()
+	return f
+}
+
+// allFigures reads what every core published last.
+func (s *Server) allFigures() []coreFigures {
+	figs := make([]coreFigures, len(s.cores))
+	for i, c := range s.cores {
+		figs[i] = c.figures()
+	}
+	return figs
+}
+
+// totals sums the cores' counters since the last CONFIG RESETSTAT.
+func totals(figs []coreFigures) statTotals {
+	t := statTotals{cmds: make([]shardowner.CmdStats, len(router.StatNames()))}
+	for i := range figs {
+		t.add(&figs[i].counts, false)
+		t.add(&figs[i].base, true)
+	}
+	return t
+}
+
+// add adds o's counters to t, or takes them away when neg is set.
+func (t *statTotals) add(o *statTotals, neg bool) {
+	d := func(v uint64) uint64 {
+		if neg {
+			return -v
+		}
+		return v
+	}
+	t.commands += d(o.commands)
+	t.netIn += d(o.netIn)
+	t.netOut += d(o.netOut)
+	t.expired += d(o.expired)
+	t.expireNs += d(o.expireNs)
+	t.expireCapped += d(o.expireCapped)
+	t.conns += d(o.conns)
+	t.rejected += d(o.rejected)
+	t.hits += d(o.hits)
+	t.misses += d(o.misses)
+	t.slowTurns += d(o.slowTurns)
+	for i := range t.hops {
+		t.hops[i] += d(o.hops[i])
+	}
+	for i := range o.cmds {
+		if neg {
+			t.cmds[i].Sub(&o.cmds[i])
+		} else {
+			t.cmds[i].Add(&o.cmds[i])
 		}
 	}
-	s.mu.Lock()
-	b := s.baseline
-	s.mu.Unlock()
-	t.commands -= b.commands
-	t.netIn -= b.netIn
-	t.netOut -= b.netOut
-	t.expired -= b.expired
-	t.expireNs -= b.expireNs
-	t.expireCapped -= b.expireCapped
-	t.conns -= b.conns
-	t.rejected -= b.rejected
-	t.hits -= b.hits
-	t.misses -= b.misses
-	t.slowTurns -= b.slowTurns
-	for i := range t.hops {
-		t.hops[i] -= b.hops[i]
+}
+
+// published reads core c's counters as it last published them.
+func (c *Core) published() statTotals {
+	p := &c.pub
+	t := statTotals{
+		commands: p.commands.Load(), netIn: p.netIn.Load(), netOut: p.netOut.Load(),
+		expired: p.expired.Load(), expireNs: p.expireNs.Load(), expireCapped: p.expireCapped.Load(),
+		conns: p.conns.Load(), rejected: p.rejected.Load(), hits: p.hits.Load(), misses: p.misses.Load(),
+		slowTurns: p.slowTurns.Load(),
 	}
-	t.cmds = s.cmdTotals(b.cmds)
+	for i := range t.hops {
+		t.hops[i] = p.hops[i].Load()
+	}
+	t.cmds = c.publishedCmds()
 	return t
 }
 
@@ -84,37 +149,130 @@ const (
 var hopNames = [hopCount]string{"ring_batches_sent", "ring_commands_sent", "ring_batches_received",
 	"ring_commands_received", "wakeups_sent", "wakeups_received", "sleeps", "spin_polls", "spin_pauses"}
 
-// resetStats is CONFIG RESETSTAT: later INFO figures count from now.
+// rebase makes the counters core c has published the zero its later
+// figures count from.
+func (c *Core) rebase() {
+	b := c.published()
+	c.srv.mu.Lock()
+	c.base = b
+	c.srv.mu.Unlock()
+}
+
+// resetStats is CONFIG RESETSTAT inside a transaction, which cannot wait
+// for the other cores: it counts from what they published last.
 func (s *Server) resetStats() {
-	s.mu.Lock()
-	s.baseline = statTotals{}
-	s.mu.Unlock()
-	t := s.totals()
-	s.mu.Lock()
-	s.baseline = t
-	s.mu.Unlock()
+	for _, c := range s.cores {
+		c.rebase()
+	}
 	s.statGen.Add(1)
 }
 
-// longestTurnUs is core c's longest loop turn, in microseconds, since the
+// longestTurnUs is a core's longest loop turn, in microseconds, since the
 // last CONFIG RESETSTAT: 0 until the core has seen the reset.
-func (s *Server) longestTurnUs(c *Core) uint64 {
-	if c.pub.statGen.Load() != s.statGen.Load() {
+func (s *Server) longestTurnUs(f *coreFigures) uint64 {
+	if f.longestTurnStatGen != s.statGen.Load() {
 		return 0
 	}
-	return c.pub.longestTurnNs.Load() / 1000
+	return f.longestTurnNs / 1000
 }
 
 var infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace", "corekv"}
 
+// The statistics commands INFO and CONFIG RESETSTAT send to every shard.
+var (
+	cmdInfoAll   = router.LookupString("corekv.info")
+	cmdResetAll  = router.LookupString("corekv.resetstat")
+	resetAllArgv = [][]byte{[]byte("corekv.resetstat")}
+)
+
+// info answers INFO with what every core published when INFO's part
+// reached it: the part travels to each shard in order behind the client's
+// earlier commands and takes the core's figures there (SnapshotStats), so
+// INFO counts every command the client sent before it and none after.
+// Inside EXEC, which cannot wait, the figures of the other cores are as of
+// their last timer tick.
 func (c *Core) info(cn *Conn, argv [][]byte) {
+	if cn.capture {
+		c.publishStats()
+		w := cn.begin()
+		w.Verbatim("txt", []byte(c.srv.infoText(infoSections(argv[1:]), c.srv.allFigures())))
+		cn.end()
+		return
+	}
+	s := c.srv
+	s.mu.Lock()
+	s.infoSeq++
+	id := s.infoSeq
+	s.infoReqs[id] = make([]coreFigures, len(s.cores))
+	s.mu.Unlock()
+	// corekv.info <request> [section ...]
+	parts := append([][]byte{cmdInfoAll.NameBytes(), strconv.AppendUint(nil, id, 10)}, argv[1:]...)
+	c.allShards(cn, cmdInfoAll, parts)
+}
+
+// allShards sends cmd, a CombineHome command, to every shard for cn; the
+// reply comes from HomeReply once every shard has run it.
+func (c *Core) allShards(cn *Conn, cmd *router.Command, argv [][]byte) {
+	slot := cn.reserve()
+	slot.SetSeq(cn.nextTxnSeq())
+	router.StartSplit(c, slot, cmd, cn.db, cn.proto, argv)
+	c.markDirty(cn)
+}
+
+// SnapshotStats is INFO's part on this core's shard
+// (shardowner.StatsPublisher): it keeps this core's figures of now for the
+// INFO request named id.
+func (c *Core) SnapshotStats(id []byte) {
+	c.publishStats()
+	f := c.figures()
+	n, _ := strconv.ParseUint(string(id), 10, 64)
+	s := c.srv
+	s.mu.Lock()
+	if figs := s.infoReqs[n]; figs != nil {
+		figs[c.id] = f
+	}
+	s.mu.Unlock()
+}
+
+// ResetStats is CONFIG RESETSTAT's part on this core's shard
+// (shardowner.StatsPublisher): what the core counted so far becomes the zero
+// its later figures count from.
+func (c *Core) ResetStats() {
+	c.publishStats()
+	c.rebase()
+}
+
+// HomeReply appends the reply of INFO or CONFIG RESETSTAT once every shard
+// has run its part (router.Exec).
+func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]byte) []byte {
+	w := resp.Writer{B: dst, Proto: proto}
+	switch cmd {
+	case cmdInfoAll:
+		n, _ := strconv.ParseUint(string(argv[1]), 10, 64)
+		s := c.srv
+		s.mu.Lock()
+		figs := s.infoReqs[n]
+		delete(s.infoReqs, n)
+		s.mu.Unlock()
+		w.Verbatim("txt", []byte(s.infoText(infoSections(argv[2:]), figs)))
+	case cmdResetAll:
+		// The cores reset their longest turns when they see the new
+		// generation.
+		c.srv.statGen.Add(1)
+		w.OK()
+	}
+	return w.B
+}
+
+// infoSections returns the sections INFO's arguments ask for.
+func infoSections(args [][]byte) map[string]bool {
 	want := map[string]bool{}
-	if len(argv) == 1 {
+	if len(args) == 0 {
 		for _, s := range infoDefault {
 			want[s] = true
 		}
 	}
-	for _, a := range argv[1:] {
+	for _, a := range args {
 		s := strings.ToLower(string(a))
 		switch s {
 		case "all", "everything":
@@ -131,17 +289,12 @@ func (c *Core) info(cn *Conn, argv [][]byte) {
 			want[s] = true
 		}
 	}
-	// This core's figures are current, so that the connection's own earlier
-	// commands show; other cores' are as of their last timer tick.
-	c.publishStats()
-	text := c.srv.infoText(want)
-	w := cn.begin()
-	w.Verbatim("txt", []byte(text))
-	cn.end()
+	return want
 }
 
-// infoText builds the INFO reply for the wanted sections, in Redis's order.
-func (s *Server) infoText(want map[string]bool) string {
+// infoText builds the INFO reply for the wanted sections, in Redis's order,
+// from the cores' figures.
+func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 	var b strings.Builder
 	section := func(name string) bool {
 		if !want[name] {
@@ -158,7 +311,7 @@ func (s *Server) infoText(want map[string]bool) string {
 		return true
 	}
 	kv := func(k string, v any) { fmt.Fprintf(&b, "%s:%v\r\n", k, v) }
-	t := s.totals()
+	t := totals(figs)
 	uptime := time.Since(s.start)
 	if section("server") {
 		kv("redis_version", RedisVersion)
@@ -188,9 +341,9 @@ func (s *Server) infoText(want map[string]bool) string {
 		runtime.ReadMemStats(&ms)
 		rss := readRSS()
 		var dataset, offHeap uint64
-		for _, c := range s.cores {
-			dataset += c.pub.arenaBytes.Load()
-			offHeap += c.pub.offHeapBytes.Load()
+		for i := range figs {
+			dataset += figs[i].arenaBytes
+			offHeap += figs[i].offHeapBytes
 		}
 		// Most of the keyspace lives in blocks the shards map themselves,
 		// outside the Go heap; used_memory counts both.
@@ -243,7 +396,7 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("total_net_output_bytes", t.netOut)
 		kv("rejected_connections", t.rejected)
 		kv("expired_keys", t.expired)
-		kv("expired_stale_perc", strconv.FormatFloat(s.stalePerc(), 'f', 2, 64))
+		kv("expired_stale_perc", strconv.FormatFloat(stalePerc(figs), 'f', 2, 64))
 		kv("expired_time_cap_reached_count", t.expireCapped)
 		kv("expire_cycle_cpu_milliseconds", t.expireNs/1e6)
 		kv("evicted_keys", 0)
@@ -254,8 +407,8 @@ func (s *Server) infoText(want map[string]bool) string {
 		kv("pubsub_patterns", patterns)
 		kv("pubsubshard_channels", shardChannels)
 		var longest uint64
-		for _, c := range s.cores {
-			longest = max(longest, s.longestTurnUs(c))
+		for i := range figs {
+			longest = max(longest, s.longestTurnUs(&figs[i]))
 		}
 		// Not in Redis: loop turns of a shard that ran 1 ms or longer, and
 		// the longest, so that stalls show without a profiler.
@@ -299,12 +452,13 @@ func (s *Server) infoText(want map[string]bool) string {
 		for db := 0; db < s.cfg.Databases; db++ {
 			var keys, expires int64
 			ttlSum := 0.0 // over the shards' keys with a TTL, in ms
-			for _, c := range s.cores {
-				keys += c.pub.keys[db].Load()
-				n := c.pub.expires[db].Load()
+			for i := range figs {
+				f := &figs[i]
+				keys += f.keys[db]
+				n := f.expires[db]
 				expires += n
 				if n > 0 {
-					ttlSum += float64(n) * float64(max(c.pub.meanExpire[db].Load()-now, 0))
+					ttlSum += float64(n) * float64(max(f.meanExpire[db]-now, 0))
 				}
 			}
 			avgTTL := int64(0)
@@ -317,17 +471,18 @@ func (s *Server) infoText(want map[string]bool) string {
 		}
 	}
 	if section("corekv") {
-		for _, c := range s.cores {
+		for i, c := range s.cores {
+			f := &figs[i]
 			var keys int64
-			for db := range c.pub.keys {
-				keys += c.pub.keys[db].Load()
+			for _, n := range f.keys {
+				keys += n
 			}
 			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,off_heap_bytes=%d,ops=%d,connected_clients=%d,",
-				c.id, c.cpu, keys, c.pub.arenaBytes.Load(), c.pub.offHeapBytes.Load(), c.pub.commands.Load(), c.pub.connected.Load())
-			for i := range c.pub.hops {
-				fmt.Fprintf(&b, "%s=%d,", hopNames[i], c.pub.hops[i].Load())
+				c.id, c.cpu, keys, f.arenaBytes, f.offHeapBytes, f.counts.commands, f.connected)
+			for i, v := range f.counts.hops {
+				fmt.Fprintf(&b, "%s=%d,", hopNames[i], v)
 			}
-			fmt.Fprintf(&b, "slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n", c.pub.slowTurns.Load(), s.longestTurnUs(c))
+			fmt.Fprintf(&b, "slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n", f.counts.slowTurns, s.longestTurnUs(f))
 		}
 	}
 	return b.String()
@@ -336,14 +491,14 @@ func (s *Server) infoText(want map[string]bool) string {
 // stalePerc is expired_stale_perc: the shards' moving averages of the share
 // of keys with a TTL that had expired and were not deleted yet, weighted by
 // their keys with a TTL.
-func (s *Server) stalePerc() float64 {
+func stalePerc(figs []coreFigures) float64 {
 	var sum, n float64
-	for _, c := range s.cores {
+	for i := range figs {
 		var e int64
-		for db := range c.pub.expires {
-			e += c.pub.expires[db].Load()
+		for _, x := range figs[i].expires {
+			e += x
 		}
-		sum += float64(e) * math.Float64frombits(c.pub.stalePerc.Load())
+		sum += float64(e) * figs[i].stalePerc
 		n += float64(e)
 	}
 	if n == 0 {

@@ -63,11 +63,13 @@ type Server struct {
 
 	// LevelVar, when set, is the log level that CONFIG SET loglevel changes.
 	LevelVar *slog.LevelVar
-	// baseline holds the counters at the last CONFIG RESETSTAT.
-	baseline statTotals
 
-	mu       sync.Mutex // guards registry, baseline and config values without atomics
+	mu       sync.Mutex // guards registry, the cores' stats bases and config values without atomics
 	registry map[int64]*Conn
+	// infoReqs are the INFO requests waiting for the cores' figures, one
+	// entry per core, under the numbers infoSeq gave them.
+	infoReqs map[uint64][]coreFigures
+	infoSeq  uint64
 	loglevel string
 	// outLimits is client-output-buffer-limit as CONFIG GET shows it: hard,
 	// soft and seconds of the normal, slave and pubsub classes. Only the
@@ -100,6 +102,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		done:              make(chan struct{}),
 		ShutdownRequested: make(chan struct{}),
 		registry:          make(map[int64]*Conn),
+		infoReqs:          make(map[uint64][]coreFigures),
 		loglevel:          cfg.LogLevel,
 		outLimits:         defaultOutLimits,
 	}

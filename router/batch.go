@@ -44,6 +44,7 @@ type Batch struct {
 	argv     [][]byte                   // scratch for rebuilding argv on the owner
 	touched  int                        // requests before this one had their keys touched (touchAhead)
 	sink     uint64                     // where touchAhead's loads go, so they are not optimised away
+	stats    int                        // requests that are statistics parts (CombineHome)
 	// w and ctx live in the batch so that passing them to handlers (through
 	// a function value, which escapes) allocates nothing.
 	w   resp.Writer
@@ -52,6 +53,11 @@ type Batch struct {
 
 // Len is the number of requests in the batch.
 func (b *Batch) Len() int { return len(b.reqs) }
+
+// Hops is the number of requests in the batch that count as hops between
+// shards: all but INFO's and CONFIG RESETSTAT's parts, so that reading the
+// hop counters does not move them.
+func (b *Batch) Hops() int { return len(b.reqs) - b.stats }
 
 // batchKeep is the largest argument buffer a recycled batch keeps; a bigger
 // one was grown by an unusual request and is left to the collector.
@@ -92,7 +98,7 @@ func (b *Batch) Reset() {
 	b.args = b.args[:0]
 	b.argEnd = b.argEnd[:0]
 	b.replyEnd = b.replyEnd[:0]
-	b.first, b.next, b.nextArg, b.touched = 0, 0, 0, 0
+	b.first, b.next, b.nextArg, b.touched, b.stats = 0, 0, 0, 0, 0
 }
 
 // Add copies a command and its arguments into the batch.
@@ -112,6 +118,9 @@ func (b *Batch) Add(cmd *Command, db, proto int, argv [][]byte, dest *Slot) {
 	}
 	b.reqs = append(b.reqs, Request{Cmd: cmd, DB: uint8(db), Proto: uint8(proto), Origin: o,
 		NArgs: uint32(len(argv)), Client: client, Dest: dest})
+	if cmd.Combine == CombineHome && cmd.Route == RouteAll {
+		b.stats++
+	}
 }
 
 // Execute runs the requests not yet run on the owner's shard, in order, and

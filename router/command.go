@@ -138,6 +138,9 @@ const (
 	// has subscribers (Exec.HasSubscribers), receiver counts added. It
 	// takes no locks: a message touches no key.
 	CombinePublish
+	// CombineHome: the client's core answers through Exec.HomeReply once
+	// every shard has run its part (INFO, CONFIG RESETSTAT).
+	CombineHome
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection

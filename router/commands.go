@@ -257,6 +257,12 @@ var commands = []Command{
 	{Name: "corekv.watch", Arity: -3, FirstKey: 2, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalWatch, Internal: true},
 	{Name: "corekv.unwatch", Arity: 2, Route: RouteAll, Combine: CombineOK, Run: so.InternalUnwatch, Internal: true},
 	{Name: "corekv.watched", Arity: 2, Route: RouteAll, Combine: CombineSumInt, Run: so.InternalWatched, Internal: true},
+
+	// INFO's and CONFIG RESETSTAT's part on every shard: the shard's core
+	// keeps its figures for the request (or, for RESETSTAT, zeroes them);
+	// the client's core answers once all have (CombineHome)
+	{Name: "corekv.info", Arity: -2, Route: RouteAll, Combine: CombineHome, Run: so.InternalInfo, Internal: true},
+	{Name: "corekv.resetstat", Arity: 1, Route: RouteAll, Combine: CombineHome, Run: so.InternalResetStats, Internal: true},
 }
 
 // The subcommands of the container commands: COMMAND INFO lists them under

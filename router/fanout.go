@@ -106,10 +106,14 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 }
 
 // AtomicSplit reports whether a split of cmd runs as a transaction. The
-// slow log and RANDOMKEY gain nothing from seeing every shard at one
-// instant.
+// slow log, RANDOMKEY and the statistics gain nothing from seeing every
+// shard at one instant.
 func AtomicSplit(cmd *Command) bool {
-	return cmd.Route == RouteKey || (cmd.Combine != CombineSlowlog && cmd.Combine != CombineRandomKey && cmd.Combine != CombinePublish)
+	switch cmd.Combine {
+	case CombineSlowlog, CombineRandomKey, CombinePublish, CombineHome:
+		return cmd.Route == RouteKey
+	}
+	return true
 }
 
 // copyTarget returns the database COPY's DB option names, if any.
@@ -369,6 +373,8 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		out = p.randomKey(out)
 	case CombineSlowlog:
 		out = p.slowlog(out, ex.Slowlog())
+	case CombineHome:
+		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
 	}
 	s.Reply = out
 	p.release(ex)

@@ -181,6 +181,9 @@ func (e *testExec) Scratch() *shardowner.Shard {
 }
 
 func (e *testExec) HasSubscribers(int, bool) bool { return true }
+func (e *testExec) HomeReply(dst []byte, _ *Command, _ int, _ [][]byte) []byte {
+	return append(dst, "+HOME\r\n"...)
+}
 
 // split runs a multi-shard command given as space-separated words in db with
 // the given protocol and returns the reply. It checks that the reply comes

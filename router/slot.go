@@ -109,6 +109,9 @@ type Exec interface {
 	// publish reaches: shard-channel subscribers when sharded, else channel
 	// or pattern subscribers. A publish skips the cores that have none.
 	HasSubscribers(shard int, sharded bool) bool
+	// HomeReply appends to dst the reply of a CombineHome command, which
+	// the client's core builds once every shard has run its part.
+	HomeReply(dst []byte, cmd *Command, proto int, argv [][]byte) []byte
 }
 
 // Sink is what awaits a slot's reply: a connection.

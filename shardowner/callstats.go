@@ -166,3 +166,34 @@ func NewSlowlogConfig() *SlowlogConfig {
 	c.MaxLen.Store(128)
 	return c
 }
+
+// StatsPublisher is the core that runs a shard, as the parts of INFO and
+// CONFIG RESETSTAT reach it: they go to every shard in order with the
+// client's earlier commands, so that what the client ran before shows in
+// (or is cleared by) what it runs next, and nothing it runs after does.
+type StatsPublisher interface {
+	// SnapshotStats keeps the core's and its shard's figures of now for
+	// the INFO request named id.
+	SnapshotStats(id []byte)
+	// ResetStats makes what the core and its shard counted so far the zero
+	// that later figures count from.
+	ResetStats()
+}
+
+// InternalInfo: corekv.info <request> [section ...], INFO's part on every
+// shard.
+func InternalInfo(c *Ctx, argv [][]byte) {
+	if p := c.Shard.Publisher; p != nil {
+		p.SnapshotStats(argv[1])
+	}
+	c.W.OK()
+}
+
+// InternalResetStats: corekv.resetstat, CONFIG RESETSTAT's part on every
+// shard.
+func InternalResetStats(c *Ctx, argv [][]byte) {
+	if p := c.Shard.Publisher; p != nil {
+		p.ResetStats()
+	}
+	c.W.OK()
+}

@@ -38,6 +38,9 @@ type Shard struct {
 	// Hub delivers messages to the subscribers whose connections live on
 	// this shard's core (pubsub.go); nil: nobody subscribes here.
 	Hub Hub
+	// Publisher publishes the statistics of the shard's core when INFO or
+	// CONFIG RESETSTAT asks (callstats.go); nil: nobody reads them.
+	Publisher StatsPublisher
 	// Events is notify-keyspace-events (notify.go); nil: none.
 	Events *NotifyConfig
 

@@ -80,22 +80,15 @@ func shardSums(t *testing.T, ctx context.Context, c *redis.Client) (map[string]i
 	return sums, shards
 }
 
-// settledHops waits until every hop of the setup is published: INFO's
-// counters lag the shards by up to a timer tick.
-func settledHops(t *testing.T, ctx context.Context, c *redis.Client) map[string]int64 {
+// hopsNow reads INFO's hop counters. INFO counts every hop of the commands
+// answered before it, and not its own, so every command sent was received.
+func hopsNow(t *testing.T, ctx context.Context, c *redis.Client) map[string]int64 {
 	t.Helper()
-	last := infoFields(t, ctx, c, "stats")
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		time.Sleep(250 * time.Millisecond)
-		m := infoFields(t, ctx, c, "stats")
-		if m["corekv_ring_commands_sent"] == last["corekv_ring_commands_sent"] &&
-			m["corekv_ring_commands_sent"] == m["corekv_ring_commands_received"] {
-			return m
-		}
-		last = m
+	m := infoFields(t, ctx, c, "stats")
+	if m["corekv_ring_commands_sent"] != m["corekv_ring_commands_received"] {
+		t.Fatalf("INFO: %d ring commands sent, %d received", m["corekv_ring_commands_sent"], m["corekv_ring_commands_received"])
 	}
-	t.Fatalf("hop counters never settled: %v", last)
-	return nil
+	return m
 }
 
 // TestHopCounters checks INFO's counters of commands that travel between
@@ -111,7 +104,7 @@ func TestHopCounters(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	keys := keysOnTwoShards(t, ctx, c)
-	before := settledHops(t, ctx, c)
+	before := hopsNow(t, ctx, c)
 	shardsBefore, _ := shardSums(t, ctx, c)
 
 	const n = 50
@@ -122,12 +115,7 @@ func TestHopCounters(t *testing.T) {
 			}
 		}
 	}
-	var m map[string]int64
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m = infoFields(t, ctx, c, "stats"); m["corekv_ring_commands_received"]-before["corekv_ring_commands_received"] >= n {
-			break
-		}
-	}
+	m := hopsNow(t, ctx, c)
 	d := map[string]int64{}
 	for _, f := range hopFields {
 		d[f] = m["corekv_"+f] - before["corekv_"+f]
@@ -142,7 +130,9 @@ func TestHopCounters(t *testing.T) {
 			t.Errorf("corekv_%s grew by %d: waking an idle shard was not counted", f, d[f])
 		}
 	}
-	if d["wakeups_sent"] > 2*n {
+	// The two INFOs' parts, which are not hops, may wake the peer and be
+	// woken back too.
+	if d["wakeups_sent"] > 2*n+4 {
 		t.Errorf("corekv_wakeups_sent grew by %d for %d hops: more than one each way", d["wakeups_sent"], n)
 	}
 
@@ -169,9 +159,10 @@ func TestHopCounters(t *testing.T) {
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The peer polls in its spin window after the pipeline's turn, maybe
+	// only after INFO has been answered.
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m = infoFields(t, ctx, c, "stats"); m["corekv_spin_polls"] > before["corekv_spin_polls"] &&
-			m["corekv_ring_commands_sent"]-before["corekv_ring_commands_sent"] >= n+100 {
+		if m = hopsNow(t, ctx, c); m["corekv_spin_polls"] > before["corekv_spin_polls"] {
 			break
 		}
 	}
@@ -181,7 +172,7 @@ func TestHopCounters(t *testing.T) {
 			m["corekv_ring_commands_sent"]-before["corekv_ring_commands_sent"])
 	}
 
-	settledHops(t, ctx, c)
+	hopsNow(t, ctx, c)
 	if err := c.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
