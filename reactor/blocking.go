@@ -273,6 +273,7 @@ func (c *Core) blockFinish(cn *Conn, found []byte) {
 	case found != nil && !nothing(found):
 	case bytes.Equal(b.stop, router.CancelError):
 		found = []byte("-" + string(router.ErrUnblocked) + "\r\n")
+		c.shard.CmdStat(b.cmd.StatID(nil)).Failed++
 	case cn.proto == 3:
 		found = []byte("_\r\n")
 	default:
@@ -469,7 +470,7 @@ func (c *Core) answer(from int, dest *router.Slot) {
 // command, if still parked, gets its reply.
 func (c *Core) cancelHere(argv [][]byte) {
 	c.w.B = c.scratch[:0]
-	dest, from := c.locks.Blocked().Cancel(&c.w, argv)
+	dest, from := c.locks.Blocked().Cancel(c.shard, &c.w, argv)
 	c.answer(from, dest)
 	c.scratch = c.w.B[:0]
 	c.w.B = nil

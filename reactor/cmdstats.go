@@ -1,7 +1,10 @@
 package reactor
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,12 +13,36 @@ import (
 	"github.com/corekv/corekv/shardowner"
 )
 
-// cmdStatsCopy is a core's command statistics as INFO reads them: the
-// shard's counters, copied under mu at every timer tick, so that the shard
-// itself counts without atomics.
+// cmdStatsCopy is a core's command and error statistics as INFO reads them:
+// the shard's and the core's counters, copied under mu at every timer tick,
+// so that they count without atomics.
 type cmdStatsCopy struct {
 	mu   sync.Mutex
 	cmds []shardowner.CmdStats
+	errs map[string]uint64
+}
+
+// errorCodesMax bounds how many error codes a core counts apart; errors of
+// further codes are counted in total_error_replies only.
+const errorCodesMax = 128
+
+// countError counts reply, one reply on its way to a client, in INFO
+// errorstats when it is an error: under its code, the word before the first
+// space within its first 32 bytes, else ERR, as Redis counts them.
+func (c *Core) countError(reply []byte) {
+	if len(reply) == 0 || reply[0] != '-' {
+		return
+	}
+	text := reply[1:min(len(reply), 33)]
+	code := "ERR"
+	if i := bytes.IndexByte(text, ' '); i >= 0 {
+		code = string(text[:i])
+	}
+	c.stats.errorReplies++
+	if n, ok := c.stats.errs[code]; ok || len(c.stats.errs) < errorCodesMax {
+		c.stats.errs[code] = n + 1
+	}
+	c.stats.errsChanged = true
 }
 
 // publishCmdStats copies the command statistics that changed since the
@@ -24,6 +51,10 @@ func (c *Core) publishCmdStats() {
 	p := &c.cmdPub
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if c.stats.errsChanged {
+		c.stats.errsChanged = false
+		p.errs = maps.Clone(c.stats.errs)
+	}
 	for i := range c.shard.Cmds {
 		st := &c.shard.Cmds[i]
 		if i >= len(p.cmds) {
@@ -45,8 +76,9 @@ func (c *Core) publishCmdStats() {
 	}
 }
 
-// publishedCmds copies the command statistics core c last published.
-func (c *Core) publishedCmds() []shardowner.CmdStats {
+// publishedCmds copies the command and error statistics core c last
+// published.
+func (c *Core) publishedCmds() ([]shardowner.CmdStats, map[string]uint64) {
 	p := &c.cmdPub
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -54,7 +86,16 @@ func (c *Core) publishedCmds() []shardowner.CmdStats {
 	for i := range p.cmds {
 		t[i].Add(&p.cmds[i])
 	}
-	return t
+	return t, maps.Clone(p.errs)
+}
+
+// writeErrorStats appends INFO's errorstats lines, by error code.
+func writeErrorStats(b *strings.Builder, errs map[string]uint64) {
+	for _, code := range slices.Sorted(maps.Keys(errs)) {
+		if n := errs[code]; n > 0 {
+			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", code, n)
+		}
+	}
 }
 
 // writeCommandStats appends INFO's commandstats lines, as Redis 7 writes
@@ -76,9 +117,10 @@ func writeCommandStats(b *strings.Builder, cmds []shardowner.CmdStats) {
 	}
 }
 
-// writeLatencyStats appends INFO's latencystats lines: the 50th, 99th and
-// 99.9th percentiles of each command's run time, in microseconds.
-func writeLatencyStats(b *strings.Builder, cmds []shardowner.CmdStats) {
+// writeLatencyStats appends INFO's latencystats lines: the percentiles of
+// each command's run time (latency-tracking-info-percentiles), in
+// microseconds.
+func writeLatencyStats(b *strings.Builder, cmds []shardowner.CmdStats, percentiles []float64) {
 	names := router.StatNames()
 	for i := range cmds {
 		st := &cmds[i]
@@ -86,7 +128,7 @@ func writeLatencyStats(b *strings.Builder, cmds []shardowner.CmdStats) {
 			continue
 		}
 		b.WriteString("latency_percentiles_usec_" + names[i] + ":")
-		for j, p := range [...]float64{50, 99, 99.9} {
+		for j, p := range percentiles {
 			if j > 0 {
 				b.WriteByte(',')
 			}

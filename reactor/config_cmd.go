@@ -86,6 +86,12 @@ var configParams = []configParam{
 			n, refused := configInt(v, SlowlogSlowerThanMin, math.MaxInt64)
 			return func() { s.slowlog.SlowerThan.Store(n) }, refused
 		}},
+	{name: "latency-tracking", get: func(s *Server) string { return yesNo(!s.slowlog.NoLatency.Load()) },
+		set: func(s *Server, v string) (func(), string) {
+			on, refused := configBool(v)
+			return func() { s.slowlog.NoLatency.Store(!on) }, refused
+		}},
+	{name: "latency-tracking-info-percentiles", get: getPercentiles, set: setPercentiles},
 	{name: "slowlog-max-len", get: func(s *Server) string { return strconv.FormatInt(s.slowlog.MaxLen.Load(), 10) },
 		set: func(s *Server, v string) (func(), string) {
 			n, refused := configInt(v, 0, math.MaxInt64)
@@ -202,6 +208,54 @@ func setExpireEffort(s *Server, v string) (func(), string) {
 
 // setAppendonly accepts "no", what corekv without persistence always is, so
 // that clients that switch the AOF off work; "yes" is refused.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func configBool(v string) (bool, string) {
+	switch strings.ToLower(v) {
+	case "yes":
+		return true, ""
+	case "no":
+		return false, ""
+	}
+	return false, "argument must be 'yes' or 'no'"
+}
+
+func getPercentiles(s *Server) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	words := make([]string, len(s.latencyPercentiles))
+	for i, p := range s.latencyPercentiles {
+		words[i] = strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	return strings.Join(words, " ")
+}
+
+// setPercentiles takes the percentiles INFO latencystats reports, between 0
+// and 100, separated by spaces; none is allowed.
+func setPercentiles(s *Server, v string) (func(), string) {
+	var ps []float64
+	for _, w := range strings.Fields(v) {
+		p, err := strconv.ParseFloat(w, 64)
+		if err != nil || math.IsNaN(p) {
+			return nil, "Invalid latency-tracking-info-percentiles parameters"
+		}
+		if p < 0 || p > 100 {
+			return nil, "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+		}
+		ps = append(ps, p)
+	}
+	return func() {
+		s.mu.Lock()
+		s.latencyPercentiles = ps
+		s.mu.Unlock()
+	}, ""
+}
+
 func setAppendonly(s *Server, v string) (func(), string) {
 	switch strings.ToLower(v) {
 	case "no":

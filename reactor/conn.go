@@ -191,6 +191,7 @@ func (c *Conn) end() {
 	}
 	c.running = false
 	if c.directing {
+		c.core.countError(c.w.B[len(c.out):])
 		if c.discardReply() {
 			c.w.B = c.w.B[:len(c.out)]
 		}
@@ -203,6 +204,7 @@ func (c *Conn) end() {
 	c.slot = nil
 	if c.joined {
 		c.joined = false
+		c.core.countError(c.w.B[len(s.Reply):])
 		if c.discardReply() {
 			// CLIENT REPLY OFF or SKIP drops its own reply.
 			c.w.B = c.w.B[:len(s.Reply)]
@@ -213,6 +215,7 @@ func (c *Conn) end() {
 		c.core.markDirty(c)
 		return
 	}
+	c.core.countError(c.w.B)
 	s.Reply = c.w.B
 	s.Filled = true
 	s.Local = true
@@ -295,9 +298,14 @@ func (c *Conn) collect() {
 // moved.
 func (c *Conn) moveFilled(slots []*router.Slot) int {
 	n := 0
-	for _, s := range slots {
+	for i, s := range slots {
 		if !s.Filled || c.outPending() >= outSoftLimit {
 			break
+		}
+		if !s.Local && i >= c.sent {
+			// A local reply was counted as it was written (end), one
+			// that Take sent as it arrived.
+			c.core.countError(s.Reply)
 		}
 		if !s.Discard {
 			if !s.Local {
@@ -348,6 +356,7 @@ func (c *Conn) Take(s *router.Slot, reply []byte) bool {
 		c.outPending() >= outSoftLimit {
 		return false
 	}
+	c.core.countError(reply)
 	if !s.Discard {
 		c.learn(len(reply))
 		c.out = append(c.out, reply...)
@@ -362,13 +371,16 @@ func (c *Conn) Take(s *router.Slot, reply []byte) bool {
 		if !t.Filled || c.waitsOn(t) || len(t.Reply) >= moveWhole || c.outPending() >= outSoftLimit {
 			break
 		}
+		if !t.Local {
+			c.core.countError(t.Reply)
+		}
 		if !t.Discard {
 			if !t.Local {
 				c.learn(len(t.Reply))
 			}
 			c.out = append(c.out, t.Reply...)
-			t.Discard = true
 		}
+		t.Discard = true
 	}
 	c.sent = i
 	c.core.markDirty(c)

@@ -134,12 +134,18 @@ type coreStats struct {
 	slowTurns     uint64
 	longestTurnNs uint64
 	statGen       uint64
+
+	// Error replies sent to this core's clients, and by code (countError).
+	errorReplies uint64
+	errs         map[string]uint64
+	errsChanged  bool
 }
 
 // publishedStats are the core's counters as other goroutines (INFO) read
 // them, refreshed every timer tick.
 type publishedStats struct {
 	commands, netIn, netOut, expired, conns, rejected atomic.Uint64
+	errorReplies                                      atomic.Uint64
 	expireNs, expireCapped, stalePerc                 atomic.Uint64 // stalePerc: float64 bits
 	hits, misses, arenaBytes, offHeapBytes            atomic.Uint64
 	slowTurns, longestTurnNs, statGen                 atomic.Uint64
@@ -174,6 +180,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
 	c.shard.Publisher = c
+	c.stats.errs = map[string]uint64{}
 	c.shard.Events = &srv.events
 	c.pub.keys = make([]atomic.Int64, srv.cfg.Databases)
 	c.pub.expires = make([]atomic.Int64, srv.cfg.Databases)
@@ -1049,6 +1056,7 @@ func (c *Core) publishStats() {
 	p.stalePerc.Store(math.Float64bits(c.exp.stale))
 	p.conns.Store(c.stats.conns)
 	p.rejected.Store(c.stats.rejected)
+	p.errorReplies.Store(c.stats.errorReplies)
 	p.hits.Store(c.shard.Stats.Hits)
 	p.misses.Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))

@@ -19,6 +19,8 @@ import (
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
 	commands, netIn, netOut, expired, conns, rejected, hits, misses, slowTurns uint64
+	errorReplies                                                               uint64
+	errs                                                                       map[string]uint64 // by error code
 	expireNs, expireCapped                                                     uint64
 	hops                                                                       hopStats
 	cmds                                                                       []shardowner.CmdStats
@@ -71,7 +73,7 @@ func (s *Server) allFigures() []coreFigures {
 
 // totals sums the cores' counters since the last CONFIG RESETSTAT.
 func totals(figs []coreFigures) statTotals {
-	t := statTotals{cmds: make([]shardowner.CmdStats, len(router.StatNames()))}
+	t := statTotals{cmds: make([]shardowner.CmdStats, len(router.StatNames())), errs: map[string]uint64{}}
 	for i := range figs {
 		t.add(&figs[i].counts, false)
 		t.add(&figs[i].base, true)
@@ -98,6 +100,10 @@ func (t *statTotals) add(o *statTotals, neg bool) {
 	t.hits += d(o.hits)
 	t.misses += d(o.misses)
 	t.slowTurns += d(o.slowTurns)
+	t.errorReplies += d(o.errorReplies)
+	for code, n := range o.errs {
+		t.errs[code] += d(n)
+	}
 	for i := range t.hops {
 		t.hops[i] += d(o.hops[i])
 	}
@@ -117,12 +123,12 @@ func (c *Core) published() statTotals {
 		commands: p.commands.Load(), netIn: p.netIn.Load(), netOut: p.netOut.Load(),
 		expired: p.expired.Load(), expireNs: p.expireNs.Load(), expireCapped: p.expireCapped.Load(),
 		conns: p.conns.Load(), rejected: p.rejected.Load(), hits: p.hits.Load(), misses: p.misses.Load(),
-		slowTurns: p.slowTurns.Load(),
+		slowTurns: p.slowTurns.Load(), errorReplies: p.errorReplies.Load(),
 	}
 	for i := range t.hops {
 		t.hops[i] = p.hops[i].Load()
 	}
-	t.cmds = c.publishedCmds()
+	t.cmds, t.errs = c.publishedCmds()
 	return t
 }
 
@@ -176,7 +182,7 @@ func (s *Server) longestTurnUs(f *coreFigures) uint64 {
 	return f.longestTurnNs / 1000
 }
 
-var infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace", "corekv"}
+var infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "errorstats", "keyspace", "corekv"}
 
 // The statistics commands INFO and CONFIG RESETSTAT send to every shard.
 var (
@@ -406,6 +412,8 @@ func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 		kv("pubsub_channels", channels)
 		kv("pubsub_patterns", patterns)
 		kv("pubsubshard_channels", shardChannels)
+		kv("unexpected_error_replies", 0)
+		kv("total_error_replies", t.errorReplies)
 		var longest uint64
 		for i := range figs {
 			longest = max(longest, s.longestTurnUs(&figs[i]))
@@ -444,8 +452,14 @@ func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 	if section("commandstats") {
 		writeCommandStats(&b, t.cmds)
 	}
+	if section("errorstats") {
+		writeErrorStats(&b, t.errs)
+	}
 	if section("latencystats") {
-		writeLatencyStats(&b, t.cmds)
+		s.mu.Lock()
+		percentiles := s.latencyPercentiles
+		s.mu.Unlock()
+		writeLatencyStats(&b, t.cmds, percentiles)
 	}
 	if section("keyspace") {
 		now := time.Now().UnixMilli()

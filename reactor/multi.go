@@ -508,6 +508,7 @@ func (e *execTxn) finish() {
 	w := resp.Writer{B: buf.B, Proto: e.cn.proto}
 	w.Array(len(e.parts))
 	for i, s := range e.parts {
+		e.c.countError(s.Reply)
 		w.B = append(w.B, s.Reply...)
 		e.c.FreeSlot(s)
 		e.parts[i] = nil
@@ -547,6 +548,8 @@ func (c *Core) runCaptured(cn *Conn, cmd *router.Command, argv [][]byte) *router
 	errs := cn.w.Errors
 	c.home(cn, cmd, argv)
 	router.Account(c.shard, cmd, argv, router.Origin{Client: cn.id}, start, cn.w.Errors != errs)
+	// The command's error is its own, not a failure of the EXEC it runs in.
+	cn.w.Errors = errs
 	s.Reply = cn.captured
 	cn.captured = nil
 	cn.capture = false

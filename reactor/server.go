@@ -70,7 +70,9 @@ type Server struct {
 	// entry per core, under the numbers infoSeq gave them.
 	infoReqs map[uint64][]coreFigures
 	infoSeq  uint64
-	loglevel string
+	// latencyPercentiles is latency-tracking-info-percentiles.
+	latencyPercentiles []float64
+	loglevel           string
 	// outLimits is client-output-buffer-limit as CONFIG GET shows it: hard,
 	// soft and seconds of the normal, slave and pubsub classes. Only the
 	// normal class's hard limit applies, and outHard holds that one.
@@ -95,16 +97,17 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:               cfg,
-		log:               log,
-		start:             time.Now(),
-		replID:            newReplID(),
-		done:              make(chan struct{}),
-		ShutdownRequested: make(chan struct{}),
-		registry:          make(map[int64]*Conn),
-		infoReqs:          make(map[uint64][]coreFigures),
-		loglevel:          cfg.LogLevel,
-		outLimits:         defaultOutLimits,
+		cfg:                cfg,
+		log:                log,
+		start:              time.Now(),
+		replID:             newReplID(),
+		done:               make(chan struct{}),
+		ShutdownRequested:  make(chan struct{}),
+		registry:           make(map[int64]*Conn),
+		infoReqs:           make(map[uint64][]coreFigures),
+		latencyPercentiles: []float64{50, 99, 99.9},
+		loglevel:           cfg.LogLevel,
+		outLimits:          defaultOutLimits,
 	}
 	s.maxClients.Store(int64(cfg.MaxClients))
 	pass := cfg.RequirePass

@@ -158,7 +158,7 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 			// The cancelled command's reply goes to its slot, on the
 			// core that sent the cancel.
 			proto := w.Proto
-			r.Dest, _ = locks.Blocked().Cancel(w, b.argv)
+			r.Dest, _ = locks.Blocked().Cancel(shard, w, b.argv)
 			w.Proto = proto
 		} else {
 			ctx.DB = int(r.DB)

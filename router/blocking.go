@@ -342,8 +342,10 @@ func (bk *Blocking) recycle(b *Blocked) {
 // here: it writes the command's reply for the cancel's mode to w and
 // returns its slot and core. It returns nil when nothing was parked for
 // the client, or when the client has gone (no reply); a wake-only
-// registration is answered 0.
-func (bk *Blocking) Cancel(w *resp.Writer, argv [][]byte) (dest *Slot, from int) {
+// registration is answered 0. A command ended by its timeout or CLIENT
+// UNBLOCK counts as a call on sh, as in Redis: a failed one when unblocked
+// with an error.
+func (bk *Blocking) Cancel(sh *shardowner.Shard, w *resp.Writer, argv [][]byte) (dest *Slot, from int) {
 	client, _ := resp.ParseInt(argv[1])
 	b := bk.clients[client]
 	if b == nil {
@@ -351,19 +353,23 @@ func (bk *Blocking) Cancel(w *resp.Writer, argv [][]byte) (dest *Slot, from int)
 	}
 	dest, from = b.Dest, b.From
 	w.Proto = b.Proto
-	wake := b.Wake
-	bk.remove(b)
-	bk.recycle(b)
+	defer func() {
+		bk.remove(b)
+		bk.recycle(b)
+	}()
 	switch {
-	case wake:
+	case b.Wake:
 		// Its slot goes back, to be recycled, whatever the mode.
 		w.Int(0)
-	case bytes.Equal(argv[2], wordError):
-		w.Err(ErrUnblocked)
+		return dest, from
 	case bytes.Equal(argv[2], wordGone):
 		return nil, 0
+	case bytes.Equal(argv[2], wordError):
+		w.Err(ErrUnblocked)
 	default:
 		w.NullArray()
 	}
+	failed := bytes.Equal(argv[2], wordError)
+	Account(sh, b.Cmd, b.Argv(), b.Origin, Now(), failed)
 	return dest, from
 }

@@ -50,20 +50,25 @@ func TestBlockingRegistry(t *testing.T) {
 	}
 	// A cancel answers as on timeout, in the command's protocol, once.
 	var w resp.Writer
-	dest, _ := bk.Cancel(&w, words("corekv.bcancel 2 timeout k2"))
+	dest, _ := bk.Cancel(sh, &w, words("corekv.bcancel 2 timeout k2"))
 	if dest != b || string(w.B) != "*-1\r\n" {
 		t.Fatalf("cancel: %v %q", dest == b, w.B)
 	}
-	if dest, _ := bk.Cancel(&w, words("corekv.bcancel 2 timeout k2")); dest != nil {
+	if dest, _ := bk.Cancel(sh, &w, words("corekv.bcancel 2 timeout k2")); dest != nil {
 		t.Fatal("a second cancel found the command")
 	}
 	w.B = w.B[:0]
-	if dest, _ := bk.Cancel(&w, words("corekv.bcancel 3 error k2")); dest != c ||
+	if dest, _ := bk.Cancel(sh, &w, words("corekv.bcancel 3 error k2")); dest != c ||
 		string(w.B) != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
 		t.Fatalf("error cancel: %q", w.B)
 	}
 	if sh.Waiters != nil || bk.Len() != 0 {
 		t.Fatal("the shard's hook stays set with nothing parked")
+	}
+	// Both cancelled commands are calls, the one unblocked with an error a
+	// failed one, as Redis counts them.
+	if st := sh.CmdStat(blpop.StatID(nil)); st.Calls != 2 || st.Failed != 1 {
+		t.Fatalf("BLPOP after a timeout and an error: %d calls, %d failed", st.Calls, st.Failed)
 	}
 }
 

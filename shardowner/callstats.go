@@ -42,6 +42,9 @@ func (s *Shard) RecordN(id int, d, n uint64, call, failed bool) {
 		st.Failed += n
 	}
 	st.Nanos += d * n
+	if cfg := s.Slowlog; cfg != nil && cfg.NoLatency.Load() {
+		return
+	}
 	if st.Lat == nil {
 		st.Lat = new(Histogram)
 	}
@@ -120,7 +123,20 @@ func (s *CmdStats) Sub(o *CmdStats) {
 	s.Rejected -= o.Rejected
 	if o.Lat != nil && s.Lat != nil {
 		s.Lat.Unmerge(o.Lat)
+		if s.Lat.Empty() {
+			s.Lat = nil
+		}
 	}
+}
+
+// Empty reports whether h has counted nothing.
+func (h *Histogram) Empty() bool {
+	for _, n := range h {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Percentile is the duration, in nanoseconds, that p percent of the counted
@@ -148,12 +164,14 @@ func (h *Histogram) Percentile(p float64) uint64 {
 }
 
 // SlowlogConfig is shared by the shards of a server: the settings of the slow
-// log and the counter its entries take their IDs from, touched only when an
-// entry is logged.
+// log and of latency tracking, and the counter the slow log's entries take
+// their IDs from, touched only when an entry is logged.
 type SlowlogConfig struct {
 	SlowerThan atomic.Int64 // µs; negative: log nothing
 	MaxLen     atomic.Int64
-	nextID     atomic.Int64
+	// NoLatency is latency-tracking no: run times go into no histogram.
+	NoLatency atomic.Bool
+	nextID    atomic.Int64
 	// Client resolves a connection ID to its address and name when an entry
 	// is logged; nil leaves them empty.
 	Client func(id int64) (addr, name string)

@@ -364,3 +364,92 @@ func TestInfoInPipeline(t *testing.T) {
 		t.Errorf("corekv:\n%sredis-server:\n%s", got, want)
 	}
 }
+
+// TestErrorStats compares INFO errorstats and total_error_replies with
+// redis-server's after the same errors: refused commands (unknown, arity,
+// inside MULTI, EXECABORT), failed ones on both shards and split over them,
+// an error inside EXEC, a blocked BLPOP ended by CLIENT UNBLOCK … ERROR, and
+// CONFIG SET of latency-tracking and its percentiles, valid and not.
+func TestErrorStats(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 2)
+	s0, s1 := shardKey("e", 0, 2), shardKey("e", 1, 2)
+	script := []compatCmd{
+		compatS("CONFIG RESETSTAT"),
+		compatS("NOSUCHCOMMAND x"), compatS("GET"),
+		compatA("SET", s0, "v"), compatA("SET", s1, "v"),
+		compatA("LPUSH", s0, "x"), compatA("LPUSH", s1, "x"), compatA("INCR", s1),
+		compatA("RENAME", "missing-"+s0, s1), compatA("MGET", s0, s1),
+		compatS("MULTI"), compatA("INCR", s0), compatA("SET", s1, "w"), compatS("EXEC"),
+		compatS("MULTI"), compatS("GET"), compatS("EXEC"),
+		compatS("EXEC"), compatS("CONFIG SET latency-tracking maybe"),
+		compatS("CONFIG SET latency-tracking-info-percentiles 10 a"),
+		compatS("CONFIG SET latency-tracking-info-percentiles 101"),
+		compatA("CONFIG", "SET", "latency-tracking-info-percentiles", "0.0 50 99.999"),
+		compatS("CONFIG SET latency-tracking no"),
+	}
+	report := func(addr string) string {
+		c := compatRun(t, addr, script)
+		defer c.close()
+		blocked, err := compatDial(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer blocked.close()
+		id, err := blocked.do(compatS("CLIENT ID"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := blocked.send(compatEncode(nil, compatA("BLPOP", "nolist-"+s1, "0"))); err != nil {
+			t.Fatal(err)
+		}
+		clientID := strings.Trim(string(id.raw), ":\r\n")
+		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			r, err := c.do(compatA("CLIENT", "UNBLOCK", clientID, "ERROR"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(r.raw) == ":1\r\n" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("BLPOP never blocked")
+			}
+		}
+		if r, err := blocked.read(); err != nil || !strings.HasPrefix(string(r.raw), "-UNBLOCKED") {
+			t.Fatalf("BLPOP after CLIENT UNBLOCK ERROR: %v %v", r, err)
+		}
+		var b strings.Builder
+		for _, param := range []string{"latency-tracking", "latency-tracking-info-percentiles"} {
+			r, err := c.do(compatA("CONFIG", "GET", param))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%q\n", r.raw)
+		}
+		for _, section := range []string{"errorstats", "stats"} {
+			r, err := c.do(compatA("INFO", section))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(r.raw), "\r\n") {
+				if strings.HasPrefix(line, "errorstat_") || strings.Contains(line, "error_replies:") {
+					b.WriteString(line + "\n")
+				}
+			}
+		}
+		r, err := c.do(compatS("INFO commandstats"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"blpop", "exec", "incr", "lpush", "rename", "get"} {
+			m := cmdStat(string(r.raw), n)
+			fmt.Fprintf(&b, "%s calls=%s rejected=%s failed=%s\n", n, m["calls"], m["rejected_calls"], m["failed_calls"])
+		}
+		return b.String()
+	}
+	want := report(redisAddr)
+	if got := report(srv.addr); got != want {
+		t.Errorf("corekv:\n%sredis-server:\n%s", got, want)
+	}
+}
