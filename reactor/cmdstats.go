@@ -76,15 +76,23 @@ func (c *Core) publishCmdStats() {
 	}
 }
 
-// publishedCmds copies the command and error statistics core c last
-// published.
-func (c *Core) publishedCmds() ([]shardowner.CmdStats, map[string]uint64) {
+// publishedCmds copies the error statistics core c last published, and
+// those of what parts names of its command statistics.
+func (c *Core) publishedCmds(parts figureParts) ([]shardowner.CmdStats, map[string]uint64) {
 	p := &c.cmdPub
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := make([]shardowner.CmdStats, len(p.cmds))
-	for i := range p.cmds {
-		t[i].Add(&p.cmds[i])
+	var t []shardowner.CmdStats
+	if parts.cmds {
+		t = make([]shardowner.CmdStats, len(p.cmds))
+		for i := range p.cmds {
+			if parts.lat {
+				t[i].Add(&p.cmds[i])
+			} else {
+				t[i] = p.cmds[i]
+				t[i].Lat = nil
+			}
+		}
 	}
 	return t, maps.Clone(p.errs)
 }

@@ -26,6 +26,13 @@ type statTotals struct {
 	cmds                                                                       []shardowner.CmdStats
 }
 
+// infoRequest is one INFO waiting for the cores' figures: the sections it
+// shows and an entry per core, which that core's part fills.
+type infoRequest struct {
+	want map[string]bool
+	figs []coreFigures
+}
+
 // coreFigures are what one core published, read at one instant: its
 // counters (counts) with what they were at the last CONFIG RESETSTAT (base),
 // and its gauges.
@@ -38,14 +45,28 @@ type coreFigures struct {
 	longestTurnNs, longestTurnStatGen uint64
 }
 
+// figureParts says which per-command figures a reading copies: with their
+// histograms they are the bulk of it, and most INFOs show none of them.
+type figureParts struct{ cmds, lat bool }
+
+var allParts = figureParts{cmds: true, lat: true}
+
+// partsFor returns the parts the INFO sections in want show.
+func partsFor(want map[string]bool) figureParts {
+	return figureParts{cmds: want["commandstats"] || want["latencystats"], lat: want["latencystats"]}
+}
+
 // figures reads what core c published last.
-func (c *Core) figures() coreFigures {
+func (c *Core) figures(parts figureParts) coreFigures {
 	// The base first: the counters only grow, so whatever the core
 	// publishes or takes as its base meanwhile, they are not below it.
 	c.srv.mu.Lock()
 	f := coreFigures{base: c.base}
 	c.srv.mu.Unlock()
-	f.counts = c.published()
+	if !parts.cmds {
+		f.base.cmds = nil
+	}
+	f.counts = c.published(parts)
 	p := &c.pub
 	load := func(a []atomic.Int64) []int64 {
 		v := make([]int64, len(a))
@@ -63,10 +84,10 @@ func (c *Core) figures() coreFigures {
 }
 
 // allFigures reads what every core published last.
-func (s *Server) allFigures() []coreFigures {
+func (s *Server) allFigures(parts figureParts) []coreFigures {
 	figs := make([]coreFigures, len(s.cores))
 	for i, c := range s.cores {
-		figs[i] = c.figures()
+		figs[i] = c.figures(parts)
 	}
 	return figs
 }
@@ -116,8 +137,9 @@ func (t *statTotals) add(o *statTotals, neg bool) {
 	}
 }
 
-// published reads core c's counters as it last published them.
-func (c *Core) published() statTotals {
+// published reads core c's counters as it last published them, with the
+// per-command ones parts names.
+func (c *Core) published(parts figureParts) statTotals {
 	p := &c.pub
 	t := statTotals{
 		commands: p.commands.Load(), netIn: p.netIn.Load(), netOut: p.netOut.Load(),
@@ -128,7 +150,7 @@ func (c *Core) published() statTotals {
 	for i := range t.hops {
 		t.hops[i] = p.hops[i].Load()
 	}
-	t.cmds, t.errs = c.publishedCmds()
+	t.cmds, t.errs = c.publishedCmds(parts)
 	return t
 }
 
@@ -158,7 +180,7 @@ var hopNames = [hopCount]string{"ring_batches_sent", "ring_commands_sent", "ring
 // rebase makes the counters core c has published the zero its later
 // figures count from.
 func (c *Core) rebase() {
-	b := c.published()
+	b := c.published(allParts)
 	c.srv.mu.Lock()
 	c.base = b
 	c.srv.mu.Unlock()
@@ -201,7 +223,8 @@ func (c *Core) info(cn *Conn, argv [][]byte) {
 	if cn.capture {
 		c.publishStats()
 		w := cn.begin()
-		w.Verbatim("txt", []byte(c.srv.infoText(infoSections(argv[1:]), c.srv.allFigures())))
+		want := infoSections(argv[1:])
+		w.Verbatim("txt", []byte(c.srv.infoText(want, c.srv.allFigures(partsFor(want)))))
 		cn.end()
 		return
 	}
@@ -209,7 +232,7 @@ func (c *Core) info(cn *Conn, argv [][]byte) {
 	s.mu.Lock()
 	s.infoSeq++
 	id := s.infoSeq
-	s.infoReqs[id] = make([]coreFigures, len(s.cores))
+	s.infoReqs[id] = &infoRequest{want: infoSections(argv[1:]), figs: make([]coreFigures, len(s.cores))}
 	s.mu.Unlock()
 	// corekv.info <request> [section ...]
 	parts := append([][]byte{cmdInfoAll.NameBytes(), strconv.AppendUint(nil, id, 10)}, argv[1:]...)
@@ -230,14 +253,17 @@ func (c *Core) allShards(cn *Conn, cmd *router.Command, argv [][]byte) {
 // INFO request named id.
 func (c *Core) SnapshotStats(id []byte) {
 	c.publishStats()
-	f := c.figures()
 	n, _ := strconv.ParseUint(string(id), 10, 64)
 	s := c.srv
 	s.mu.Lock()
-	if figs := s.infoReqs[n]; figs != nil {
-		figs[c.id] = f
-	}
+	r := s.infoReqs[n]
 	s.mu.Unlock()
+	if r == nil {
+		return
+	}
+	// Only this core writes its entry, and the client's core reads it
+	// once every part is back.
+	r.figs[c.id] = c.figures(partsFor(r.want))
 }
 
 // ResetStats is CONFIG RESETSTAT's part on this core's shard
@@ -257,10 +283,10 @@ func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]by
 		n, _ := strconv.ParseUint(string(argv[1]), 10, 64)
 		s := c.srv
 		s.mu.Lock()
-		figs := s.infoReqs[n]
+		r := s.infoReqs[n]
 		delete(s.infoReqs, n)
 		s.mu.Unlock()
-		w.Verbatim("txt", []byte(s.infoText(infoSections(argv[2:]), figs)))
+		w.Verbatim("txt", []byte(s.infoText(r.want, r.figs)))
 	case cmdResetAll:
 		// The cores reset their longest turns when they see the new
 		// generation.

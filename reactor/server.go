@@ -66,9 +66,9 @@ type Server struct {
 
 	mu       sync.Mutex // guards registry, the cores' stats bases and config values without atomics
 	registry map[int64]*Conn
-	// infoReqs are the INFO requests waiting for the cores' figures, one
-	// entry per core, under the numbers infoSeq gave them.
-	infoReqs map[uint64][]coreFigures
+	// infoReqs are the INFO requests waiting for the cores' figures,
+	// under the numbers infoSeq gave them.
+	infoReqs map[uint64]*infoRequest
 	infoSeq  uint64
 	// latencyPercentiles is latency-tracking-info-percentiles.
 	latencyPercentiles []float64
@@ -104,7 +104,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		done:               make(chan struct{}),
 		ShutdownRequested:  make(chan struct{}),
 		registry:           make(map[int64]*Conn),
-		infoReqs:           make(map[uint64][]coreFigures),
+		infoReqs:           make(map[uint64]*infoRequest),
 		latencyPercentiles: []float64{50, 99, 99.9},
 		loglevel:           cfg.LogLevel,
 		outLimits:          defaultOutLimits,
