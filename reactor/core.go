@@ -78,6 +78,7 @@ type Core struct {
 	stats     coreStats
 	pub       publishedStats
 	exp       expireState
+	inst      instantRates
 	cmdPub    cmdStatsCopy
 	base      statTotals // what pub held at the last CONFIG RESETSTAT; guarded by srv.mu
 	nextTimer int64      // Unix ms of the next timer run
@@ -146,6 +147,7 @@ type coreStats struct {
 type publishedStats struct {
 	commands, netIn, netOut, expired, conns, rejected atomic.Uint64
 	errorReplies                                      atomic.Uint64
+	instOps, instNetIn, instNetOut                    atomic.Uint64 // per second (instantRates)
 	expireNs, expireCapped, stalePerc                 atomic.Uint64 // stalePerc: float64 bits
 	hits, misses, arenaBytes, offHeapBytes            atomic.Uint64
 	slowTurns, longestTurnNs, statGen                 atomic.Uint64
@@ -1035,6 +1037,7 @@ func (c *Core) timers(now int64) {
 	}
 	c.adaptExpire()
 	c.updateStale()
+	c.inst.sample(now, [instantCount]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
 	c.publishStats()
 }
 
@@ -1057,6 +1060,9 @@ func (c *Core) publishStats() {
 	p.conns.Store(c.stats.conns)
 	p.rejected.Store(c.stats.rejected)
 	p.errorReplies.Store(c.stats.errorReplies)
+	p.instOps.Store(c.inst.rate(instantCommands))
+	p.instNetIn.Store(c.inst.rate(instantNetIn))
+	p.instNetOut.Store(c.inst.rate(instantNetOut))
 	p.hits.Store(c.shard.Stats.Hits)
 	p.misses.Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))

@@ -40,6 +40,7 @@ type coreFigures struct {
 	counts, base                      statTotals
 	keys, expires, meanExpire         []int64 // per database
 	arenaBytes, offHeapBytes          uint64
+	instOps, instNetIn, instNetOut    uint64 // per second
 	connected                         int64
 	stalePerc                         float64
 	longestTurnNs, longestTurnStatGen uint64
@@ -77,6 +78,7 @@ func (c *Core) figures(parts figureParts) coreFigures {
 	}
 	f.keys, f.expires, f.meanExpire = load(p.keys), load(p.expires), load(p.meanExpire)
 	f.arenaBytes, f.offHeapBytes = p.arenaBytes.Load(), p.offHeapBytes.Load()
+	f.instOps, f.instNetIn, f.instNetOut = p.instOps.Load(), p.instNetIn.Load(), p.instNetOut.Load()
 	f.connected = p.connected.Load()
 	f.stalePerc = math.Float64frombits(p.stalePerc.Load())
 	f.longestTurnNs, f.longestTurnStatGen = p.longestTurnNs.Load(), p.statGen.Load()
@@ -423,9 +425,15 @@ func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 	if section("stats") {
 		kv("total_connections_received", t.conns)
 		kv("total_commands_processed", t.commands)
-		kv("instantaneous_ops_per_sec", 0)
+		var ops, in, out uint64
+		for i := range figs {
+			ops, in, out = ops+figs[i].instOps, in+figs[i].instNetIn, out+figs[i].instNetOut
+		}
+		kv("instantaneous_ops_per_sec", ops)
 		kv("total_net_input_bytes", t.netIn)
 		kv("total_net_output_bytes", t.netOut)
+		kv("instantaneous_input_kbps", strconv.FormatFloat(float64(in)/1024, 'f', 2, 64))
+		kv("instantaneous_output_kbps", strconv.FormatFloat(float64(out)/1024, 'f', 2, 64))
 		kv("rejected_connections", t.rejected)
 		kv("expired_keys", t.expired)
 		kv("expired_stale_perc", strconv.FormatFloat(stalePerc(figs), 'f', 2, 64))

@@ -453,3 +453,44 @@ func TestErrorStats(t *testing.T) {
 		t.Errorf("corekv:\n%sredis-server:\n%s", got, want)
 	}
 }
+
+// TestInstantaneousRates: under a steady load INFO's instantaneous_ops_per_sec
+// and kbps follow it (the mean over the last 1.6 s, as Redis's), and they
+// fall to 0 once the load has stopped for longer than that.
+func TestInstantaneousRates(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	c := redis.NewClient(&redis.Options{Addr: s.addr, PoolSize: 1})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	n := 0
+	for n < 2_000_000 && time.Since(start) < 1500*time.Millisecond {
+		p := c.Pipeline()
+		for i := range 100 {
+			p.Set(ctx, "rate:"+strconv.Itoa(i), "0123456789", 0)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n += 100
+	}
+	rate := float64(n) / time.Since(start).Seconds()
+	m := infoFields(t, ctx, c, "stats")
+	text := c.Info(ctx, "stats").Val()
+	ops := float64(m["instantaneous_ops_per_sec"])
+	if ops < rate/4 || ops > 2*rate {
+		t.Errorf("instantaneous_ops_per_sec %.0f under a load of %.0f commands/s", ops, rate)
+	}
+	for _, f := range []string{"instantaneous_input_kbps", "instantaneous_output_kbps"} {
+		_, v, _ := strings.Cut(text, "\r\n"+f+":")
+		v, _, _ = strings.Cut(v, "\r\n")
+		if kbps, err := strconv.ParseFloat(v, 64); err != nil || kbps <= 0 {
+			t.Errorf("%s %q under load", f, v)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if m := infoFields(t, ctx, c, "stats"); m["instantaneous_ops_per_sec"] != 0 {
+		t.Errorf("instantaneous_ops_per_sec %d 2 s after the load", m["instantaneous_ops_per_sec"])
+	}
+}
