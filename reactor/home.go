@@ -75,6 +75,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeSSubscribe:   (*Core).ssubscribeCmd,
 	router.HomeSUnsubscribe: (*Core).sunsubscribeCmd,
 	router.HomePubsub:       (*Core).pubsubCmd,
+	router.HomeLatency:      (*Core).latency,
 }
 
 // home answers the commands that run on the client's own core: connection

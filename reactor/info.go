@@ -31,6 +31,10 @@ type statTotals struct {
 type infoRequest struct {
 	want map[string]bool
 	figs []coreFigures
+	// histogram marks a LATENCY HISTOGRAM of the commands named (all when
+	// none is), answered from the same figures.
+	histogram bool
+	names     []string
 }
 
 // coreFigures are what one core published, read at one instant: its
@@ -230,14 +234,19 @@ func (c *Core) info(cn *Conn, argv [][]byte) {
 		cn.end()
 		return
 	}
+	c.infoRequest(cn, &infoRequest{want: infoSections(argv[1:])})
+}
+
+// infoRequest sends r's parts to every shard for cn (corekv.info <request>).
+func (c *Core) infoRequest(cn *Conn, r *infoRequest) {
 	s := c.srv
+	r.figs = make([]coreFigures, len(s.cores))
 	s.mu.Lock()
 	s.infoSeq++
 	id := s.infoSeq
-	s.infoReqs[id] = &infoRequest{want: infoSections(argv[1:]), figs: make([]coreFigures, len(s.cores))}
+	s.infoReqs[id] = r
 	s.mu.Unlock()
-	// corekv.info <request> [section ...]
-	parts := append([][]byte{cmdInfoAll.NameBytes(), strconv.AppendUint(nil, id, 10)}, argv[1:]...)
+	parts := [][]byte{cmdInfoAll.NameBytes(), strconv.AppendUint(nil, id, 10)}
 	c.allShards(cn, cmdInfoAll, parts)
 }
 
@@ -288,6 +297,10 @@ func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]by
 		r := s.infoReqs[n]
 		delete(s.infoReqs, n)
 		s.mu.Unlock()
+		if r.histogram {
+			writeLatencyHistogram(&w, totals(r.figs).cmds, r.names)
+			break
+		}
 		w.Verbatim("txt", []byte(s.infoText(r.want, r.figs)))
 	case cmdResetAll:
 		// The cores reset their longest turns when they see the new

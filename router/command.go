@@ -179,6 +179,7 @@ const (
 	HomeSSubscribe
 	HomeSUnsubscribe
 	HomePubsub
+	HomeLatency
 	HomeCount // number of home handlers, for tables indexed by HomeID
 )
 

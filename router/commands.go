@@ -48,6 +48,7 @@ var commands = []Command{
 	{Name: "lastsave", Home: HomeLastSave, Arity: 1, Flags: FlagLoading | FlagStale | f, Cats: CatAdmin | CatDangerous, Tips: "nondeterministic_output", Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Complexity: "O(1)"},
 	{Name: "memory", Arity: -2, FirstKey: 2, LastKey: 2, Step: 1, Route: RouteKey, Run: so.Memory, Subcommands: memorySubcommands, Group: "server", Summary: "A container for memory diagnostics commands", Since: "4.0.0", Complexity: "Depends on subcommand."},
 	{Name: "swapdb", Arity: 3, Flags: w | f, Cats: CatKeyspace | CatDangerous, Route: RouteAll, Combine: CombineOK, Run: so.SwapDB, Group: "server", Summary: "Swaps two Redis databases", Since: "4.0.0", Complexity: "O(N) where N is the count of clients watching or blocking on keys from both databases.", Args: "index1%i index2%i"},
+	{Name: "latency", Home: HomeLatency, Arity: -2, Subcommands: latencySubcommands, Group: "server", Summary: "A container for latency diagnostics commands", Since: "2.8.13", Complexity: "Depends on subcommand."},
 	{Name: "slowlog", Arity: -2, Route: RouteAll, Combine: CombineSlowlog, Run: so.Slowlog, Subcommands: slowlogSubcommands, Group: "server", Summary: "A container for slow log commands", Since: "2.2.12", Complexity: "Depends on subcommand."},
 	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", History: []string{"7.0.0 Added the `NOW`, `FORCE` and `ABORT` modifiers."}, Args: "?nosave_save%o(=NOSAVE =SAVE) ?=NOW@7.0.0 ?=FORCE@7.0.0 ?=ABORT@7.0.0"},
 	{Name: "time", Home: HomeTime, Arity: 1, Flags: FlagLoading | FlagStale | f, Tips: "nondeterministic_output", Group: "server", Summary: "Return the current server time", Since: "2.6.0", Complexity: "O(1)"},
@@ -258,10 +259,11 @@ var commands = []Command{
 	{Name: "corekv.unwatch", Arity: 2, Route: RouteAll, Combine: CombineOK, Run: so.InternalUnwatch, Internal: true},
 	{Name: "corekv.watched", Arity: 2, Route: RouteAll, Combine: CombineSumInt, Run: so.InternalWatched, Internal: true},
 
-	// INFO's and CONFIG RESETSTAT's part on every shard: the shard's core
-	// keeps its figures for the request (or, for RESETSTAT, zeroes them);
-	// the client's core answers once all have (CombineHome)
-	{Name: "corekv.info", Arity: -2, Route: RouteAll, Combine: CombineHome, Run: so.InternalInfo, Internal: true},
+	// INFO's (and LATENCY HISTOGRAM's) and CONFIG RESETSTAT's part on every
+	// shard: the shard's core keeps its figures for the request (or, for
+	// RESETSTAT, zeroes them); the client's core answers once all have
+	// (CombineHome)
+	{Name: "corekv.info", Arity: 2, Route: RouteAll, Combine: CombineHome, Run: so.InternalInfo, Internal: true},
 	{Name: "corekv.resetstat", Arity: 1, Route: RouteAll, Combine: CombineHome, Run: so.InternalResetStats, Internal: true},
 }
 
@@ -326,6 +328,11 @@ var pubsubSubcommands = []Command{
 	{Name: "pubsub|numsub", Arity: -2, Flags: FlagPubSub | ls, Group: "pubsub", Summary: "Get the count of subscribers for channels", Since: "2.8.0", Complexity: "O(N) for the NUMSUB subcommand, where N is the number of requested channels", Args: "?*channel"},
 	{Name: "pubsub|shardchannels", Arity: -2, Flags: FlagPubSub | ls, Group: "pubsub", Summary: "List active shard channels", Since: "7.0.0", Complexity: "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", Args: "?pattern%p"},
 	{Name: "pubsub|shardnumsub", Arity: -2, Flags: FlagPubSub | ls, Group: "pubsub", Summary: "Get the count of subscribers for shard channels", Since: "7.0.0", Complexity: "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", Args: "?*shardchannel"},
+}
+
+var latencySubcommands = []Command{
+	{Name: "latency|help", Arity: 2, Flags: ls, Group: "server", Summary: "Show helpful text about the different subcommands.", Since: "2.8.13", Complexity: "O(1)"},
+	{Name: "latency|histogram", Arity: -2, Flags: FlagAdmin | nls, Tips: "nondeterministic_output request_policy:all_nodes response_policy:special", Group: "server", Summary: "Return the cumulative distribution of latencies of a subset of commands or all.", Since: "7.0.0", Complexity: "O(N) where N is the number of commands with latency information being retrieved.", Args: "?*command"},
 }
 
 var slowlogSubcommands = []Command{

@@ -129,6 +129,28 @@ func (s *CmdStats) Sub(o *CmdStats) {
 	}
 }
 
+// Total is the number of durations h has counted.
+func (h *Histogram) Total() uint64 {
+	var n uint64
+	for _, c := range h {
+		n += c
+	}
+	return n
+}
+
+// CountTo is the number of durations h has counted in the buckets whose
+// values are all at most v nanoseconds.
+func (h *Histogram) CountTo(v uint64) uint64 {
+	var n uint64
+	for i, c := range h {
+		if histHigh(i) > v {
+			break
+		}
+		n += c
+	}
+	return n
+}
+
 // Empty reports whether h has counted nothing.
 func (h *Histogram) Empty() bool {
 	for _, n := range h {
@@ -198,7 +220,7 @@ type StatsPublisher interface {
 	ResetStats()
 }
 
-// InternalInfo: corekv.info <request> [section ...], INFO's part on every
+// InternalInfo: corekv.info <request>, the part of INFO and LATENCY HISTOGRAM on every
 // shard.
 func InternalInfo(c *Ctx, argv [][]byte) {
 	if p := c.Shard.Publisher; p != nil {

@@ -15,6 +15,8 @@ var commandInfoAbsent = map[string]bool{
 	"client|caching": true, "client|getredir": true, "client|pause": true, "client|unpause": true,
 	"client|tracking": true, "client|trackinginfo": true,
 	"memory|doctor": true, "memory|malloc-stats": true, "memory|purge": true, "memory|stats": true,
+	"latency|doctor": true, "latency|graph": true, "latency|history": true, "latency|latest": true,
+	"latency|reset": true,
 }
 
 // commandInfoFlagDiffs are the known differences in COMMAND's flags field,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -492,5 +493,67 @@ func TestInstantaneousRates(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if m := infoFields(t, ctx, c, "stats"); m["instantaneous_ops_per_sec"] != 0 {
 		t.Errorf("instantaneous_ops_per_sec %d 2 s after the load", m["instantaneous_ops_per_sec"])
+	}
+}
+
+// TestLatencyHistogram runs the same commands on redis-server and corekv
+// and compares LATENCY HISTOGRAM in RESP2 and RESP3: the same commands (a
+// container's subcommands included, an unknown name skipped) with the same
+// counts, each histogram's levels among Redis's (1, 2, 4, 8, 16, 33, 66 µs
+// …) with cumulative counts that grow to the command's count.
+func TestLatencyHistogram(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 2)
+	script := []compatCmd{compatS("CONFIG RESETSTAT")}
+	for i := range 20 {
+		k := "lat:" + strconv.Itoa(i)
+		script = append(script, compatA("SET", k, "v"), compatA("GET", k))
+	}
+	script = append(script, compatS("CONFIG GET maxmemory"), compatS("CONFIG GET port"))
+	levels := map[int64]bool{}
+	for v := uint64(1024); v < 1<<41; v <<= 1 {
+		levels[int64((v+v>>7-1)/1000)] = true
+	}
+	histograms := func(addr string, proto string) string {
+		c := compatRun(t, addr, append([]compatCmd{compatA("HELLO", proto)}, script...))
+		defer c.close()
+		r, err := c.do(compatS("LATENCY HISTOGRAM set get config nosuch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := byte(map[string]byte{"2": '*', "3": '%'}[proto]); r.kind != want {
+			t.Fatalf("RESP%s reply %q", proto, r.raw)
+		}
+		var lines []string
+		for i := 0; i+1 < len(r.elems); i += 2 {
+			name, h := string(compatBulk(r.elems[i])), r.elems[i+1]
+			if len(h.elems) != 4 || string(compatBulk(h.elems[0])) != "calls" || string(compatBulk(h.elems[2])) != "histogram_usec" {
+				t.Fatalf("%s: %q", name, h.raw)
+			}
+			calls, _ := strconv.ParseInt(strings.Trim(string(h.elems[1].raw), ":\r\n"), 10, 64)
+			lines = append(lines, fmt.Sprintf("%s calls=%d", name, calls))
+			var prev int64
+			buckets := h.elems[3].elems
+			for j := 0; j+1 < len(buckets); j += 2 {
+				level, _ := strconv.ParseInt(strings.Trim(string(buckets[j].raw), ":\r\n"), 10, 64)
+				n, _ := strconv.ParseInt(strings.Trim(string(buckets[j+1].raw), ":\r\n"), 10, 64)
+				if !levels[level] || n <= prev {
+					t.Errorf("%s: level %d with %d after %d: %q", addr, level, n, prev, h.raw)
+				}
+				prev = n
+			}
+			if prev != calls {
+				t.Errorf("%s: %s's histogram ends at %d of %d calls", addr, name, prev, calls)
+			}
+		}
+		// Redis lists a container's subcommands in its hash table's order.
+		sort.Strings(lines)
+		return strings.Join(lines, "; ")
+	}
+	for _, proto := range []string{"2", "3"} {
+		want := histograms(redisAddr, proto)
+		if got := histograms(srv.addr, proto); got != want {
+			t.Errorf("RESP%s: corekv %s\nredis-server %s", proto, got, want)
+		}
 	}
 }

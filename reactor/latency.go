@@ -1,0 +1,115 @@
+package reactor
+
+import (
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner"
+)
+
+// latency is LATENCY: HISTOGRAM, from the same per-command histograms as
+// INFO latencystats, and HELP. The latency monitor (LATEST, HISTORY, GRAPH,
+// DOCTOR, RESET) is not implemented.
+func (c *Core) latency(cn *Conn, argv [][]byte) {
+	sub := argv[1]
+	switch {
+	case resp.EqualFold(sub, "histogram"):
+		names := make([]string, 0, len(argv)-2)
+		for _, a := range argv[2:] {
+			names = append(names, string(a))
+		}
+		if cn.capture {
+			c.publishStats()
+			w := cn.begin()
+			writeLatencyHistogram(w, totals(c.srv.allFigures(allParts)).cmds, names)
+			cn.end()
+			return
+		}
+		// Like INFO, it sees every shard once its earlier commands have run.
+		c.infoRequest(cn, &infoRequest{want: map[string]bool{"latencystats": true}, histogram: true, names: names})
+	case resp.EqualFold(sub, "help") && len(argv) == 2:
+		cn.helpReply(latencyHelp)
+	default:
+		cn.errorReply(errUnknownSub(sub, "latency"))
+	}
+}
+
+var latencyHelp = []string{
+	"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"HISTOGRAM [<command> ...]",
+	"    Return the cumulative distribution of the run times of the named commands,",
+	"    or of every command that has run when none is named.",
+	"HELP",
+	"    Print this help.",
+}
+
+// writeLatencyHistogram writes LATENCY HISTOGRAM's reply: for each command
+// named (all, when none is) that has a histogram, a container's subcommands
+// after it, its count of timed runs and the cumulative counts at Redis's
+// reporting levels (see histogramLevels).
+func writeLatencyHistogram(w *resp.Writer, cmds []shardowner.CmdStats, names []string) {
+	var ids []int
+	add := func(cmd *router.Command) {
+		for _, c := range append([]*router.Command{cmd}, subcommandsOf(cmd)...) {
+			if id := c.ID; id < len(cmds) && cmds[id].Lat != nil && cmds[id].Lat.Total() > 0 {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(names) == 0 {
+		for _, cmd := range publicCommands() {
+			add(cmd)
+		}
+	}
+	for _, n := range names {
+		if cmd := lookupPublic([]byte(n)); cmd != nil {
+			add(cmd)
+		}
+	}
+	statNames := router.StatNames()
+	w.Map(len(ids))
+	for _, id := range ids {
+		h := cmds[id].Lat
+		w.BulkString(statNames[id])
+		w.Map(2)
+		w.BulkString("calls")
+		total := h.Total()
+		w.Int(int64(total))
+		w.BulkString("histogram_usec")
+		var levels []uint64
+		var prev uint64
+		for _, top := range histogramLevels {
+			n := h.CountTo(top)
+			if n > prev {
+				levels = append(levels, top/1000, n)
+			}
+			if prev = n; n == total {
+				break
+			}
+		}
+		w.Map(len(levels) / 2)
+		for _, v := range levels {
+			w.Int(int64(v))
+		}
+	}
+}
+
+// subcommandsOf returns cmd's subcommands, in the table's order.
+func subcommandsOf(cmd *router.Command) []*router.Command {
+	subs := make([]*router.Command, len(cmd.Subcommands))
+	for i := range cmd.Subcommands {
+		subs[i] = &cmd.Subcommands[i]
+	}
+	return subs
+}
+
+// histogramLevels are the tops, in nanoseconds, of the levels where Redis's
+// LATENCY HISTOGRAM reports cumulative counts: 1024 ns and each power of two
+// after, each widened to the end of the range its histogram (three
+// significant digits of binary precision past 2^7) gives that value.
+var histogramLevels = func() []uint64 {
+	var levels []uint64
+	for v := uint64(1024); v < 1<<41; v <<= 1 {
+		levels = append(levels, v+v>>7-1)
+	}
+	return append(levels, 1<<64-1)
+}()
