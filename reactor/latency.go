@@ -75,22 +75,30 @@ func writeLatencyHistogram(w *resp.Writer, cmds []shardowner.CmdStats, names []s
 		total := h.Total()
 		w.Int(int64(total))
 		w.BulkString("histogram_usec")
-		var levels []uint64
-		var prev uint64
-		for _, top := range histogramLevels {
-			n := h.CountTo(top)
-			if n > prev {
-				levels = append(levels, top/1000, n)
-			}
-			if prev = n; n == total {
-				break
-			}
-		}
+		levels := cumulativeLevels(h, total)
 		w.Map(len(levels) / 2)
 		for _, v := range levels {
 			w.Int(int64(v))
 		}
 	}
+}
+
+// cumulativeLevels returns, as level (µs), count pairs, the count of h's
+// total durations at each reporting level where it grows, up to the level
+// that counts them all.
+func cumulativeLevels(h *shardowner.Histogram, total uint64) []uint64 {
+	var levels []uint64
+	var prev uint64
+	for _, top := range histogramLevels {
+		n := h.CountTo(top)
+		if n > prev {
+			levels = append(levels, top/1000, n)
+		}
+		if prev = n; n == total {
+			break
+		}
+	}
+	return levels
 }
 
 // subcommandsOf returns cmd's subcommands, in the table's order.
