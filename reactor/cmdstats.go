@@ -14,8 +14,8 @@ import (
 )
 
 // cmdStatsCopy is a core's command and error statistics as INFO reads them:
-// the shard's and the core's counters, copied under mu at every timer tick,
-// so that they count without atomics.
+// the shard's and the core's counters, copied under mu at every timer tick
+// and when a part of INFO runs here, so that they count without atomics.
 type cmdStatsCopy struct {
 	mu   sync.Mutex
 	cmds []shardowner.CmdStats

@@ -143,17 +143,16 @@ type coreStats struct {
 }
 
 // publishedStats are the core's counters as other goroutines (INFO) read
-// them, refreshed every timer tick.
+// them, refreshed every timer tick and when a part of INFO runs here.
 type publishedStats struct {
-	commands, netIn, netOut, expired, conns, rejected atomic.Uint64
-	errorReplies                                      atomic.Uint64
-	instOps, instNetIn, instNetOut                    atomic.Uint64 // per second (instantRates)
-	expireNs, expireCapped, stalePerc                 atomic.Uint64 // stalePerc: float64 bits
-	hits, misses, arenaBytes, offHeapBytes            atomic.Uint64
-	slowTurns, longestTurnNs, statGen                 atomic.Uint64
-	keys, expires, meanExpire                         []atomic.Int64
-	connected                                         atomic.Int64
-	hops                                              [hopCount]atomic.Uint64
+	counters                       [counterCount]atomic.Uint64 // what INFO sums (counter)
+	instOps, instNetIn, instNetOut atomic.Uint64               // per second (instantRates)
+	stalePerc                      atomic.Uint64               // float64 bits
+	arenaBytes, offHeapBytes       atomic.Uint64
+	longestTurnNs, statGen         atomic.Uint64
+	keys, expires, meanExpire      []atomic.Int64
+	connected                      atomic.Int64
+	hops                           [hopCount]atomic.Uint64
 }
 
 // hops gathers the counters INFO reports as hopStats.
@@ -1043,9 +1042,9 @@ func (c *Core) timers(now int64) {
 
 func (c *Core) publishStats() {
 	p := &c.pub
-	p.commands.Store(c.stats.commands)
-	p.netIn.Store(c.stats.netIn)
-	p.netOut.Store(c.stats.netOut)
+	p.counters[cntCommands].Store(c.stats.commands)
+	p.counters[cntNetIn].Store(c.stats.netIn)
+	p.counters[cntNetOut].Store(c.stats.netOut)
 	for i, v := range c.stats.hops() {
 		p.hops[i].Store(v)
 	}
@@ -1053,22 +1052,22 @@ func (c *Core) publishStats() {
 	for _, t := range c.shard.DBs {
 		expired += t.Expired()
 	}
-	p.expired.Store(expired)
-	p.expireNs.Store(c.stats.expireNs)
-	p.expireCapped.Store(c.stats.expireCapped)
+	p.counters[cntExpired].Store(expired)
+	p.counters[cntExpireNs].Store(c.stats.expireNs)
+	p.counters[cntExpireCapped].Store(c.stats.expireCapped)
 	p.stalePerc.Store(math.Float64bits(c.exp.stale))
-	p.conns.Store(c.stats.conns)
-	p.rejected.Store(c.stats.rejected)
-	p.errorReplies.Store(c.stats.errorReplies)
+	p.counters[cntConns].Store(c.stats.conns)
+	p.counters[cntRejected].Store(c.stats.rejected)
+	p.counters[cntErrorReplies].Store(c.stats.errorReplies)
 	p.instOps.Store(c.inst.rate(instantCommands))
 	p.instNetIn.Store(c.inst.rate(instantNetIn))
 	p.instNetOut.Store(c.inst.rate(instantNetOut))
-	p.hits.Store(c.shard.Stats.Hits)
-	p.misses.Store(c.shard.Stats.Misses)
+	p.counters[cntHits].Store(c.shard.Stats.Hits)
+	p.counters[cntMisses].Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))
 	p.offHeapBytes.Store(uint64(c.shard.OffHeapBytes()))
 	c.resetMaxima()
-	p.slowTurns.Store(c.stats.slowTurns)
+	p.counters[cntSlowTurns].Store(c.stats.slowTurns)
 	p.longestTurnNs.Store(c.stats.longestTurnNs)
 	p.statGen.Store(c.stats.statGen)
 	c.publishCmdStats()

@@ -18,13 +18,30 @@ import (
 
 // statTotals are the server-wide counters INFO reports, summed over cores.
 type statTotals struct {
-	commands, netIn, netOut, expired, conns, rejected, hits, misses, slowTurns uint64
-	errorReplies                                                               uint64
-	errs                                                                       map[string]uint64 // by error code
-	expireNs, expireCapped                                                     uint64
-	hops                                                                       hopStats
-	cmds                                                                       []shardowner.CmdStats
+	n    [counterCount]uint64
+	errs map[string]uint64 // by error code
+	hops hopStats
+	cmds []shardowner.CmdStats
 }
+
+// counter names one of the counters every core publishes and INFO sums.
+type counter int
+
+const (
+	cntCommands     counter = iota // total_commands_processed
+	cntNetIn                       // total_net_input_bytes
+	cntNetOut                      // total_net_output_bytes
+	cntExpired                     // expired_keys
+	cntExpireNs                    // expire_cycle_cpu_milliseconds, in ns
+	cntExpireCapped                // expired_time_cap_reached_count
+	cntConns                       // total_connections_received
+	cntRejected                    // rejected_connections
+	cntHits                        // keyspace_hits
+	cntMisses                      // keyspace_misses
+	cntSlowTurns                   // slow_loop_turns
+	cntErrorReplies                // total_error_replies
+	counterCount
+)
 
 // infoRequest is one INFO waiting for the cores' figures: the sections it
 // shows and an entry per core, which that core's part fills.
@@ -116,18 +133,9 @@ func (t *statTotals) add(o *statTotals, neg bool) {
 		}
 		return v
 	}
-	t.commands += d(o.commands)
-	t.netIn += d(o.netIn)
-	t.netOut += d(o.netOut)
-	t.expired += d(o.expired)
-	t.expireNs += d(o.expireNs)
-	t.expireCapped += d(o.expireCapped)
-	t.conns += d(o.conns)
-	t.rejected += d(o.rejected)
-	t.hits += d(o.hits)
-	t.misses += d(o.misses)
-	t.slowTurns += d(o.slowTurns)
-	t.errorReplies += d(o.errorReplies)
+	for i := range t.n {
+		t.n[i] += d(o.n[i])
+	}
 	for code, n := range o.errs {
 		t.errs[code] += d(n)
 	}
@@ -147,11 +155,9 @@ func (t *statTotals) add(o *statTotals, neg bool) {
 // per-command ones parts names.
 func (c *Core) published(parts figureParts) statTotals {
 	p := &c.pub
-	t := statTotals{
-		commands: p.commands.Load(), netIn: p.netIn.Load(), netOut: p.netOut.Load(),
-		expired: p.expired.Load(), expireNs: p.expireNs.Load(), expireCapped: p.expireCapped.Load(),
-		conns: p.conns.Load(), rejected: p.rejected.Load(), hits: p.hits.Load(), misses: p.misses.Load(),
-		slowTurns: p.slowTurns.Load(), errorReplies: p.errorReplies.Load(),
+	var t statTotals
+	for i := range t.n {
+		t.n[i] = p.counters[i].Load()
 	}
 	for i := range t.hops {
 		t.hops[i] = p.hops[i].Load()
@@ -436,38 +442,38 @@ func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 		kv("aof_last_write_status", "ok")
 	}
 	if section("stats") {
-		kv("total_connections_received", t.conns)
-		kv("total_commands_processed", t.commands)
+		kv("total_connections_received", t.n[cntConns])
+		kv("total_commands_processed", t.n[cntCommands])
 		var ops, in, out uint64
 		for i := range figs {
 			ops, in, out = ops+figs[i].instOps, in+figs[i].instNetIn, out+figs[i].instNetOut
 		}
 		kv("instantaneous_ops_per_sec", ops)
-		kv("total_net_input_bytes", t.netIn)
-		kv("total_net_output_bytes", t.netOut)
+		kv("total_net_input_bytes", t.n[cntNetIn])
+		kv("total_net_output_bytes", t.n[cntNetOut])
 		kv("instantaneous_input_kbps", strconv.FormatFloat(float64(in)/1024, 'f', 2, 64))
 		kv("instantaneous_output_kbps", strconv.FormatFloat(float64(out)/1024, 'f', 2, 64))
-		kv("rejected_connections", t.rejected)
-		kv("expired_keys", t.expired)
+		kv("rejected_connections", t.n[cntRejected])
+		kv("expired_keys", t.n[cntExpired])
 		kv("expired_stale_perc", strconv.FormatFloat(stalePerc(figs), 'f', 2, 64))
-		kv("expired_time_cap_reached_count", t.expireCapped)
-		kv("expire_cycle_cpu_milliseconds", t.expireNs/1e6)
+		kv("expired_time_cap_reached_count", t.n[cntExpireCapped])
+		kv("expire_cycle_cpu_milliseconds", t.n[cntExpireNs]/1e6)
 		kv("evicted_keys", 0)
-		kv("keyspace_hits", t.hits)
-		kv("keyspace_misses", t.misses)
+		kv("keyspace_hits", t.n[cntHits])
+		kv("keyspace_misses", t.n[cntMisses])
 		channels, patterns, shardChannels := s.ps.sizes()
 		kv("pubsub_channels", channels)
 		kv("pubsub_patterns", patterns)
 		kv("pubsubshard_channels", shardChannels)
 		kv("unexpected_error_replies", 0)
-		kv("total_error_replies", t.errorReplies)
+		kv("total_error_replies", t.n[cntErrorReplies])
 		var longest uint64
 		for i := range figs {
 			longest = max(longest, s.longestTurnUs(&figs[i]))
 		}
 		// Not in Redis: loop turns of a shard that ran 1 ms or longer, and
 		// the longest, so that stalls show without a profiler.
-		kv("slow_loop_turns", t.slowTurns)
+		kv("slow_loop_turns", t.n[cntSlowTurns])
 		kv("longest_loop_turn_usec", longest)
 		// Not in Redis either: what commands for other shards cost (see
 		// hopStats).
@@ -539,11 +545,11 @@ func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 				keys += n
 			}
 			fmt.Fprintf(&b, "shard%d:cpu=%d,keys=%d,arena_bytes=%d,off_heap_bytes=%d,ops=%d,connected_clients=%d,",
-				c.id, c.cpu, keys, f.arenaBytes, f.offHeapBytes, f.counts.commands, f.connected)
+				c.id, c.cpu, keys, f.arenaBytes, f.offHeapBytes, f.counts.n[cntCommands], f.connected)
 			for i, v := range f.counts.hops {
 				fmt.Fprintf(&b, "%s=%d,", hopNames[i], v)
 			}
-			fmt.Fprintf(&b, "slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n", f.counts.slowTurns, s.longestTurnUs(f))
+			fmt.Fprintf(&b, "slow_loop_turns=%d,longest_loop_turn_usec=%d\r\n", f.counts.n[cntSlowTurns], s.longestTurnUs(f))
 		}
 	}
 	return b.String()

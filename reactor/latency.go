@@ -48,11 +48,15 @@ var latencyHelp = []string{
 // reporting levels (see histogramLevels).
 func writeLatencyHistogram(w *resp.Writer, cmds []shardowner.CmdStats, names []string) {
 	var ids []int
+	addOne := func(c *router.Command) {
+		if id := c.ID; id < len(cmds) && cmds[id].Lat != nil && cmds[id].Lat.Total() > 0 {
+			ids = append(ids, id)
+		}
+	}
 	add := func(cmd *router.Command) {
-		for _, c := range append([]*router.Command{cmd}, subcommandsOf(cmd)...) {
-			if id := c.ID; id < len(cmds) && cmds[id].Lat != nil && cmds[id].Lat.Total() > 0 {
-				ids = append(ids, id)
-			}
+		addOne(cmd)
+		for i := range cmd.Subcommands {
+			addOne(&cmd.Subcommands[i])
 		}
 	}
 	if len(names) == 0 {
@@ -101,19 +105,11 @@ func cumulativeLevels(h *shardowner.Histogram, total uint64) []uint64 {
 	return levels
 }
 
-// subcommandsOf returns cmd's subcommands, in the table's order.
-func subcommandsOf(cmd *router.Command) []*router.Command {
-	subs := make([]*router.Command, len(cmd.Subcommands))
-	for i := range cmd.Subcommands {
-		subs[i] = &cmd.Subcommands[i]
-	}
-	return subs
-}
-
 // histogramLevels are the tops, in nanoseconds, of the levels where Redis's
 // LATENCY HISTOGRAM reports cumulative counts: 1024 ns and each power of two
-// after, each widened to the end of the range its histogram (three
-// significant digits of binary precision past 2^7) gives that value.
+// after, each widened to the top of the range Redis's histogram, which has
+// 128 sub-buckets per power of two past 256, files that value under (32768
+// ns reads as 33 µs).
 var histogramLevels = func() []uint64 {
 	var levels []uint64
 	for v := uint64(1024); v < 1<<41; v <<= 1 {
