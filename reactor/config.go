@@ -42,6 +42,9 @@ type Config struct {
 	SlowlogSlowerThan int64
 	// SlowlogMaxLen is slowlog-max-len: the most entries each shard keeps.
 	SlowlogMaxLen int64
+	// JournalDir, when set, makes every shard journal its changes to a file
+	// of its own there (journal.FileSink).
+	JournalDir string
 }
 
 // SlowlogSlowerThanMin is the least slowlog-log-slower-than, as in Redis:

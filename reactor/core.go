@@ -370,6 +370,10 @@ func (c *Core) turn(maxWait int) {
 	if c.expire(start.UnixNano(), end.UnixNano()) {
 		end = time.Now()
 	}
+	if j := c.shard.Journal; j != nil {
+		// One hand-off per turn, after expiry has recorded its DELs.
+		j.Flush(c.id, c.srv.journal)
+	}
 	if now >= c.nextTimer {
 		c.timers(now)
 		end = time.Now()

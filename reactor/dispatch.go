@@ -292,6 +292,9 @@ func (c *Core) Scratch() *shardowner.Shard {
 	return c.scratchShard
 }
 
+// Own is the core's own shard (router.Exec).
+func (c *Core) Own() *shardowner.Shard { return c.shard }
+
 // Shards is the number of shards (router.Exec).
 func (c *Core) Shards() int { return c.srv.cfg.Shards }
 

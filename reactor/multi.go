@@ -292,6 +292,9 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 	e.Begin(cn.id, cn.proto, n, slot)
 	db := cn.db
 	m.each(func(i int, cmd *router.Command, argv [][]byte) {
+		if cmd.Flags&router.FlagWrite != 0 {
+			e.Writes()
+		}
 		switch cmd.Route {
 		case router.RouteHome:
 			if cmd.Home == router.HomeSelect {

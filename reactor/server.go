@@ -12,6 +12,7 @@ import (
 
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/journal"
 	"golang.org/x/sys/unix"
 )
 
@@ -82,6 +83,9 @@ type Server struct {
 	enc     *shardowner.EncodingConfig // shared by every core's shard
 	ps      pubsubDir                  // every core's subscriptions, for PUBSUB and INFO
 	events  shardowner.NotifyConfig    // notify-keyspace-events, read by every shard
+	// journal takes the shards' change journals; nil: nobody does, and the
+	// shards record nothing.
+	journal *journal.FileSink
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -161,6 +165,17 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
+	if cfg.JournalDir != "" {
+		sink, err := journal.OpenFileSink(cfg.JournalDir, cfg.Shards)
+		if err != nil {
+			s.closeListeners()
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		s.journal = sink
+		for _, c := range s.cores {
+			c.shard.Journal = journal.New()
+		}
+	}
 	return s, nil
 }
 
@@ -181,6 +196,11 @@ func (s *Server) Start() {
 	}
 	go func() {
 		s.wg.Wait()
+		if s.journal != nil {
+			if err := s.journal.Close(); err != nil {
+				s.log.Error("journal", "err", err)
+			}
+		}
 		close(s.done)
 	}()
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/journal"
 )
 
 // epoch is the origin of Now. It carries a monotonic reading, so time.Since
@@ -56,14 +57,14 @@ func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int6
 	if cmd.Flags&FlagBlocking != 0 {
 		ctx.MayBlock = !o.Part && !o.Held
 		ctx.Blocked = false
-		failed := run(ctx, cmd, argv)
+		failed := run(ctx, cmd, argv, o)
 		ctx.MayBlock = false
 		if ctx.Blocked {
 			return start
 		}
 		return Account(ctx.Shard, cmd, argv, o, start, failed)
 	}
-	failed := run(ctx, cmd, argv)
+	failed := run(ctx, cmd, argv, o)
 	if ctx.Shard.Waiters != nil && (cmd.Flags&FlagWrite != 0 || cmd.Internal) {
 		signalKeys(ctx, cmd, argv)
 	}
@@ -84,11 +85,60 @@ func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 }
 
 // run runs cmd's handler, for Call and Group.Call, and reports whether it
-// replied an error.
-func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) (failed bool) {
+// replied an error. While the shard journals, it also records what the
+// command changed (journaled).
+func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	if j := ctx.Shard.Journal; j != nil {
+		return journaled(j, ctx, cmd, argv, o)
+	}
 	errs := ctx.W.Errors
 	cmd.Run(ctx, argv)
 	return ctx.W.Errors != errs
+}
+
+// journaled runs cmd as run does and records its change in the shard's
+// journal: what the handler propagated itself (Ctx.Propagate), else, for a
+// write that changed something, the command as received. A command every
+// shard runs its slice of (FLUSHALL, SWAPDB) is recorded whenever it
+// succeeds, as Redis propagates it even when there was nothing to change.
+// A part of a transaction records into the transaction's part on this
+// shard, which its unlock closes (shardowner.InternalUnlock).
+func journaled(j *journal.Journal, ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	errs := ctx.W.Errors
+	dirty := ctx.Shard.Dirty
+	j.Begin(journal.Owner{Client: o.Client, Seq: o.Seq}, o.Held)
+	cmd.Run(ctx, argv)
+	failed = ctx.W.Errors != errs
+	if !j.Explicit() && !ctx.Blocked && cmd.Flags&FlagWrite != 0 && !cmd.Internal {
+		switch {
+		case cmd.Route == RouteAll:
+			if !failed {
+				j.Shared(ctx.DB, argv...)
+			}
+		case ctx.Shard.Dirty != dirty:
+			j.Record(ctx.DB, argv...)
+		}
+	}
+	j.End()
+	return failed
+}
+
+// RecordKeys returns the keys a journal record names, by the command
+// table, for journal.Merge: a command every shard runs (FLUSHALL, SWAPDB),
+// and one the table does not know, touch all.
+func RecordKeys(argv [][]byte) (keys [][]byte, all bool) {
+	cmd := Lookup(argv[0])
+	if cmd == nil || cmd.Route == RouteAll {
+		return nil, true
+	}
+	if !cmd.HasKeys(len(argv)) {
+		return nil, false
+	}
+	var buf [16]int
+	for _, i := range cmd.KeyIndexes(buf[:0], argv) {
+		keys = append(keys, argv[i])
+	}
+	return keys, false
 }
 
 // Account records a run of cmd that began at start on shard sh and returns
@@ -232,7 +282,7 @@ func (g *Group) Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin,
 		return Call(ctx, cmd, argv, o, g.Close(sh, start))
 	}
 	before := len(ctx.W.B)
-	failed := run(ctx, cmd, argv)
+	failed := run(ctx, cmd, argv, o)
 	return g.Ran(sh, cmd, argv, o, start, size, len(ctx.W.B)-before, failed)
 }
 

@@ -241,15 +241,15 @@ var commands = []Command{
 	{Name: "corekv.randomkey", Arity: 1, Route: RouteAll, Combine: CombineRandomKey, Run: so.InternalRandomKey, Internal: true},
 	// a transaction's lock requests (Txn, Locks)
 	{Name: "corekv.lock", Arity: -2, Route: RouteAll, Run: so.InternalLock, Internal: true},
-	{Name: "corekv.unlock", Arity: 2, Route: RouteAll, Run: so.InternalUnlock, Internal: true},
+	{Name: "corekv.unlock", Arity: -2, Route: RouteAll, Run: so.InternalUnlock, Internal: true},
 	// the end of a parked blocking command, sent by its client's core:
 	// corekv.bcancel <client> timeout|error|gone key [key ...], sent to the
 	// one shard of its keys (Split for the table only); its keys
 	// order it behind the command where locks make it wait (blocking.go)
 	// a wake-only registration of a blocking command whose keys span
 	// shards: corekv.bwait <client> list|zset key [key ...]
-	{Name: "corekv.bwait", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalUnlock, Internal: true},
-	{Name: "corekv.bcancel", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalUnlock, Internal: true},
+	{Name: "corekv.bwait", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalOK, Internal: true},
+	{Name: "corekv.bcancel", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalOK, Internal: true},
 
 	// WATCH's part on the shards that own watched keys; EXEC asks each shard
 	// whether one was touched. corekv.watch's parts are built by the caller,

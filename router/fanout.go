@@ -78,6 +78,9 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	b := s.split
 	n := ex.Shards()
 	b.Begin(s.Client, proto, n, s)
+	if cmd.Flags&FlagWrite != 0 {
+		b.Writes()
+	}
 	b.cmd, b.db = cmd, db
 	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
 	for _, a := range argv {

@@ -105,6 +105,9 @@ type Exec interface {
 	// Scratch is an empty keyspace of the core, on its clock, where a
 	// gathering plan runs its command; the plan empties it after.
 	Scratch() *shardowner.Shard
+	// Own is the core's own shard, for what a transaction run without
+	// locks (Txn.RunUnlocked) ends there itself.
+	Own() *shardowner.Shard
 	// HasSubscribers reports whether the core of shard may have clients a
 	// publish reaches: shard-channel subscribers when sharded, else channel
 	// or pattern subscribers. A publish skips the cores that have none.

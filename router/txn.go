@@ -3,6 +3,9 @@ package router
 import (
 	"slices"
 	"strconv"
+	"sync/atomic"
+
+	"github.com/corekv/corekv/shardowner/journal"
 )
 
 // Txn is a command in flight that must be atomic over several shards: a
@@ -57,6 +60,8 @@ type Txn struct {
 	ex       txnExec // what an atOnce body submits through
 	finished []byte  // the reply, when the body ended before the last grant came
 	done     bool
+	writes   bool   // may change data: each shard's part goes to its journal (Writes)
+	journal  uint64 // the transaction's number in the shards' journals; 0 until needed
 	body     TxnBody
 	argv     [][]byte // scratch for lock requests
 	num      []byte
@@ -119,8 +124,32 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	t.next, t.locking, t.stepping, t.touched, t.body = 0, nil, false, false, nil
 	t.eager, t.unblock, t.running, t.done, t.released = false, false, false, false, 0
 	t.atOnce, t.lastDone = false, false
+	t.writes, t.journal = false, 0
 	t.deferred, t.dArgs, t.dEnd = t.deferred[:0], t.dArgs[:0], t.dEnd[:0]
 	t.finished = t.finished[:0]
+}
+
+// Writes says the transaction may change data: every shard it locks closes
+// its part in the shard's journal as one of the transaction's parts, even a
+// part that changed nothing there, so that whoever applies the journal can
+// tell a whole transaction from a torn one. A transaction that only reads
+// leaves no trace.
+func (t *Txn) Writes() { t.writes = true }
+
+// journalIDs numbers the transactions the shards' journals record, over
+// every core: a number names one transaction's parts on all its shards.
+var journalIDs atomic.Uint64
+
+// journalMark returns the arguments a shard's journal closes t's part with:
+// t's number and its count of parts (0: nothing to record).
+func (t *Txn) journalMark(parts int) (uint64, int) {
+	if !t.writes {
+		return 0, 0
+	}
+	if t.journal == 0 {
+		t.journal = journalIDs.Add(1)
+	}
+	return t.journal, parts
 }
 
 // RunEarly lets the body start once the last lock request is sent, rather
@@ -181,6 +210,11 @@ func (t *Txn) RunUnlocked(ex Exec, body TxnBody, touched bool) {
 	t.shards = t.shards[:0]
 	t.running = true
 	body.Run(ex, t, touched)
+	if j := ex.Own().Journal; j != nil {
+		// Its parts ran here, one after the other, and are the whole.
+		id, parts := t.journalMark(1)
+		j.EndTx(journal.Owner{Client: t.client, Seq: t.seq}, id, parts)
+	}
 }
 
 // Start takes the locks, then runs body.
@@ -365,9 +399,20 @@ func (t *Txn) ReleaseLast(ex Exec) {
 	}
 }
 
+// sendUnlock sends corekv.unlock client seq id parts to shard: the last
+// three close the transaction's part in the shard's journal.
 func (t *Txn) sendUnlock(ex Exec, shard int) {
+	// Every shard it asked for a lock gets an unlock, and no other: a
+	// body that ended early (an error) never asked the shards after next.
+	id, parts := t.journalMark(t.next)
 	t.num = strconv.AppendInt(t.num[:0], t.client, 10)
-	t.argv = append(t.argv[:0], cmdUnlock.NameBytes(), t.num)
+	n := len(t.num)
+	t.num = strconv.AppendInt(t.num, int64(t.seq), 10)
+	m := len(t.num)
+	t.num = strconv.AppendUint(t.num, id, 10)
+	k := len(t.num)
+	t.num = strconv.AppendInt(t.num, int64(parts), 10)
+	t.argv = append(t.argv[:0], cmdUnlock.NameBytes(), t.num[:n], t.num[n:m], t.num[m:k], t.num[k:])
 	s := ex.NewSlot()
 	s.Orphan = true // nobody reads the reply
 	s.Client, s.seq = t.client, t.seq

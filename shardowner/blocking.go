@@ -129,6 +129,8 @@ func blockingPop(c *Ctx, argv [][]byte, left bool) {
 		c.W.Bulk(k)
 		listPop(c, k, v, left, 1, func(e []byte) { c.W.Bulk(e) })
 		c.NotifyRemoval(NotifyList, popEvent(left), k)
+		// Replayed, a blocking pop must not wait: its plain form goes.
+		c.Propagate(popWord(left), k)
 		return
 	}
 	blockOrNull(c, false)
@@ -157,7 +159,11 @@ func blockingMove(c *Ctx, src, dst []byte, from, to bool, timeout []byte) {
 	} else if found && blockCandidate(c, src) {
 		// A destination of another type is an error even when served,
 		// and the element stays in the source.
+		dirty := c.Shard.Dirty
 		listMove(c, src, dst, from, to)
+		if c.Shard.Dirty != dirty {
+			c.Propagate(wordLMove, src, dst, sideWord(from), sideWord(to))
+		}
 		return
 	}
 	blockOrNull(c, true)
@@ -218,6 +224,7 @@ func blockingZPop(c *Ctx, argv [][]byte, max bool) {
 		it.release()
 		zremSpan(c, k, v, sp)
 		c.NotifyRemoval(NotifyZset, zpopEvent(max), k)
+		c.Propagate(zpopWord(max), k)
 		return
 	}
 	blockOrNull(c, false)

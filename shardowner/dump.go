@@ -181,6 +181,7 @@ func Restore(c *Ctx, argv [][]byte) {
 			if deleted {
 				t.Modified(key)
 				c.Notify(NotifyGeneric, "del", key)
+				propagateDel(c, key)
 			}
 			c.W.OK()
 			return
@@ -190,6 +191,9 @@ func Restore(c *Ctx, argv [][]byte) {
 		return
 	}
 	c.Notify(NotifyGeneric, "restore", key)
+	if ttl != 0 && !absTTL {
+		propagateValue(c, key) // with its TTL made absolute
+	}
 	c.W.OK()
 }
 

@@ -102,10 +102,12 @@ func expireGeneric(c *Ctx, argv [][]byte, base int64, seconds bool, name string)
 	if when <= c.Shard.Clock.Ms {
 		t.Delete(argv[1])
 		c.Notify(NotifyGeneric, "del", argv[1])
+		propagateDel(c, argv[1])
 	} else if _, err := t.SetExpire(argv[1], when); !stored(c, err) {
 		return
 	} else {
 		c.Notify(NotifyGeneric, "expire", argv[1])
+		propagateExpireAt(c, argv[1], when)
 	}
 	c.W.Int(1)
 }

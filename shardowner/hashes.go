@@ -467,6 +467,7 @@ func HIncrByFloat(c *Ctx, argv [][]byte) {
 	pair := [2][]byte{argv[2], b.B}
 	if _, ok := hashSet(c, argv[1], h, pair[:]); ok {
 		c.Notify(NotifyHash, "hincrbyfloat", argv[1])
+		c.Propagate(wordHSet, argv[1], argv[2], b.B)
 		c.W.Bulk(b.B)
 	}
 }

@@ -216,6 +216,7 @@ func InternalTake(c *Ctx, argv [][]byte) {
 	dumpValue(c, argv[1], false)
 	if c.Table().Delete(argv[1]) {
 		c.Notify(NotifyGeneric, "rename_from", argv[1])
+		propagateDel(c, argv[1])
 	}
 }
 
@@ -242,8 +243,8 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	case resp.EqualFold(mode, "nx"):
 		nx = true
 	case resp.EqualFold(mode, "del"), resp.EqualFold(mode, "none"):
-		if len(mode) == len("del") {
-			c.Table().Delete(key)
+		if len(mode) == len("del") && c.Table().Delete(key) {
+			propagateDel(c, key)
 		}
 		replay(c, key, events)
 		c.W.Int(1)
@@ -269,7 +270,9 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	}
 	replaced := event != "" && t.Exists(key)
 	if v.ExpireAt != 0 && v.ExpireAt <= c.Shard.Clock.Ms {
-		t.Delete(key)
+		if t.Delete(key) {
+			propagateDel(c, key)
+		}
 		t.Modified(key)
 	} else {
 		if big {
@@ -292,6 +295,7 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 			}
 			return
 		}
+		propagateValue(c, key)
 	}
 	if event != "" {
 		notifyReplaced(c, c.DB, key, replaced)

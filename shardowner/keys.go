@@ -255,7 +255,7 @@ func Copy(c *Ctx, argv [][]byte) {
 	replaced := to.Exists(dst)
 	if stored(c, putValue(to, dst, v)) {
 		notifyReplaced(c, db, dst, replaced)
-		c.Shard.notify(db, NotifyGeneric, "copy_to", dst)
+		c.NotifyIn(db, NotifyGeneric, "copy_to", dst)
 		c.W.Int(1)
 	} else if v.Big != nil {
 		v.Big.Clear()
@@ -290,7 +290,7 @@ func Move(c *Ctx, argv [][]byte) {
 	}
 	t.Detach(argv[1])
 	c.Notify(NotifyGeneric, "move_from", argv[1])
-	c.Shard.notify(n, NotifyGeneric, "move_to", argv[1])
+	c.NotifyIn(n, NotifyGeneric, "move_to", argv[1])
 	c.W.Int(1)
 }
 

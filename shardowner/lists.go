@@ -935,6 +935,8 @@ func lmpopReply(c *Ctx, k []byte, v Value, left bool, count int64) {
 	c.W.Array(n)
 	listPop(c, k, v, left, n, func(e []byte) { c.W.Bulk(e) })
 	c.NotifyRemoval(NotifyList, popEvent(left), k)
+	// LMPOP and BLMPOP, as Redis propagates them.
+	propagateCount(c, popWord(left), k, n)
 }
 
 // listBlob appends the elements of list v as a packed list (a value

@@ -93,8 +93,20 @@ type NotifyConfig struct {
 // subscribers on every core (Hub.Broadcast). Costs one atomic load when
 // class is off.
 func (c *Ctx) Notify(class int, event string, key []byte) {
+	if class != NotifyKeyMiss {
+		c.Shard.Dirty++ // a read's miss changes nothing
+	}
 	if e := c.Shard.Events; e != nil && e.Classes.Load()&int64(class) != 0 {
 		c.Shard.notify(c.DB, class, event, key)
+	}
+}
+
+// NotifyIn is Notify for a change to key of database db rather than the
+// client's (COPY … DB, MOVE).
+func (c *Ctx) NotifyIn(db, class int, event string, key []byte) {
+	c.Shard.Dirty++
+	if e := c.Shard.Events; e != nil && e.Classes.Load()&int64(class) != 0 {
+		c.Shard.notify(db, class, event, key)
 	}
 }
 
@@ -102,6 +114,7 @@ func (c *Ctx) Notify(class int, event string, key []byte) {
 // change took the aggregate's last element and with it the key.
 func (c *Ctx) NotifyRemoval(class int, event string, key []byte) {
 	if !c.Shard.notifying() {
+		c.Shard.Dirty++
 		return
 	}
 	c.Notify(class, event, key)
@@ -150,6 +163,30 @@ func notifyChannel(b []byte, prefix string, db int, name []byte) []byte {
 	b = strconv.AppendInt(b, int64(db), 10)
 	b = append(b, "__:"...)
 	return append(b, name...)
+}
+
+// expireHook returns the function t calls for each key that expires:
+// the journal records the expiry as a DEL, then notify publishes it.
+func (s *Shard) expireHook(t *Table, notify func(key []byte)) func(key []byte) {
+	return func(key []byte) {
+		if j := s.Journal; j != nil {
+			j.Record(s.dbOf(t), wordDel, key)
+		}
+		notify(key)
+	}
+}
+
+var wordDel = []byte("DEL")
+
+// dbOf returns the database of table t. SWAPDB moves tables between
+// databases, so it is looked up when needed.
+func (s *Shard) dbOf(t *Table) int {
+	for db, d := range s.DBs {
+		if d == t {
+			return db
+		}
+	}
+	return 0
 }
 
 // tableHook returns the function t calls for each key that expires or is

@@ -539,6 +539,7 @@ func SPop(c *Ctx, argv [][]byte) {
 		eachMember(s, func(m []byte) bool { c.W.Bulk(m); return true })
 		c.Table().Delete(argv[1])
 		c.NotifyRemoval(NotifySet, "spop", argv[1])
+		propagateDel(c, argv[1])
 		return
 	}
 	if count < 0 && s.Big != nil && size > 1 {
@@ -546,6 +547,7 @@ func SPop(c *Ctx, argv [][]byte) {
 		// table, then deleted from it.
 		m, _ := s.Big.RandomKey()
 		c.W.Bulk(m)
+		c.Propagate(wordSRem, argv[1], m)
 		s.Big.Delete(m)
 		c.Table().Modified(argv[1]) // changed in place, where the table cannot see
 		c.NotifyRemoval(NotifySet, "spop", argv[1])
@@ -575,6 +577,15 @@ func SPop(c *Ctx, argv [][]byte) {
 		return
 	}
 	c.NotifyRemoval(NotifySet, "spop", argv[1])
+	if c.Journaling() {
+		srem := [][]byte{wordSRem, argv[1]}
+		for off := 0; off < len(picked.B); {
+			var m []byte
+			m, off = kvtable.ElemAt(picked.B, off)
+			srem = append(srem, m)
+		}
+		c.Propagate(srem...)
+	}
 	if count < 0 {
 		m, _ := kvtable.ElemAt(picked.B, 0)
 		c.W.Bulk(m)

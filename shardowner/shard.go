@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/journal"
 	"github.com/corekv/corekv/shardowner/kvtable"
 )
 
@@ -43,6 +44,15 @@ type Shard struct {
 	Publisher StatsPublisher
 	// Events is notify-keyspace-events (notify.go); nil: none.
 	Events *NotifyConfig
+
+	// Journal collects the records of what changes the shard's data, for
+	// whoever consumes them; nil: nobody does, and nothing is recorded.
+	Journal *journal.Journal
+	// Dirty counts the changes made to the shard's data: a handler's
+	// keyspace event (Notify) is one, whether or not events are enabled.
+	// The call path compares it around a command to know whether the
+	// command changed anything.
+	Dirty uint64
 
 	notifyChan, notifyMsg []byte // scratch for Notify
 
@@ -103,7 +113,7 @@ func NewShard(id, count, databases int) *Shard {
 		rng: uint64(id)*0x9e3779b97f4a7c15 + uint64(time.Now().UnixNano())}
 	for i := range s.DBs {
 		s.DBs[i] = NewTable(&s.Clock)
-		s.DBs[i].OnExpire = s.tableHook(s.DBs[i], NotifyExpired, "expired")
+		s.DBs[i].OnExpire = s.expireHook(s.DBs[i], s.tableHook(s.DBs[i], NotifyExpired, "expired"))
 		s.DBs[i].OnNew = s.newHook(s.DBs[i], s.tableHook(s.DBs[i], NotifyNew, "new"))
 	}
 	return s
@@ -138,6 +148,21 @@ type Ctx struct {
 	MayBlock bool
 	Blocked  bool
 	ServeKey []byte
+}
+
+// Journaling reports whether the shard records its changes (Propagate
+// then matters).
+func (c *Ctx) Journaling() bool { return c.Shard.Journal != nil }
+
+// Propagate records argv as what the running command did, in the client's
+// database, in place of the command as received: a handler whose command
+// would replay differently than it ran (a relative TTL, a random pick, a
+// blocked pop) says so here, once per effect. It does nothing unless the
+// shard journals.
+func (c *Ctx) Propagate(argv ...[]byte) {
+	if j := c.Shard.Journal; j != nil {
+		j.Propagate(c.DB, argv...)
+	}
 }
 
 // Table returns the table of the client's selected database.

@@ -248,6 +248,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		if flags&optGet == 0 {
 			if stored(c, storeString(c, key, val, expireAt)) {
 				notifySet(c, key, flags)
+				propagateSet(c, key, val, expireAt)
 				c.W.OK()
 			}
 			return
@@ -257,6 +258,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		mark := replyOld(c, old, found)
 		if storedAfterReply(c, mark, storeString(c, key, val, expireAt)) {
 			notifySet(c, key, flags)
+			propagateSet(c, key, val, expireAt)
 		}
 		return
 	}
@@ -357,16 +359,19 @@ func GetEx(c *Ctx, argv [][]byte) {
 		replyValue(c, v)
 		t.Delete(argv[1])
 		c.Notify(NotifyGeneric, "del", argv[1])
+		propagateDel(c, argv[1])
 		return
 	case flags&optExpireMask != 0:
 		if _, err := t.SetExpire(argv[1], expireAt); !stored(c, err) {
 			return
 		}
 		c.Notify(NotifyGeneric, "expire", argv[1])
+		propagateExpireAt(c, argv[1], expireAt)
 		v, _ = t.Get(argv[1])
 	case flags&optPersist != 0 && v.ExpireAt != 0:
 		t.SetExpire(argv[1], 0) // dropping a TTL never needs room
 		c.Notify(NotifyGeneric, "persist", argv[1])
+		c.Propagate(wordPersist, argv[1])
 		v, _ = t.Get(argv[1])
 	}
 	replyValue(c, v)
@@ -603,6 +608,8 @@ func IncrByFloat(c *Ctx, argv [][]byte) {
 	// Redis keeps the result a string even when it is integral ("8").
 	if stored(c, c.Table().SetVerbatim(argv[1], b.B, v.ExpireAt, false)) {
 		c.Notify(NotifyString, "incrbyfloat", argv[1])
+		// Replayed, the sum could round otherwise: the result goes.
+		c.Propagate(wordSet, argv[1], b.B, wordKeepTTL)
 		c.W.Bulk(b.B)
 	}
 }

@@ -1,6 +1,9 @@
 package shardowner
 
-import "github.com/corekv/corekv/resp"
+import (
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/journal"
+)
 
 // The handlers in this file are the shard-side replies of a transaction's
 // lock requests (router.Txn) and SWAPDB. Taking and releasing the keys is
@@ -10,7 +13,7 @@ import "github.com/corekv/corekv/resp"
 // transaction's commands.
 //
 //	corekv.lock client [db key ...]   :1 when a key client watches here was touched, else :0
-//	corekv.unlock client              +OK
+//	corekv.unlock client [seq id parts]  +OK
 
 // InternalLock: corekv.lock client [db key ...].
 func InternalLock(c *Ctx, argv [][]byte) {
@@ -22,8 +25,23 @@ func InternalLock(c *Ctx, argv [][]byte) {
 	c.W.Int(0)
 }
 
-// InternalUnlock: corekv.unlock client.
-func InternalUnlock(c *Ctx, argv [][]byte) { c.W.OK() }
+// InternalOK answers the shard-to-shard commands the loop runs itself
+// (corekv.bwait, corekv.bcancel) should they ever reach a handler.
+func InternalOK(c *Ctx, argv [][]byte) { c.W.OK() }
+
+// InternalUnlock: corekv.unlock client [seq id parts]. The locks are the
+// router's; here the transaction's part of the shard's journal closes, as
+// part of parts of transaction id (router.Txn.Writes).
+func InternalUnlock(c *Ctx, argv [][]byte) {
+	if j := c.Shard.Journal; j != nil && len(argv) == 5 {
+		client, _ := resp.ParseInt(argv[1])
+		seq, _ := resp.ParseInt(argv[2])
+		id, _ := resp.ParseInt(argv[3])
+		parts, _ := resp.ParseInt(argv[4])
+		j.EndTx(journal.Owner{Client: client, Seq: uint8(seq)}, uint64(id), int(parts))
+	}
+	c.W.OK()
+}
 
 // SwapDB: SWAPDB index1 index2. Every shard swaps its two tables; the
 // router runs it on all shards at one instant.

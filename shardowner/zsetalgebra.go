@@ -366,4 +366,6 @@ func zmpopReply(c *Ctx, key []byte, v Value, max bool, count int64) {
 	writeElems(c, z, sp, max, true, true)
 	zremSpan(c, key, v, sp)
 	c.NotifyRemoval(NotifyZset, zpopEvent(max), key)
+	// ZMPOP and BZMPOP, as Redis propagates them.
+	propagateCount(c, zpopWord(max), key, k)
 }

@@ -36,6 +36,8 @@ Options (also accepted as "name value" lines in the config file):
                                  log commands that run this long or longer (default 10000; -1: none)
   --slowlog-max-len N            slow log entries kept per shard (default 128)
   --pprof ADDR                   serve net/http/pprof on ADDR (off by default)
+  --journal-dir DIR              write each shard's change journal to DIR/journal-<shard>.resp, for
+                                 inspection and tests (not durable: that is the AOF's job)
   --version, -v                  print the version
   --help, -h                     print this help
 `
@@ -248,6 +250,8 @@ func (o *options) apply(name string, vals []string) error {
 		}
 	case "pprof":
 		o.pprof, err = one()
+	case "journal-dir":
+		o.cfg.JournalDir, err = one()
 	case "enable-debug-command":
 		var v string
 		if v, err = one(); err == nil {

@@ -1,0 +1,213 @@
+// Package journal owns the change journal: what every change to a shard's
+// data looks like once it leaves the shard (records), how a shard collects
+// them in the order it applied them, how a transaction over several shards
+// is marked so that it can be applied whole, and how the streams of all
+// shards are merged into one (Merge). The AOF, replicas, client-side
+// caching and eviction consume it; the call path (router) and the command
+// handlers (shardowner) write it.
+//
+// A record is a command in Redis's replayable form, RESP-encoded as a client
+// would send it: the command as received by default, or what a handler says
+// it did when that differs (SET … EX → SET … PXAT, SPOP → SREM, a blocked
+// pop → its plain form, an expiry → DEL). A shard's stream is a sequence of
+// records, with SELECT where the database changes, and annotation lines,
+// which start with '#' (Redis's AOF loader and redis-check-aof skip them):
+//
+//	#tx <id> <parts>   the MULTI … EXEC block that follows is one of <parts>
+//	                   parts, one per shard, of transaction <id>
+//	#all               the record that follows is in every part of its
+//	                   transaction (SWAPDB, FLUSHALL, FLUSHDB run on every
+//	                   shard): a merged stream carries it once
+//
+// Everything here runs on the shard's thread but the Sink's own work.
+package journal
+
+import (
+	"strconv"
+)
+
+// A Sink takes a shard's records, once per loop turn of the shard. Write runs
+// on the shard's thread and must not keep records after it returns.
+type Sink interface {
+	Write(shard int, records []byte)
+}
+
+// Owner names a transaction to a shard: its client and the client's
+// transaction number (router.Origin).
+type Owner struct {
+	Client int64
+	Seq    uint8
+}
+
+// Journal collects one shard's records. The zero value is not ready: use
+// New. Only the shard's thread touches it.
+type Journal struct {
+	buf []byte // records not yet handed to the sink
+	db  int    // the database the stream's last SELECT named; -1 before any
+
+	cur      *part // the part the running command writes to; nil: the stream
+	explicit bool  // the running command recorded its effects itself
+	parts    map[Owner]*part
+	free     []*part
+}
+
+// part is a transaction's records on this shard, kept until the
+// transaction lets go of the shard (EndTx): other commands may run on the
+// shard in between, on other keys, and their records must not land inside
+// the block.
+type part struct {
+	b    []byte
+	recs []rec
+}
+
+// rec is one record of a part: its database and where its bytes end in b.
+type rec struct {
+	db     int
+	end    int
+	shared bool // #all
+}
+
+// New returns an empty journal.
+func New() *Journal { return &Journal{db: -1, parts: make(map[Owner]*part)} }
+
+// Begin starts the records of one command run. held says it runs as a part
+// of transaction o, whose records are kept for EndTx.
+func (j *Journal) Begin(o Owner, held bool) {
+	j.explicit = false
+	j.cur = nil
+	if !held {
+		return
+	}
+	p := j.parts[o]
+	if p == nil {
+		if n := len(j.free); n > 0 {
+			p = j.free[n-1]
+			j.free = j.free[:n-1]
+		} else {
+			p = &part{}
+		}
+		j.parts[o] = p
+	}
+	j.cur = p
+}
+
+// End ends the command run Begin started.
+func (j *Journal) End() { j.cur = nil }
+
+// Explicit reports whether the running command recorded its effects itself
+// (Propagate), so that the call path adds nothing.
+func (j *Journal) Explicit() bool { return j.explicit }
+
+// Propagate records argv as the effect of the running command in database
+// db, in place of the command as received.
+func (j *Journal) Propagate(db int, argv ...[]byte) {
+	j.explicit = true
+	j.Record(db, argv...)
+}
+
+// Record appends argv, run in database db, to the running command's
+// transaction part, or to the stream.
+func (j *Journal) Record(db int, argv ...[]byte) {
+	j.record(db, false, argv)
+}
+
+// Shared records argv as Record does, for a command that every shard runs
+// its own slice of: in a transaction each part carries it, and a merged
+// stream carries it once.
+func (j *Journal) Shared(db int, argv ...[]byte) {
+	j.record(db, true, argv)
+}
+
+func (j *Journal) record(db int, shared bool, argv [][]byte) {
+	if p := j.cur; p != nil {
+		p.b = AppendCommand(p.b, argv...)
+		p.recs = append(p.recs, rec{db: db, end: len(p.b), shared: shared})
+		return
+	}
+	j.selectDB(db)
+	j.buf = AppendCommand(j.buf, argv...)
+}
+
+// selectDB adds a SELECT to the stream when db is not its database.
+func (j *Journal) selectDB(db int) {
+	if db == j.db {
+		return
+	}
+	j.db = db
+	var n [20]byte
+	j.buf = AppendCommand(j.buf, []byte("SELECT"), strconv.AppendInt(n[:0], int64(db), 10))
+}
+
+var (
+	wordMulti = []byte("MULTI")
+	wordExec  = []byte("EXEC")
+)
+
+// EndTx closes transaction o's part on this shard: the records its parts
+// left here go into the stream as one MULTI … EXEC block marked as one of
+// parts parts of transaction id. With parts 0 (a transaction that writes
+// nothing) they are dropped.
+func (j *Journal) EndTx(o Owner, id uint64, parts int) {
+	p := j.parts[o]
+	if p == nil {
+		if parts == 0 {
+			return
+		}
+		p = &part{}
+	} else {
+		delete(j.parts, o)
+	}
+	if parts > 0 {
+		j.buf = append(j.buf, "#tx "...)
+		j.buf = strconv.AppendUint(j.buf, id, 10)
+		j.buf = append(j.buf, ' ')
+		j.buf = strconv.AppendInt(j.buf, int64(parts), 10)
+		j.buf = append(j.buf, "\r\n"...)
+		j.buf = AppendCommand(j.buf, wordMulti)
+		start := 0
+		for _, r := range p.recs {
+			j.selectDB(r.db)
+			if r.shared {
+				j.buf = append(j.buf, "#all\r\n"...)
+			}
+			j.buf = append(j.buf, p.b[start:r.end]...)
+			start = r.end
+		}
+		j.buf = AppendCommand(j.buf, wordExec)
+	}
+	p.b, p.recs = p.b[:0], p.recs[:0]
+	if cap(p.b) > 1<<20 {
+		p.b = nil
+	}
+	j.free = append(j.free, p)
+}
+
+// Pending reports whether records wait for the sink.
+func (j *Journal) Pending() bool { return len(j.buf) > 0 }
+
+// Flush hands the records collected since the last Flush to sink.
+func (j *Journal) Flush(shard int, sink Sink) {
+	if len(j.buf) == 0 {
+		return
+	}
+	sink.Write(shard, j.buf)
+	j.buf = j.buf[:0]
+	if cap(j.buf) > 4<<20 {
+		j.buf = nil
+	}
+}
+
+// AppendCommand appends argv to b as a RESP array of bulk strings.
+func AppendCommand(b []byte, argv ...[]byte) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(argv)), 10)
+	b = append(b, "\r\n"...)
+	for _, a := range argv {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, "\r\n"...)
+		b = append(b, a...)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
