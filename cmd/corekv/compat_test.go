@@ -720,12 +720,13 @@ func (s *compatCorekv) exited() bool {
 	}
 }
 
-// compatStartCorekv starts the built server with --port 0 and reads the port
-// it picked from its ready line.
-func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
+// compatStartCorekv starts the built server with --port 0 (and extra
+// options) and reads the port it picked from its ready line.
+func compatStartCorekv(t *testing.T, bin string, shards int, extra ...string) *compatCorekv {
 	t.Helper()
 	// DEBUG is on in both servers (redis-server too), so DEBUG SLEEP compares.
-	cmd := exec.Command(bin, "--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards), "--enable-debug-command", "yes")
+	args := append([]string{"--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards), "--enable-debug-command", "yes"}, extra...)
+	cmd := exec.Command(bin, args...)
 	srv := &compatCorekv{logs: &safeBuffer{}, done: make(chan struct{})}
 	cmd.Stdout = srv.logs
 	stderr, err := cmd.StderrPipe()
