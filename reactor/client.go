@@ -120,7 +120,7 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "help") && n == 2:
 		cn.helpReply(clientHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "client"))
+		cn.errorReply(resp.ErrUnknownSubcommand("client", sub))
 	}
 }
 

@@ -1,6 +1,9 @@
 package resp
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Error is a reply error whose text is exactly what Redis sends after the '-'.
 // Clients and their test suites match on these strings, so they are defined
@@ -59,6 +62,24 @@ func ErrUnknownCommand(argv [][]byte) Error {
 		b = append(b, '\'', ' ')
 	}
 	return Error(b)
+}
+
+// ErrUnknownSubcommand is a container command's reply to a subcommand it
+// does not have: the subcommand as sent, cut as C's "%.128s" cuts it (at a
+// NUL, then at 128 bytes), and the container's name in capitals. Every
+// container answers with this text (CONFIG, CLIENT, COMMAND, LATENCY,
+// OBJECT, MEMORY, PUBSUB, SLOWLOG).
+func ErrUnknownSubcommand(cmd string, sub []byte) Error {
+	return Error("ERR unknown subcommand '" + string(cString(sub, 128)) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
+}
+
+// ErrSubcommandSyntax is the reply of a container that checks a
+// subcommand's arguments itself, to a subcommand it lacks or one given the
+// wrong number of arguments (DEBUG, SLOWLOG GET, PUBSUB CHANNELS): the
+// subcommand cut as in ErrUnknownSubcommand.
+func ErrSubcommandSyntax(cmd string, sub []byte) Error {
+	return Error("ERR unknown subcommand or wrong number of arguments for '" + string(cString(sub, 128)) +
+		"'. Try " + strings.ToUpper(cmd) + " HELP.")
 }
 
 // cString is b as C's "%.*s" prints it with precision max: up to the first

@@ -206,6 +206,32 @@ func TestErrUnknownCommand(t *testing.T) {
 	}
 }
 
+// ErrUnknownSubcommand and ErrSubcommandSyntax clip as Redis 7.0.15 does,
+// at a NUL and then at 128 bytes, wherever that falls in a character; the
+// wants are its replies.
+func TestErrUnknownSubcommand(t *testing.T) {
+	long := strings.Repeat("x", 127) + "\u00e9yyyy"
+	tests := []struct {
+		cmd, sub, want string
+	}{
+		{"config", "foo", "ERR unknown subcommand 'foo'. Try CONFIG HELP."},
+		{"Client", "Foo", "ERR unknown subcommand 'Foo'. Try CLIENT HELP."},
+		{"pubsub", long, "ERR unknown subcommand '" + long[:128] + "'. Try PUBSUB HELP."},
+		{"object", "a\x00b", "ERR unknown subcommand 'a'. Try OBJECT HELP."},
+		{"memory", "", "ERR unknown subcommand ''. Try MEMORY HELP."},
+		{"slowlog", "%s%n", "ERR unknown subcommand '%s%n'. Try SLOWLOG HELP."},
+	}
+	for _, tt := range tests {
+		if got := string(ErrUnknownSubcommand(tt.cmd, []byte(tt.sub))); got != tt.want {
+			t.Errorf("%s %.20q:\n got %q\nwant %q", tt.cmd, tt.sub, got, tt.want)
+		}
+	}
+	if got, want := string(ErrSubcommandSyntax("debug", []byte(long+"\x00z"))),
+		"ERR unknown subcommand or wrong number of arguments for '"+long[:128]+"'. Try DEBUG HELP."; got != want {
+		t.Errorf("DEBUG:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestWriterIntDigits checks Int's own formatting against strconv at every
 // digit count, both signs and the ends of int64.
 func TestWriterIntDigits(t *testing.T) {

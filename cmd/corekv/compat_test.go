@@ -434,6 +434,7 @@ func compatScripts() []compatScript {
 			s("COMMAND GETKEYS PING x"), s("COMMAND GETKEYS FOO x"), s("COMMAND GETKEYS SET k"),
 			s("COMMAND GETKEYS get k"), s("COMMAND GETKEYS MSET a 1 b"), s("COMMAND GETKEYS ECHO x"),
 		}},
+		{name: "unknown-subcommands", cmds: compatUnknownSubcommands()},
 		{name: "config-get-set", cmds: []compatCmd{
 			// A plain name is echoed as given, a pattern's matches by their
 			// own names; a parameter is answered once, under its first form.
@@ -603,6 +604,23 @@ func compatScripts() []compatScript {
 			in("GET \"unbalanced\r\n"), s("PING"),
 		}},
 	}, append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...)...)
+}
+
+// compatUnknownSubcommands asks every container for subcommands it lacks:
+// plain, in capitals, longer than the 128 bytes the error keeps (cut inside
+// a two-byte character), with a NUL, with CR LF, empty, and with printf
+// verbs; then the subcommands that check their own arguments.
+func compatUnknownSubcommands() []compatCmd {
+	long := strings.Repeat("x", 127) + "\u00e9yyyy"
+	subs := []string{"foo", "Foo", long, "a\x00b", "a\r\nb", "", "%s%n"}
+	var cmds []compatCmd
+	for _, c := range []string{"CONFIG", "client", "Object", "MEMORY", "PUBSUB", "LATENCY", "COMMAND", "SLOWLOG", "DEBUG"} {
+		for _, sub := range subs {
+			cmds = append(cmds, compatA(c, sub), compatA(c, sub, "k"))
+		}
+	}
+	return append(cmds, compatS("SLOWLOG GET 1 2"), compatS("slowlog Get 1 2"), compatS("PUBSUB CHANNELS a b"),
+		compatS("PUBSUB shardchannels a b"), compatS("DEBUG SLEEP"), compatS("DEBUG HELP x"))
 }
 
 func TestCompatWithRedis(t *testing.T) {
