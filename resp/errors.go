@@ -6,8 +6,12 @@ import (
 )
 
 // Error is a reply error whose text is exactly what Redis sends after the '-'.
-// Clients and their test suites match on these strings, so they are defined
-// once here and never spelled anywhere else.
+// Clients and their test suites match on these strings, so each text is
+// defined once and spelled nowhere else: here the replies that several
+// commands or packages send (ErrSyntax, ErrWrongType, the arity and
+// unknown-command texts, …), and a text that one command family sends
+// beside that family's handlers (the list errors in shardowner/lists.go,
+// MULTI's in reactor/multi.go).
 type Error string
 
 func (e Error) Error() string { return string(e) }
