@@ -644,13 +644,10 @@ func TestCompatWithRedis(t *testing.T) {
 					}
 				}
 				if srv.exited() {
-					// A crash must not hide the scripts after it: report it
-					// and start a fresh server for them.
-					report := t.Errorf
-					if res.allKnown {
-						report = t.Logf
-					}
-					report("corekv --shards %d exited during script %q:\n%s", shards, sc.name, srv.logs.String())
+					// A crash fails the test whatever the script expected,
+					// and must not hide the scripts after it: report it and
+					// start a fresh server for them.
+					srv.watch.report(t, fmt.Sprintf("corekv --shards %d", shards), fmt.Sprintf("during script %q", sc.name))
 					srv = compatStartCorekv(t, bin, shards)
 				}
 			}
@@ -660,7 +657,7 @@ func TestCompatWithRedis(t *testing.T) {
 
 // compatStop ends a child process: SIGTERM, then SIGKILL after a grace
 // period.
-func compatStop(t *testing.T, cmd *exec.Cmd, done <-chan struct{}) {
+func compatStop(t testing.TB, cmd *exec.Cmd, done <-chan struct{}) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-done:
@@ -723,28 +720,23 @@ var compatPortRE = regexp.MustCompile(`\bport=(\d+)`)
 
 // compatCorekv is a running corekv process.
 type compatCorekv struct {
-	addr string
-	logs *safeBuffer
-	done chan struct{} // closed when the process has exited
+	addr  string
+	pid   int
+	logs  *safeBuffer
+	watch *exitWatch
 }
 
 // exited reports whether the process has ended (crashed).
-func (s *compatCorekv) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
+func (s *compatCorekv) exited() bool { return s.watch.hasExited() }
 
 // compatStartCorekv starts the built server with --port 0 and reads the port
 // it picked from its ready line.
-func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
+func compatStartCorekv(t testing.TB, bin string, shards int) *compatCorekv {
 	t.Helper()
 	// DEBUG is on in both servers (redis-server too), so DEBUG SLEEP compares.
 	cmd := exec.Command(bin, "--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards), "--enable-debug-command", "yes")
-	srv := &compatCorekv{logs: &safeBuffer{}, done: make(chan struct{})}
+	srv := &compatCorekv{logs: &safeBuffer{}}
+	srv.watch = newExitWatch(srv.logs)
 	cmd.Stdout = srv.logs
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -753,6 +745,7 @@ func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start corekv: %v", err)
 	}
+	srv.pid = cmd.Process.Pid
 	portc := make(chan string, 1)
 	copied := make(chan struct{})
 	go func() {
@@ -773,11 +766,12 @@ func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
 	}()
 	go func() {
 		<-copied // Wait closes the pipe: read all of it first
-		_ = cmd.Wait()
-		close(srv.done)
+		srv.watch.exited(cmd.Wait())
 	}()
 	t.Cleanup(func() {
-		compatStop(t, cmd, srv.done)
+		srv.watch.report(t, fmt.Sprintf("corekv --shards %d", shards), "before the test ended")
+		srv.watch.expect()
+		compatStop(t, cmd, srv.watch.done)
 		out := srv.logs.String()
 		if strings.Contains(out, "WARNING: DATA RACE") {
 			t.Errorf("the race detector reported a data race in corekv --shards %d:\n%s", shards, out)
@@ -791,8 +785,8 @@ func compatStartCorekv(t *testing.T, bin string, shards int) *compatCorekv {
 	case port := <-portc:
 		srv.addr = net.JoinHostPort("127.0.0.1", port)
 		return srv
-	case <-srv.done:
-		t.Fatalf("corekv exited during start-up:\n%s", srv.logs.String())
+	case <-srv.watch.done:
+		t.Fatalf("corekv exited during start-up (%v):\n%s", srv.watch.err, srv.logs.String())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("corekv did not report its port:\n%s", srv.logs.String())
 	}
@@ -1036,14 +1030,12 @@ func compatBulk(r *compatReply) []byte {
 
 // compatResult sums up a script run.
 type compatResult struct {
-	allKnown   bool // every mismatch was a known difference
 	corekvLost bool // the connection to corekv failed
 }
 
 // compatRunScript runs one script on fresh connections to both servers and
 // reports every step whose replies differ.
 func compatRunScript(t *testing.T, redisAddr, corekvAddr string, shards int, sc compatScript) (res compatResult) {
-	res.allKnown = true
 	names := [2]string{"redis", "corekv"}
 	var conns [2]*compatConn
 	for i, addr := range []string{redisAddr, corekvAddr} {
@@ -1114,7 +1106,6 @@ func compatRunScript(t *testing.T, redisAddr, corekvAddr string, shards int, sc 
 				t.Logf("known difference (%s): %s", cmd.knownDiff, msg)
 			} else {
 				t.Errorf("reply differs: %s", msg)
-				res.allKnown = false
 			}
 		} else if cmd.isKnown(shards) {
 			t.Logf("step %d: %s is marked as a known difference (%s) but matched Redis this time: remove the mark once it is fixed",
