@@ -198,4 +198,14 @@ func TestZSetNegativeZero(t *testing.T) {
 		{"zscore d a", bulk("0")},
 		{"zscore big a", bulk("-0")},
 	})
+	// RESTORE of a skiplist that holds -0 into a packed set, as Redis
+	// converts it on load.
+	dump := do(c, "dump", "big")
+	payload := dump[strings.Index(dump, "\r\n")+2 : len(dump)-2]
+	if got := do(c, "restore", "r", "0", payload); got != ok {
+		t.Fatalf("RESTORE: %q", got)
+	}
+	if got := do(c, "zscore", "r", "a"); got != bulk("0") {
+		t.Errorf("ZSCORE of the restored set: %q, want 0", got)
+	}
 }
