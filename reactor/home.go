@@ -21,6 +21,12 @@ const (
 	errHelloNoAuth  resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
 
+// errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do
+// not know.
+func errClientType(typ []byte) resp.Error {
+	return resp.Error("ERR Unknown client type '" + string(typ) + "'")
+}
+
 // homeHandler answers a command that runs on the client's home core.
 type homeHandler func(c *Core, cn *Conn, argv [][]byte)
 
