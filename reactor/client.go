@@ -120,7 +120,7 @@ func (c *Core) client(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "help") && n == 2:
 		cn.helpReply(clientHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "client"))
+		cn.errorReply(resp.ErrUnknownSubcommand("client", sub))
 	}
 }
 
@@ -197,7 +197,7 @@ func (c *Core) clientList(cn *Conn, argv [][]byte) {
 		t := argv[3]
 		if !resp.EqualFold(t, "normal") && !resp.EqualFold(t, "master") && !resp.EqualFold(t, "replica") &&
 			!resp.EqualFold(t, "slave") && !resp.EqualFold(t, "pubsub") {
-			cn.errorReply(resp.Error("ERR Unknown client type '" + string(t) + "'"))
+			cn.errorReply(errClientType(t))
 			return
 		}
 		noneOf = !resp.EqualFold(t, "normal")
@@ -298,7 +298,7 @@ func (c *Core) clientKill(cn *Conn, argv [][]byte) {
 		case resp.EqualFold(k, "type"):
 			typ = strings.ToLower(string(v))
 			if typ != "normal" && typ != "master" && typ != "replica" && typ != "slave" && typ != "pubsub" {
-				cn.errorReply(resp.Error("ERR Unknown client type '" + string(v) + "'"))
+				cn.errorReply(errClientType(v))
 				return
 			}
 		case resp.EqualFold(k, "skipme"):

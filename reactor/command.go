@@ -72,7 +72,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "help"):
 		cn.helpReply(commandHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "command"))
+		cn.errorReply(resp.ErrUnknownSubcommand("command", sub))
 	}
 }
 

@@ -494,7 +494,7 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "help"):
 		cn.helpReply(configHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "config"))
+		cn.errorReply(resp.ErrUnknownSubcommand("config", sub))
 	}
 }
 

@@ -813,8 +813,7 @@ func (c *Core) lookup(name []byte) *router.Command {
 // loads of one pass do not depend on each other, so their cache misses
 // overlap instead of stalling each command in turn. The hashes are computed
 // in a pass of their own, so that the loop of loads is short and the CPU
-// keeps many of them in flight (at 8M keys, 16 lookups take 15% less time
-// than with hashing and loading in one loop).
+// keeps many of them in flight.
 func (c *Core) touchKeys(cn *Conn, n int) {
 	t := c.shard.DBs[cn.db]
 	shards := c.srv.cfg.Shards

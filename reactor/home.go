@@ -1,7 +1,6 @@
 package reactor
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"strconv"
@@ -22,23 +21,10 @@ const (
 	errHelloNoAuth  resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
 
-func errUnknownSub(sub []byte, cmd string) resp.Error {
-	return resp.Error("ERR unknown subcommand '" + clipSub(sub) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
-}
-
-// errDebugSyntax is DEBUG's answer to an unknown subcommand or a known one
-// with the wrong argument count: DEBUG checks its arguments itself in Redis.
-func errDebugSyntax(sub []byte) resp.Error {
-	return resp.Error("ERR unknown subcommand or wrong number of arguments for '" + clipSub(sub) + "'. Try DEBUG HELP.")
-}
-
-// clipSub cuts a subcommand for an error as Redis prints it: as a C string
-// (up to a NUL) of at most 128 bytes.
-func clipSub(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b[:min(len(b), 128)])
+// errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do
+// not know.
+func errClientType(typ []byte) resp.Error {
+	return resp.Error("ERR Unknown client type '" + string(typ) + "'")
 }
 
 // homeHandler answers a command that runs on the client's home core.
@@ -365,7 +351,7 @@ func (c *Core) debug(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
 		cn.helpReply(debugHelp)
 	default:
-		cn.errorReply(errDebugSyntax(sub))
+		cn.errorReply(resp.ErrSubcommandSyntax("debug", sub))
 	}
 }
 

@@ -29,7 +29,7 @@ func (c *Core) latency(cn *Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
 		cn.helpReply(latencyHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "latency"))
+		cn.errorReply(resp.ErrUnknownSubcommand("latency", sub))
 	}
 }
 

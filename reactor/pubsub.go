@@ -539,9 +539,9 @@ func (c *Core) pubsubCmd(cn *Conn, argv [][]byte) {
 		w.Int(int64(n))
 		cn.end()
 	case sub == "channels" || sub == "shardchannels":
-		cn.errorReply(resp.Error("ERR unknown subcommand or wrong number of arguments for '" + string(argv[1]) + "'. Try PUBSUB HELP."))
+		cn.errorReply(resp.ErrSubcommandSyntax("pubsub", argv[1]))
 	default:
-		cn.errorReply(resp.Error("ERR unknown subcommand '" + string(argv[1]) + "'. Try PUBSUB HELP."))
+		cn.errorReply(resp.ErrUnknownSubcommand("pubsub", argv[1]))
 	}
 }
 

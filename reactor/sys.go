@@ -14,10 +14,11 @@ import (
 //
 // epoll_wait with a timeout does block. Through the ordinary call, a shard
 // that sleeps between requests gives its P away and must win it back on
-// every wake-up, which doubled GET p99 at one request per client (1.6 ms
-// against 0.7 ms on the development machine). So while a shard is busy it
-// waits with the raw call too. The runtime can still stop it: the signal it
-// sends to preempt a thread interrupts epoll_wait (EINTR, never restarted).
+// every wake-up, which at one request per client shows in the tail latency
+// (bench/results/2026-12-01-design-measurements.md). So while a shard is
+// busy it waits with the raw call too. The runtime can still stop it: the
+// signal it sends to preempt a thread interrupts epoll_wait (EINTR, never
+// restarted).
 // The price is a wake-up every 10 ms when the runtime checks on a P that
 // seems to run without a break, so a shard idle for rawWaitWindow goes back
 // to the ordinary call and costs nothing while idle.

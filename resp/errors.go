@@ -1,10 +1,17 @@
 package resp
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Error is a reply error whose text is exactly what Redis sends after the '-'.
-// Clients and their test suites match on these strings, so they are defined
-// once here and never spelled anywhere else.
+// Clients and their test suites match on these strings, so each text is
+// defined once and spelled nowhere else: here the replies that several
+// commands or packages send (ErrSyntax, ErrWrongType, the arity and
+// unknown-command texts, …), and a text that one command family sends
+// beside that family's handlers (the list errors in shardowner/lists.go,
+// MULTI's in reactor/multi.go).
 type Error string
 
 func (e Error) Error() string { return string(e) }
@@ -59,6 +66,24 @@ func ErrUnknownCommand(argv [][]byte) Error {
 		b = append(b, '\'', ' ')
 	}
 	return Error(b)
+}
+
+// ErrUnknownSubcommand is a container command's reply to a subcommand it
+// does not have: the subcommand as sent, cut as C's "%.128s" cuts it (at a
+// NUL, then at 128 bytes), and the container's name in capitals. Every
+// container answers with this text (CONFIG, CLIENT, COMMAND, LATENCY,
+// OBJECT, MEMORY, PUBSUB, SLOWLOG).
+func ErrUnknownSubcommand(cmd string, sub []byte) Error {
+	return Error("ERR unknown subcommand '" + string(cString(sub, 128)) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
+}
+
+// ErrSubcommandSyntax is the reply of a container that checks a
+// subcommand's arguments itself, to a subcommand it lacks or one given the
+// wrong number of arguments (DEBUG, SLOWLOG GET, PUBSUB CHANNELS): the
+// subcommand cut as in ErrUnknownSubcommand.
+func ErrSubcommandSyntax(cmd string, sub []byte) Error {
+	return Error("ERR unknown subcommand or wrong number of arguments for '" + string(cString(sub, 128)) +
+		"'. Try " + strings.ToUpper(cmd) + " HELP.")
 }
 
 // cString is b as C's "%.*s" prints it with precision max: up to the first

@@ -42,15 +42,6 @@ func TestWriter(t *testing.T) {
 		{"Map empty", func(w *Writer) { w.Map(0) }, "*0\r\n", "%0\r\n"},
 		{"Set", func(w *Writer) { w.Set(2) }, "*2\r\n", "~2\r\n"},
 		{"Push", func(w *Writer) { w.Push(3) }, "*3\r\n", ">3\r\n"},
-		{"Double", func(w *Writer) { w.Double(1.5) }, "$3\r\n1.5\r\n", ",1.5\r\n"},
-		{"Double integral", func(w *Writer) { w.Double(10) }, "$2\r\n10\r\n", ",10\r\n"},
-		{"Double inf", func(w *Writer) { w.Double(math.Inf(1)) }, "$3\r\ninf\r\n", ",inf\r\n"},
-		{"Double -inf", func(w *Writer) { w.Double(math.Inf(-1)) }, "$4\r\n-inf\r\n", ",-inf\r\n"},
-		{"Double nan", func(w *Writer) { w.Double(math.NaN()) }, "$3\r\nnan\r\n", ",nan\r\n"},
-		{"Bool true", func(w *Writer) { w.Bool(true) }, ":1\r\n", "#t\r\n"},
-		{"Bool false", func(w *Writer) { w.Bool(false) }, ":0\r\n", "#f\r\n"},
-		{"BigNumber", func(w *Writer) { w.BigNumber([]byte("12345678901234567890")) },
-			"$20\r\n12345678901234567890\r\n", "(12345678901234567890\r\n"},
 		{"Verbatim", func(w *Writer) { w.Verbatim("txt", []byte("hi\nthere")) },
 			"$8\r\nhi\nthere\r\n", "=12\r\ntxt:hi\nthere\r\n"},
 		{"Verbatim empty", func(w *Writer) { w.Verbatim("mkd", nil) }, "$0\r\n\r\n", "=4\r\nmkd:\r\n"},
@@ -80,57 +71,6 @@ func TestWriterRESP3(t *testing.T) {
 	}
 }
 
-// The expected strings are what Redis 7.2+ prints for these doubles.
-func TestAppendFloat(t *testing.T) {
-	tests := []struct {
-		f    float64
-		want string
-	}{
-		{0, "0"},
-		{math.Copysign(0, -1), "-0"},
-		{1, "1"},
-		{-1.5, "-1.5"},
-		{0.1, "0.1"},
-		{1.1, "1.1"},
-		{3.14159, "3.14159"},
-		{1e6, "1000000"},
-		{1e7, "10000000"},
-		{1e8, "1e+8"},
-		{1.5e8, "150000000"},
-		{1.5e9, "1.5e+9"},
-		{123456789, "123456789"},
-		{-123456789, "-123456789"},
-		{1e21, "1e+21"},
-		{1e100, "1e+100"},
-		{math.MaxFloat64, "1.7976931348623157e+308"},
-		{0.0001, "0.0001"},
-		{1e-5, "0.00001"},
-		{1e-6, "0.000001"},
-		{1e-7, "1e-7"},
-		{1.5e-7, "1.5e-7"},
-		{0.0012345678, "0.0012345678"},
-		{0.00012345678, "1.2345678e-4"},
-		{1234.5678901, "1234.5678901"},
-		{12345.678901234, "1.2345678901234e+4"},
-		{5e-324, "5e-324"},
-		{math.Inf(1), "inf"},
-		{math.Inf(-1), "-inf"},
-		{math.NaN(), "nan"},
-	}
-	for _, tt := range tests {
-		got := string(AppendFloat([]byte("x"), tt.f))
-		if got != "x"+tt.want {
-			t.Errorf("AppendFloat(%v) = %q, want %q", tt.f, got[1:], tt.want)
-		}
-		if !math.IsNaN(tt.f) {
-			back, ok := ParseFloat([]byte(got[1:]))
-			if !ok || back != tt.f {
-				t.Errorf("%q reads back as %v, %v", got[1:], back, ok)
-			}
-		}
-	}
-}
-
 func TestWriterNoAlloc(t *testing.T) {
 	w := Writer{B: make([]byte, 0, 4096), Proto: 3}
 	val := []byte("0123456789abcdef")
@@ -149,10 +89,6 @@ func TestWriterNoAlloc(t *testing.T) {
 		w.Map(2)
 		w.Set(1)
 		w.Push(1)
-		w.Double(3.25)
-		w.Double(1e300)
-		w.Bool(true)
-		w.BigNumber(val)
 		w.Verbatim("txt", val)
 	})
 	if allocs != 0 {
@@ -203,6 +139,32 @@ func TestErrUnknownCommand(t *testing.T) {
 		if got := string(ErrUnknownCommand(argv)); got != tt.want {
 			t.Errorf("%.40q:\n got %q\nwant %q", tt.argv, got, tt.want)
 		}
+	}
+}
+
+// ErrUnknownSubcommand and ErrSubcommandSyntax clip as Redis 7.0.15 does,
+// at a NUL and then at 128 bytes, wherever that falls in a character; the
+// wants are its replies.
+func TestErrUnknownSubcommand(t *testing.T) {
+	long := strings.Repeat("x", 127) + "\u00e9yyyy"
+	tests := []struct {
+		cmd, sub, want string
+	}{
+		{"config", "foo", "ERR unknown subcommand 'foo'. Try CONFIG HELP."},
+		{"Client", "Foo", "ERR unknown subcommand 'Foo'. Try CLIENT HELP."},
+		{"pubsub", long, "ERR unknown subcommand '" + long[:128] + "'. Try PUBSUB HELP."},
+		{"object", "a\x00b", "ERR unknown subcommand 'a'. Try OBJECT HELP."},
+		{"memory", "", "ERR unknown subcommand ''. Try MEMORY HELP."},
+		{"slowlog", "%s%n", "ERR unknown subcommand '%s%n'. Try SLOWLOG HELP."},
+	}
+	for _, tt := range tests {
+		if got := string(ErrUnknownSubcommand(tt.cmd, []byte(tt.sub))); got != tt.want {
+			t.Errorf("%s %.20q:\n got %q\nwant %q", tt.cmd, tt.sub, got, tt.want)
+		}
+	}
+	if got, want := string(ErrSubcommandSyntax("debug", []byte(long+"\x00z"))),
+		"ERR unknown subcommand or wrong number of arguments for '"+long[:128]+"'. Try DEBUG HELP."; got != want {
+		t.Errorf("DEBUG:\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -11,24 +11,38 @@ import (
 )
 
 // The handlers in this file are the shard-side halves of commands whose keys
-// live on two shards (RENAME, RENAMENX, COPY, MOVE of a key to another shard's
-// database…), and RANDOMKEY's part on each shard. The router sends them
-// between shards; clients never call them.
+// live on two shards (RENAME, RENAMENX and COPY, and the gathering plans of
+// the commands run whole on the home core: router/gather.go), and
+// RANDOMKEY's part on each shard. The router sends them between shards;
+// clients never call them. MOVE needs none of them: a key's shard depends
+// on its name alone, the same in every database, so MOVE runs whole on the
+// key's shard (Move, in keys.go).
 //
 //	corekv.dump key                      bulk value blob, or nil when missing
 //	corekv.dumps key [key ...]           an array of the same, one per key
 //	corekv.take key                      the same, and deletes the key
-//	corekv.restore key blob replace|nx|any|del|none [class event ...]
+//	corekv.restore key blob mode [class event ...]
 //	                                     :1 when written, :0 when not
 //	corekv.randomkey                     [the shard's key count, a random key or nil]
 //
-// Restore modes: "replace" and "any" write whether or not the key exists (the
-// router uses "replace" for RENAME and COPY … REPLACE, "any" where the
-// destination is known to be free); "nx" writes only when the key is missing;
-// "del" deletes the key and "none" leaves it as it is (the blob is empty
-// for both). The class/event pairs that may follow are keyspace
-// notifications to publish for the key once written (a command's events
-// replayed on the key's owner: RecordedEvent).
+// Restore modes, and who sends them:
+//
+//	replace, any       write whether or not the key exists; the two are the
+//	                   same (a gathering plan writes a changed key back with
+//	                   replace, and restores the values it gathered into the
+//	                   scratch keyspace with any)
+//	nx                 write only when the key is missing (RENAME, to put
+//	                   its source back when the destination had no room)
+//	rename, copy       as replace, and publish the destination's rename_to
+//	                   or copy_to event (RENAME, COPY … REPLACE)
+//	renamenx, copynx   as nx, with the same events (RENAMENX, COPY)
+//	del, none          delete the key, or leave it as it is; the blob is
+//	                   empty (a gathering plan's key that the command
+//	                   deleted, or only read)
+//
+// The class/event pairs that may follow are keyspace notifications to
+// publish for the key once written (a command's events replayed on the
+// key's owner: RecordedEvent).
 
 // Errors of the internal commands.
 const (
@@ -220,11 +234,11 @@ func InternalTake(c *Ctx, argv [][]byte) {
 	}
 }
 
-// InternalRestore: corekv.restore key blob mode. The blob's expiry is kept;
-// a blob whose expiry has passed by now counts as written, touching a watch
-// of the key, but leaves the key absent (an existing key is deleted under
-// "replace" and "any"). The modes rename and copy are replace, renamenx and
-// copynx are nx, and publish the destination's rename_to or copy_to event.
+// InternalRestore: corekv.restore key blob mode [class event ...], the
+// modes as listed at the top of this file. The blob's expiry is kept; a
+// blob whose expiry has passed by now counts as written, touching a watch
+// of the key, but leaves the key absent: an existing key is deleted (under
+// the modes that write whether or not it exists; the nx modes find none).
 func InternalRestore(c *Ctx, argv [][]byte) {
 	key, mode, events := argv[1], argv[3], argv[4:]
 	if len(events)%2 != 0 {

@@ -330,7 +330,7 @@ func Object(c *Ctx, argv [][]byte) {
 	case resp.EqualFold(sub, "refcount"):
 		name = "object|refcount"
 	default:
-		c.W.Err(resp.Error("ERR unknown subcommand '" + clipArg(sub) + "'. Try OBJECT HELP."))
+		c.W.Err(resp.ErrUnknownSubcommand("object", sub))
 		return
 	}
 	if len(argv) != 3 {
@@ -377,16 +377,4 @@ func Object(c *Ctx, argv [][]byte) {
 			c.W.Int(1)
 		}
 	}
-}
-
-// clipArg is an argument quoted in an error, cut as Redis's "%.128s" cuts
-// it: at a NUL byte, and at 128 bytes.
-func clipArg(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	if len(b) > 128 {
-		b = b[:128]
-	}
-	return string(b)
 }

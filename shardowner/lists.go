@@ -13,7 +13,6 @@ import (
 
 // List command errors.
 const (
-	errMustBePositive resp.Error = "ERR value is out of range, must be positive"
 	errIndexRange     resp.Error = "ERR index out of range"
 	errRankZero       resp.Error = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
 	errCountNegative  resp.Error = "ERR COUNT can't be negative"
@@ -401,7 +400,7 @@ func popCommand(c *Ctx, argv [][]byte, left bool) {
 	if len(argv) == 3 {
 		n, ok := resp.ParseInt(argv[2])
 		if !ok || n < 0 {
-			c.W.Err(errMustBePositive)
+			c.W.Err(resp.ErrNotPositive)
 			return
 		}
 		count = n

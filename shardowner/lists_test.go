@@ -65,7 +65,7 @@ func TestListScript(t *testing.T) {
 		{"lpop l", bulk("y")},
 		{"rpop l 2", bulks("c", "b")},
 		{"lpop l 0", arr()},
-		{"lpop l -1", errr(errMustBePositive)},
+		{"lpop l -1", errr(resp.ErrNotPositive)},
 		{"lpop l 1 2", errr(resp.ErrWrongArgs("lpop"))},
 		{"lpop nokey 0", nullA},
 		{"lpop nokey", null},

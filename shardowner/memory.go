@@ -52,6 +52,6 @@ func Memory(c *Ctx, argv [][]byte) {
 		}
 		c.W.Int(int64(n))
 	default:
-		c.W.Err(resp.Error("ERR unknown subcommand '" + clipArg(sub) + "'. Try MEMORY HELP."))
+		c.W.Err(resp.ErrUnknownSubcommand("memory", sub))
 	}
 }

@@ -665,7 +665,7 @@ const (
 func SInterCard(c *Ctx, argv [][]byte) {
 	n, ok := resp.ParseInt(argv[1])
 	if !ok || n < 1 {
-		c.W.Err("ERR numkeys should be greater than 0")
+		c.W.Err(errNumkeys)
 		return
 	}
 	if n > int64(len(argv)-2) {
@@ -681,7 +681,7 @@ func SInterCard(c *Ctx, argv [][]byte) {
 		}
 		i++
 		if limit, ok = resp.ParseInt(argv[i]); !ok || limit < 0 {
-			c.W.Err("ERR LIMIT can't be negative")
+			c.W.Err(errLimitNegative)
 			return
 		}
 	}

@@ -179,12 +179,12 @@ func Slowlog(c *Ctx, argv [][]byte) {
 		}
 	case resp.EqualFold(sub, "get"):
 		// GET checks its own argument count, as in Redis.
-		c.W.Err(resp.Error("ERR unknown subcommand or wrong number of arguments for '" + clipArg(sub) + "'. Try SLOWLOG HELP."))
+		c.W.Err(resp.ErrSubcommandSyntax("slowlog", sub))
 	case resp.EqualFold(sub, "len") || resp.EqualFold(sub, "reset") || resp.EqualFold(sub, "help"):
 		// Redis 7 checks these subcommands' arity as commands of their own.
 		c.W.Err(resp.ErrWrongArgs("slowlog|" + strings.ToLower(string(sub))))
 	default:
-		c.W.Err(resp.Error("ERR unknown subcommand '" + clipArg(sub) + "'. Try SLOWLOG HELP."))
+		c.W.Err(resp.ErrUnknownSubcommand("slowlog", sub))
 	}
 }
 

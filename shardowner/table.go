@@ -2,8 +2,10 @@ package shardowner
 
 import "github.com/corekv/corekv/shardowner/kvtable"
 
-// The keyspace table lives in package kvtable; these names keep handlers on
-// the narrow API without importing it.
+// The keyspace table lives in package kvtable. These names give the packages
+// above (router, reactor) its types under shardowner's name, so that none
+// of them imports kvtable; the handlers here that read or build packed and
+// big values import it themselves.
 
 // Table maps keys to values for one database of one shard.
 type Table = kvtable.Table

@@ -58,7 +58,7 @@ func SwapDB(c *Ctx, argv [][]byte) {
 	}
 	n := int64(len(c.Shard.DBs))
 	if a < 0 || a >= n || b < 0 || b >= n {
-		c.W.Err("ERR DB index is out of range")
+		c.W.Err(resp.ErrDBIndex)
 		return
 	}
 	c.Shard.SwapDB(int(a), int(b))

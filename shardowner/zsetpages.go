@@ -48,6 +48,20 @@ func zAt(body []byte, off int) (m []byte, s float64, next int) {
 	return m, math.Float64frombits(binary.LittleEndian.Uint64(body[off+1:])), off + scoreElemLen
 }
 
+// packZeros turns each -0 score of a packed body into 0. A listpack keeps
+// an integral score as an integer, so a -0 stored in one reads back as 0;
+// a big set keeps it, and so the pairs are built with -0 and made packed
+// only here, once their encoding is known.
+func packZeros(body []byte) {
+	for off := 0; off < len(body); {
+		_, s, next := zAt(body, off)
+		if s == 0 && math.Signbit(s) {
+			binary.LittleEndian.PutUint64(body[next-8:], 0)
+		}
+		off = next
+	}
+}
+
 // decodeScore reads a score in its 8-byte form, as pages keep it.
 func decodeScore(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
 

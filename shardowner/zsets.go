@@ -958,6 +958,7 @@ func storeZSetValue(c *Ctx, key, buf []byte, n int) bool {
 		small = int64(len(m)) <= enc.ZSetMaxValue.Load()
 	}
 	if small {
+		packZeros(body)
 		return stored(c, t.SetPacked(key, KindZSet, false, kvtable.FinishPacked(buf, 2*n), 0))
 	}
 	big := zsetBigFromSorted(c, body)

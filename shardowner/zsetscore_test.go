@@ -145,3 +145,67 @@ func loadZSetMemory(t *testing.T, rng *rand.Rand) (usage, pages float64) {
 	t.Logf("per member: MEMORY USAGE %.1f, member table %.1f, pages %.1f", usage, usage-pages, pages)
 	return usage, pages
 }
+
+// TestZSetNegativeZero: a listpack keeps -0 as the integer 0, so a packed
+// set, built by ZADD or by a STORE command, answers 0 for it; a big set
+// keeps -0, and so do replies that write a score no set holds (the INCR
+// forms on a new member, ZUNION's weighted sums).
+func TestZSetNegativeZero(t *testing.T) {
+	neg := [][]string{{"zadd", "z", "-0", "m"}, {"zadd", "z", "-0.0", "n"}}
+	for _, big := range []bool{false, true} {
+		c := newTestCtx()
+		text := "0"
+		if big {
+			c.Shard.Enc.ZSetMaxEntries.Store(0)
+			text = "-0"
+		}
+		zero := bulk(text)
+		for _, a := range neg {
+			do(c, a...)
+		}
+		steps := []step{
+			{"zscore z m", zero},
+			{"zmscore z m n", "*2\r\n" + zero + zero},
+			{"zrange z 0 -1 WITHSCORES", "*4\r\n" + bulk("m") + zero + bulk("n") + zero},
+			{"zadd z INCR -0 new", bulk("-0")},
+			{"zincrby z -0 new2", bulk("-0")},
+			{"zincrby z -0 m", zero},
+			{"zscore z new", zero},
+			{"@resp 3", ""},
+			{"zscore z m", "," + text + "\r\n"},
+			{"zincrby z -0.0 new3", ",-0\r\n"},
+			{"@resp 2", ""},
+		}
+		runScript(t, c, steps)
+	}
+	// A STORE command's packed result holds 0, whatever its source.
+	c := newTestCtx()
+	c.Shard.Enc.ZSetMaxEntries.Store(0)
+	do(c, "zadd", "big", "-0", "a", "1", "b")
+	c.Shard.Enc.ZSetMaxEntries.Store(128)
+	do(c, "zadd", "small", "0", "a", "1", "b")
+	runScript(t, c, []step{
+		{"zrangestore d big 0 -1", num(2)},
+		{"zscore d a", bulk("0")},
+		{"zunionstore d 1 big", num(2)},
+		{"zscore d a", bulk("0")},
+		{"zunion 1 small WEIGHTS -1 WITHSCORES", "*4\r\n" + bulk("b") + bulk("-1") + bulk("a") + bulk("-0")},
+		{"zunionstore d 1 small WEIGHTS -1", num(2)},
+		{"zrange d 0 -1 WITHSCORES", "*4\r\n" + bulk("b") + bulk("-1") + bulk("a") + bulk("0")},
+		{"zinterstore d 1 small WEIGHTS -1", num(2)},
+		{"zscore d a", bulk("0")},
+		{"zdiffstore d 1 big", num(2)},
+		{"zscore d a", bulk("0")},
+		{"zscore big a", bulk("-0")},
+	})
+	// RESTORE of a skiplist that holds -0 into a packed set, as Redis
+	// converts it on load.
+	dump := do(c, "dump", "big")
+	payload := dump[strings.Index(dump, "\r\n")+2 : len(dump)-2]
+	if got := do(c, "restore", "r", "0", payload); got != ok {
+		t.Fatalf("RESTORE: %q", got)
+	}
+	if got := do(c, "zscore", "r", "a"); got != bulk("0") {
+		t.Errorf("ZSCORE of the restored set: %q, want 0", got)
+	}
+}

@@ -260,13 +260,13 @@ func TestCPUAffinity(t *testing.T) {
 func TestShutdownCommand(t *testing.T) {
 	srv := startServer(t, nil, "--shards", "2")
 	c := srv.raw(t)
+	srv.watch.expect()
 	c.Write([]byte("SET k v\r\nSHUTDOWN NOSAVE\r\n"))
 	select {
-	case err := <-srv.done:
-		if err != nil {
+	case <-srv.watch.done:
+		if err := srv.watch.err; err != nil {
 			t.Fatalf("exit after SHUTDOWN: %v", err)
 		}
-		srv.done <- err
 	case <-time.After(10 * time.Second):
 		t.Fatal("server still running 10s after SHUTDOWN")
 	}

@@ -82,10 +82,11 @@ func stop(t *testing.T, srv *compatCorekv) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.watch.expect()
 	_ = c.send(compatEncode(nil, compatS("SHUTDOWN NOSAVE")))
 	c.close()
 	select {
-	case <-srv.done:
+	case <-srv.watch.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("corekv did not stop on SHUTDOWN")
 	}

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -67,7 +69,72 @@ type server struct {
 	addr   string
 	shards int
 	log    *safeBuffer
-	done   chan error
+	watch  *exitWatch
+}
+
+// exitWatch follows a corekv process a test started, so that a server that
+// dies during a test fails it: a crash may otherwise leave nothing behind
+// but a connection error that a test reads as a reply, or nothing at all.
+// Both start helpers (startServerArgs, compatStartCorekv) report through it
+// when the test ends.
+type exitWatch struct {
+	done chan struct{} // closed when the process has exited
+	err  error         // cmd.Wait's result, set before done is closed
+	logs *safeBuffer   // the process's output
+	// asked is set when the test stops the process or expects it to exit,
+	// and once an unasked exit has been reported.
+	asked atomic.Bool
+}
+
+func newExitWatch(logs *safeBuffer) *exitWatch {
+	return &exitWatch{done: make(chan struct{}), logs: logs}
+}
+
+// exited records the process's end; call it once, with cmd.Wait's result.
+func (w *exitWatch) exited(err error) {
+	w.err = err
+	close(w.done)
+}
+
+// hasExited reports whether the process has ended.
+func (w *exitWatch) hasExited() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// expect marks an exit the test is about to cause.
+func (w *exitWatch) expect() { w.asked.Store(true) }
+
+// report fails t if the process has exited when nobody asked it to, naming
+// when (e.g. "before the test ended"), its exit status and the last lines of
+// its output; it reports an exit once and returns whether it did.
+func (w *exitWatch) report(t testing.TB, name, when string) bool {
+	if !w.hasExited() || !w.asked.CompareAndSwap(false, true) {
+		return false
+	}
+	status := "exit status 0"
+	if w.err != nil {
+		status = w.err.Error() // "exit status 2", "signal: segmentation fault"
+	}
+	t.Errorf("%s exited %s (%s); the last lines of its output:\n%s", name, when, status, lastLines(w.logs.String(), 40))
+	return true
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			if n--; n == 0 {
+				return s[i+1:]
+			}
+		}
+	}
+	return s
 }
 
 type safeBuffer struct {
@@ -113,7 +180,8 @@ func startServerArgs(t testing.TB, wrapper []string, args []string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, log: &safeBuffer{}, done: make(chan error, 1)}
+	s := &server{cmd: cmd, log: &safeBuffer{}}
+	s.watch = newExitWatch(s.log)
 	ready := make(chan [2]int, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -127,13 +195,13 @@ func startServerArgs(t testing.TB, wrapper []string, args []string) *server {
 			}
 		}
 		io.Copy(io.Discard, stderr)
-		s.done <- cmd.Wait()
+		s.watch.exited(cmd.Wait())
 	}()
 	select {
 	case r := <-ready:
 		s.shards, s.port = r[0], r[1]
-	case err := <-s.done:
-		t.Fatalf("corekv exited before ready: %v\n%s", err, s.log.String())
+	case <-s.watch.done:
+		t.Fatalf("corekv exited before ready: %v\n%s", s.watch.err, s.log.String())
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		t.Fatalf("corekv not ready after 20s\n%s", s.log.String())
@@ -143,20 +211,22 @@ func startServerArgs(t testing.TB, wrapper []string, args []string) *server {
 	return s
 }
 
-// stop sends SIGTERM and expects a clean exit.
+// stop sends SIGTERM and expects a clean exit. The test's cleanup calls it,
+// so a server that exited by itself before then fails the test.
 func (s *server) stop(t testing.TB) {
-	if s.cmd.ProcessState != nil {
+	if s.watch.report(t, "corekv", "before the test ended") || s.watch.hasExited() {
 		return
 	}
+	s.watch.expect()
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("corekv exited with %v\n%s", err, s.log.String())
+	case <-s.watch.done:
+		if s.watch.err != nil {
+			t.Errorf("corekv exited with %v\n%s", s.watch.err, s.log.String())
 		}
-		s.done <- err
 	case <-time.After(10 * time.Second):
 		s.cmd.Process.Kill()
+		<-s.watch.done
 		t.Errorf("corekv did not stop within 10s of SIGTERM\n%s", s.log.String())
 	}
 }

@@ -32,8 +32,8 @@ package kvtable
 //
 // Spans are not advised to use transparent huge pages: the first touch of a
 // huge page stalls the faulting thread for milliseconds on virtual machines,
-// and on the one measured (a 2-vCPU VM) random lookups in a 10M-key table got
-// almost four times slower with them, not faster.
+// and random lookups in a large table got slower with them, not faster
+// (bench/results/2026-12-01-design-measurements.md).
 
 import (
 	"cmp"
@@ -327,20 +327,17 @@ func (p *blockPool) decay() {
 
 // giveBack hands blocks back to the kernel giveBackBurst at a time, pausing
 // giveBackPause between bursts. The thread it runs on shares a CPU with some
-// shard (every CPU corekv runs on is one), and madvise costs about 0.1 ms per
-// block on the VM measured: a 64-block job in one go took a busy shard's CPU
-// for 7 ms. In bursts of 8 (under 1 ms each) a whole job still ends within
-// the 100 ms between two Ticks. With the process on one CPU, deleting 10M
-// keys one by one had 67-78 operations over 1 ms with one burst per job and
-// 0-9 with bursts of 8 (BenchmarkWorstSetLatency under taskset -c 0).
+// shard (every CPU corekv runs on is one), and madvise is slow enough per
+// block that a whole job in one go would hold a busy shard's CPU for
+// milliseconds; a burst stays under one, and a job still ends within the
+// 100 ms between two Ticks.
 //
 // Within a burst, adjacent blocks go back in one call. Every call ends with
 // a TLB flush on each CPU that runs the process, the shards' included, and on
 // a virtual machine whose hypervisor shadows the guest's page tables a flush
-// can hold the receiving CPU for milliseconds (a profile shows the shard's
-// CPU taking no samples at all while the madvising thread waits for it).
-// Deleting 10M keys made 5.4k calls one block each and 1.3k this way; the
-// deletes over 1 ms went from 7, 9, 9 to 4, 2, 6 in alternated runs.
+// can hold the receiving CPU for milliseconds: fewer calls, fewer of those
+// stalls. The figures behind both choices are in
+// bench/results/2026-12-01-design-measurements.md.
 func giveBack(blocks []unsafe.Pointer, done chan<- []unsafe.Pointer) {
 	eachRun(blocks, func(first unsafe.Pointer, n int, newBurst bool) {
 		if newBurst {

@@ -241,10 +241,10 @@ func (t *Table) insert(h uint64, ref uint32) {
 	// So the new index's chunks are written in the cursor's order, a couple
 	// per thousand buckets migrated. Sending every new key to the new index,
 	// at random buckets, would hand out and fault in most of its chunks
-	// within the first few thousand inserts: at 5M keys, 128 MiB in one or
-	// two loop turns of a pipelining client (a 120 ms turn on the VM
-	// measured). The old index takes a quarter of a key per bucket more on
-	// average before the rehash empties it.
+	// within the first few thousand inserts, in one or two loop turns of a
+	// pipelining client (bench/results/2026-12-01-design-measurements.md).
+	// The price: the old index holds a little more on average before the
+	// rehash empties it.
 	ix := &t.ix[0]
 	if t.rehashing() && t.rehashIdx > int(uint32(h>>32)&ix.mask) {
 		ix = &t.ix[1]
