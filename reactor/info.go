@@ -510,7 +510,7 @@ func (s *Server) infoText(want map[string]bool, figs []coreFigures) string {
 	}
 	if section("latencystats") {
 		s.mu.Lock()
-		percentiles := s.latencyPercentiles
+		percentiles := s.conf.LatencyPercentiles
 		s.mu.Unlock()
 		writeLatencyStats(&b, t.cmds, percentiles)
 	}

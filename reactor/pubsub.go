@@ -287,7 +287,6 @@ func (d *pubsubDir) init() {
 	for k := range d.names {
 		d.names[k] = make(map[string]int)
 	}
-	d.setLimits(defaultOutLimits[2])
 }
 
 func (d *pubsubDir) setLimits(l [3]int64) {

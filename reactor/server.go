@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
 	"golang.org/x/sys/unix"
@@ -19,8 +20,16 @@ import (
 // behaviour it follows, reported where clients look for Redis's.
 const (
 	Version      = "0.1.0"
-	RedisVersion = "7.0.15"
+	RedisVersion = settings.RedisVersion
 )
+
+// Config is what a Server starts with: every setting of the one table
+// (settings.Table).
+type Config = settings.Config
+
+// Defaults returns the configuration corekv starts with when nothing is
+// given.
+func Defaults() Config { return settings.Defaults() }
 
 // ringSize is the capacity of each ring, in batches. A core sends at most one
 // batch per peer per turn, plus the replies to what it received, so the rings
@@ -70,13 +79,11 @@ type Server struct {
 	// under the numbers infoSeq gave them.
 	infoReqs map[uint64]*infoRequest
 	infoSeq  uint64
-	// latencyPercentiles is latency-tracking-info-percentiles.
-	latencyPercentiles []float64
-	loglevel           string
-	// outLimits is client-output-buffer-limit as CONFIG GET shows it: hard,
-	// soft and seconds of the normal, slave and pubsub classes. Only the
-	// normal class's hard limit applies, and outHard holds that one.
-	outLimits [3][3]int64
+	// conf is the configuration as CONFIG GET shows it and CONFIG SET
+	// changes it; the cores read cfg, which holds the settings that do not
+	// change, and the atomics live points at.
+	conf settings.Config
+	live settings.Live
 
 	slowlog *shardowner.SlowlogConfig  // shared by every core's shard
 	enc     *shardowner.EncodingConfig // shared by every core's shard
@@ -97,31 +104,37 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:                cfg,
-		log:                log,
-		start:              time.Now(),
-		replID:             newReplID(),
-		done:               make(chan struct{}),
-		ShutdownRequested:  make(chan struct{}),
-		registry:           make(map[int64]*Conn),
-		infoReqs:           make(map[uint64]*infoRequest),
-		latencyPercentiles: []float64{50, 99, 99.9},
-		loglevel:           cfg.LogLevel,
-		outLimits:          defaultOutLimits,
+		cfg:               cfg,
+		log:               log,
+		start:             time.Now(),
+		replID:            newReplID(),
+		done:              make(chan struct{}),
+		ShutdownRequested: make(chan struct{}),
+		registry:          make(map[int64]*Conn),
+		infoReqs:          make(map[uint64]*infoRequest),
+		conf:              cfg.Clone(),
 	}
-	s.maxClients.Store(int64(cfg.MaxClients))
-	pass := cfg.RequirePass
-	s.pass.Store(&pass)
-	s.outHard.Store(cfg.OutputHardLimit)
 	s.ps.init()
 	s.activeExpire.Store(true)
-	s.setHz(cfg.Hz)
-	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))
 	s.slowlog = shardowner.NewSlowlogConfig()
 	s.enc = shardowner.NewEncodingConfig()
-	s.slowlog.SlowerThan.Store(cfg.SlowlogSlowerThan)
-	s.slowlog.MaxLen.Store(cfg.SlowlogMaxLen)
 	s.slowlog.Client = s.clientOf
+	s.live = settings.Live{
+		MaxClients: &s.maxClients,
+		FitClients: func(n int64) int64 {
+			fit, _ := fitFDLimit(n, reservedFDs(&s.cfg))
+			return fit
+		},
+		Pass:         &s.pass,
+		OutputHard:   &s.outHard,
+		PubsubLimits: s.ps.setLimits,
+		Hz:           &s.hz,
+		ExpireEffort: &s.expireEffort,
+		Slowlog:      s.slowlog,
+		Enc:          s.enc,
+		Events:       &s.events,
+	}
+	s.live.ApplyAll(&s.conf)
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
 	for i := 0; i < cfg.Shards; i++ {
@@ -161,6 +174,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
+	s.conf.Port = port
 	return s, nil
 }
 
@@ -305,19 +319,6 @@ func (s *Server) unregister(cn *Conn) {
 	s.mu.Lock()
 	delete(s.registry, cn.id)
 	s.mu.Unlock()
-}
-
-// SlogLevel maps Redis's log levels onto slog's.
-func SlogLevel(level string) slog.Level {
-	switch level {
-	case "debug", "verbose":
-		return slog.LevelDebug
-	case "warning":
-		return slog.LevelWarn
-	case "nothing":
-		return slog.LevelError + 4
-	}
-	return slog.LevelInfo
 }
 
 // newReplID returns 40 random hex digits, the form of Redis's replication IDs.

@@ -3,45 +3,11 @@ package reactor
 import (
 	"bytes"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/corekv/corekv/shardowner"
 )
-
-// FuzzPercentiles: CONFIG SET latency-tracking-info-percentiles takes only
-// numbers from 0 to 100, and what CONFIG GET then shows sets the same list.
-func FuzzPercentiles(f *testing.F) {
-	for _, v := range []string{"50 99 99.9", "", "0.0 50.0 100.0", "10 a", "101", "-0", "1e2", "NaN", "inf", " 1  2 "} {
-		f.Add(v)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		var s Server
-		apply, refused := setPercentiles(&s, v)
-		if refused != "" {
-			if apply != nil {
-				t.Fatalf("%q refused (%s) with a change to apply", v, refused)
-			}
-			return
-		}
-		apply()
-		got := s.latencyPercentiles
-		for _, p := range got {
-			if !(p >= 0 && p <= 100) {
-				t.Fatalf("%q accepted with %v", v, p)
-			}
-		}
-		again, refused := setPercentiles(&s, getPercentiles(&s))
-		if refused != "" {
-			t.Fatalf("CONFIG GET's %q refused: %s", getPercentiles(&s), refused)
-		}
-		again()
-		if !slices.Equal(s.latencyPercentiles, got) {
-			t.Fatalf("%q: %v, then %v from %q", v, got, s.latencyPercentiles, getPercentiles(&s))
-		}
-	})
-}
 
 // FuzzCountError: any reply counts as an error only when it is one, under a
 // code of at most 32 bytes without a space.
