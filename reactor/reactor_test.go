@@ -96,14 +96,6 @@ func TestStopFinishesReplies(t *testing.T) {
 	}
 }
 
-func TestValidClientName(t *testing.T) {
-	for name, ok := range map[string]bool{"app-1": true, "": true, "a b": false, "a\nb": false, "é": false} {
-		if validClientName([]byte(name)) != ok {
-			t.Errorf("validClientName(%q) != %v", name, ok)
-		}
-	}
-}
-
 // BenchmarkPipelineGet64 measures the whole path in one process: a client
 // writes 64 pipelined GETs over a loopback socket and reads the 64 replies.
 // The server side (and the client, which reuses its buffers) allocates

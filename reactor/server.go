@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -70,20 +72,16 @@ type Server struct {
 	memoryPeak   atomic.Uint64 // the highest used_memory INFO has reported
 	statGen      atomic.Uint64 // CONFIG RESETSTAT count, for maxima the cores reset
 
-	// LevelVar, when set, is the log level that CONFIG SET loglevel changes.
-	LevelVar *slog.LevelVar
-
 	mu       sync.Mutex // guards registry, the cores' stats bases and config values without atomics
 	registry map[int64]*Conn
 	// infoReqs are the INFO requests waiting for the cores' figures,
 	// under the numbers infoSeq gave them.
-	infoReqs map[uint64]*infoRequest
+	infoReqs map[uint64]*servercmd.Request
 	infoSeq  uint64
 	// conf is the configuration as CONFIG GET shows it and CONFIG SET
 	// changes it; the cores read cfg, which holds the settings that do not
-	// change, and the atomics live points at.
-	conf settings.Config
-	live settings.Live
+	// change, and the atomics conf applies the others to.
+	conf *settings.Store
 
 	slowlog *shardowner.SlowlogConfig  // shared by every core's shard
 	enc     *shardowner.EncodingConfig // shared by every core's shard
@@ -111,15 +109,14 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		done:              make(chan struct{}),
 		ShutdownRequested: make(chan struct{}),
 		registry:          make(map[int64]*Conn),
-		infoReqs:          make(map[uint64]*infoRequest),
-		conf:              cfg.Clone(),
+		infoReqs:          make(map[uint64]*servercmd.Request),
 	}
 	s.ps.init()
 	s.activeExpire.Store(true)
 	s.slowlog = shardowner.NewSlowlogConfig()
 	s.enc = shardowner.NewEncodingConfig()
 	s.slowlog.Client = s.clientOf
-	s.live = settings.Live{
+	s.conf = settings.NewStore(&cfg, settings.Live{
 		MaxClients: &s.maxClients,
 		FitClients: func(n int64) int64 {
 			fit, _ := fitFDLimit(n, reservedFDs(&s.cfg))
@@ -133,8 +130,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Slowlog:      s.slowlog,
 		Enc:          s.enc,
 		Events:       &s.events,
-	}
-	s.live.ApplyAll(&s.conf)
+	})
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
 	for i := 0; i < cfg.Shards; i++ {
@@ -174,7 +170,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
-	s.conf.Port = port
+	s.conf.Change(func(c *settings.Config, _ *settings.Live) ([]*settings.Setting, bool) {
+		c.Port = port
+		return nil, false
+	})
 	return s, nil
 }
 
@@ -183,6 +182,9 @@ func (s *Server) closeListeners() {
 		c.stopAccepting()
 	}
 }
+
+// SetLogLevel names the log level CONFIG SET loglevel changes.
+func (s *Server) SetLogLevel(v *slog.LevelVar) { s.conf.SetLogLevel(v) }
 
 // Port is the TCP port the server listens on.
 func (s *Server) Port() int { return s.port }
@@ -319,6 +321,32 @@ func (s *Server) unregister(cn *Conn) {
 	s.mu.Lock()
 	delete(s.registry, cn.id)
 	s.mu.Unlock()
+}
+
+// connections returns the registered connections, ordered by id.
+func (s *Server) connections() []*Conn {
+	s.mu.Lock()
+	out := make([]*Conn, 0, len(s.registry))
+	for _, cn := range s.registry {
+		out = append(out, cn)
+	}
+	s.mu.Unlock()
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].id < out[j-1].id; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// findConn returns the live connection with that id from conns, which is
+// ordered by id, or nil.
+func findConn(conns []*Conn, id int64) *Conn {
+	i := sort.Search(len(conns), func(i int) bool { return conns[i].id >= id })
+	if i < len(conns) && conns[i].id == id && !conns[i].info.killed.Load() {
+		return conns[i]
+	}
+	return nil
 }
 
 // newReplID returns 40 random hex digits, the form of Redis's replication IDs.

@@ -77,7 +77,7 @@ func run(args []string) int {
 		log.Error("cannot start", "err", err)
 		return 1
 	}
-	srv.LevelVar = level
+	srv.SetLogLevel(level)
 	// Catch the signals before saying ready: a supervisor (or a test) that
 	// sends SIGTERM as soon as it reads the ready line must get a clean
 	// shutdown, not the default action.

@@ -16,6 +16,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/corekv/corekv/resp"
@@ -547,4 +548,52 @@ func SlogLevel(level string) slog.Level {
 		return slog.LevelError + 4
 	}
 	return slog.LevelInfo
+}
+
+// Store is a running server's configuration: what CONFIG GET shows and
+// CONFIG SET changes, and where the changes take effect.
+type Store struct {
+	mu   sync.Mutex
+	conf Config
+	live Live
+}
+
+// NewStore keeps c and makes every setting of it take effect through live.
+func NewStore(c *Config, live Live) *Store {
+	s := &Store{conf: c.Clone(), live: live}
+	live.ApplyAll(&s.conf)
+	return s
+}
+
+// View calls f with the configuration, which it must not keep or change.
+func (s *Store) View(f func(c *Config)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.conf)
+}
+
+// Change calls f with a copy of the configuration to change; unless f
+// refuses, the copy becomes the configuration and each setting f names in
+// changed takes effect.
+func (s *Store) Change(f func(next *Config, live *Live) (changed []*Setting, refused bool)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.conf.Clone()
+	changed, refused := f(&next, &s.live)
+	if refused {
+		return
+	}
+	s.conf = next
+	for _, p := range changed {
+		if p.Apply != nil {
+			p.Apply(&s.live, &s.conf)
+		}
+	}
+}
+
+// SetLogLevel names the log level loglevel changes.
+func (s *Store) SetLogLevel(v *slog.LevelVar) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live.LogLevel = v
 }

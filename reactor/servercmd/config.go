@@ -1,4 +1,4 @@
-package reactor
+package servercmd
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"github.com/corekv/corekv/shardowner"
 )
 
-func (c *Core) config(cn *Conn, argv [][]byte) {
+// Config is CONFIG: GET and SET over the one table of settings, RESETSTAT,
+// REWRITE (there is no file to rewrite) and HELP.
+func Config(c Core, cn Conn, argv [][]byte) {
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "get"):
@@ -16,54 +18,47 @@ func (c *Core) config(cn *Conn, argv [][]byte) {
 		// echoed as the client spelled it; a pattern answers the names (and
 		// aliases) it matches. Each is answered once, under its first
 		// spelling.
-		s := c.srv
 		var pairs []string
 		seen := map[string]bool{}
-		s.mu.Lock()
-		for _, pat := range argv[2:] {
-			if bytes.IndexAny(pat, "[*?") < 0 {
-				if n := findName(string(pat)); n != nil && !seen[n.Name] {
-					seen[n.Name] = true
-					pairs = append(pairs, string(pat), n.Setting.Get(&s.conf))
+		c.Settings().View(func(conf *settings.Config) {
+			for _, pat := range argv[2:] {
+				if bytes.IndexAny(pat, "[*?") < 0 {
+					if n := findName(string(pat)); n != nil && !seen[n.Name] {
+						seen[n.Name] = true
+						pairs = append(pairs, string(pat), n.Setting.Get(conf))
+					}
+					continue
 				}
-				continue
-			}
-			for _, n := range settings.Names() {
-				if !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
-					seen[n.Name] = true
-					pairs = append(pairs, n.Name, n.Setting.Get(&s.conf))
+				for _, n := range settings.Names() {
+					if !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
+						seen[n.Name] = true
+						pairs = append(pairs, n.Name, n.Setting.Get(conf))
+					}
 				}
 			}
-		}
-		s.mu.Unlock()
-		w := cn.begin()
+		})
+		w := cn.Begin()
 		w.Map(len(pairs) / 2)
 		for _, s := range pairs {
 			w.BulkString(s)
 		}
-		cn.end()
+		cn.End()
 	case resp.EqualFold(sub, "set") && len(argv)%2 != 0:
-		cn.errorReply(resp.ErrSyntax)
+		cn.Error(resp.ErrSyntax)
 	case resp.EqualFold(sub, "set"):
-		if e := c.srv.configSet(argv); e != "" {
-			cn.errorReply(e)
+		if e := configSet(c.Settings(), argv); e != "" {
+			cn.Error(e)
 			return
 		}
-		cn.okReply()
+		cn.OK()
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
-		if cn.capture {
-			c.publishStats()
-			c.srv.resetStats()
-			cn.okReply()
-			return
-		}
-		c.allShards(cn, cmdResetAll, resetAllArgv)
+		c.ConfigResetStat(cn)
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
-		cn.errorReply(resp.Error("ERR The server is running without a config file"))
+		cn.Error(resp.Error("ERR The server is running without a config file"))
 	case resp.EqualFold(sub, "help"):
-		cn.helpReply(configHelp)
+		cn.Help(configHelp)
 	default:
-		cn.errorReply(errUnknownSub(sub, "config"))
+		cn.Error(ErrUnknownSub(sub, "config"))
 	}
 }
 
@@ -86,7 +81,7 @@ func findName(name string) *settings.Name {
 // copy of the configuration, so that a bad one changes nothing (Redis sets
 // all or none), then applies them. Like Redis, the name errors quote the
 // name as given, the value errors the canonical one.
-func (s *Server) configSet(argv [][]byte) resp.Error {
+func configSet(store *settings.Store, argv [][]byte) resp.Error {
 	var (
 		changed []*settings.Setting
 		values  []string
@@ -96,7 +91,7 @@ func (s *Server) configSet(argv [][]byte) resp.Error {
 		n := findName(string(argv[i]))
 		values = append(values, string(argv[i+1]))
 		if n != nil && n.Setting.Sensitive {
-			argv[i+1] = redacted
+			argv[i+1] = Redacted
 		}
 		if n == nil {
 			return resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(argv[i]) + "'")
@@ -110,27 +105,21 @@ func (s *Server) configSet(argv [][]byte) resp.Error {
 		seen[n.Name] = true
 		changed = append(changed, n.Setting)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	live := s.live
-	live.LogLevel = s.LevelVar
-	next := s.conf.Clone()
-	for i, p := range changed {
-		refused := p.Set(&next, values[i])
-		if refused == "" && p.Check != nil {
-			refused = p.Check(&live, &next)
+	var e resp.Error
+	store.Change(func(next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {
+		for i, p := range changed {
+			refused := p.Set(next, values[i])
+			if refused == "" && p.Check != nil {
+				refused = p.Check(live, next)
+			}
+			if refused != "" {
+				e = configSetFailed(p.Name, refused)
+				return nil, true
+			}
 		}
-		if refused != "" {
-			return configSetFailed(p.Name, refused)
-		}
-	}
-	s.conf = next
-	for _, p := range changed {
-		if p.Apply != nil {
-			p.Apply(&live, &s.conf)
-		}
-	}
-	return ""
+		return changed, false
+	})
+	return e
 }
 
 // configHelp is what CONFIG HELP answers.
