@@ -32,11 +32,11 @@ type Config struct {
 	// configured limits, so a client that stops reading cannot exhaust memory.
 	OutputSafetyCap int64
 	// SpinMicros is how long a core keeps polling epoll with a zero timeout
-	// after a turn that ran at least spinAfterCommands commands, before it
+	// after a turn that ran many commands (reactor's spinAfterCommands), before it
 	// sleeps; 0 sleeps at once. An idle core never spins.
 	SpinMicros int
 	// SpinContended keeps the core polling after busy turns while its
-	// thread is being preempted; by default it stops (see watchPreemption).
+	// thread is being preempted; by default it stops (reactor's watchPreemption).
 	SpinContended bool
 	// Hz is how many times a second each core runs its timers (table upkeep,
 	// published statistics), 1 to 500 whatever was asked, as in Redis.
@@ -62,7 +62,7 @@ type Config struct {
 	// NotifyClasses is notify-keyspace-events, as shardowner's class bits.
 	NotifyClasses int
 	// Encoding holds the thresholds of the aggregates' packed encodings,
-	// indexed by EncodingSetting.
+	// indexed by HashMaxEntries and the constants after it.
 	Encoding [encodingCount]int64
 	// Pprof is the address net/http/pprof is served on; "" serves nothing.
 	Pprof string
