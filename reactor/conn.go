@@ -3,6 +3,7 @@ package reactor
 import (
 	"sync/atomic"
 
+	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/valyala/bytebufferpool"
@@ -39,13 +40,10 @@ const (
 
 // Reply modes set by CLIENT REPLY.
 const (
-	replyOn = iota
-	replyOff
-	// replySkipNext: CLIENT REPLY SKIP is the request running; the next
-	// request's reply is dropped.
-	replySkipNext
-	// replySkip: this request's reply is dropped.
-	replySkip
+	replyOn       = servercmd.ReplyOn
+	replyOff      = servercmd.ReplyOff
+	replySkipNext = servercmd.ReplySkipNext
+	replySkip     = servercmd.ReplySkip
 )
 
 // Conn is one client connection, owned by the core that accepted it.

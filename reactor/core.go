@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -80,9 +81,9 @@ type Core struct {
 	exp       expireState
 	inst      instantRates
 	cmdPub    cmdStatsCopy
-	base      statTotals // what pub held at the last CONFIG RESETSTAT; guarded by srv.mu
-	nextTimer int64      // Unix ms of the next timer run
-	lastBusy  int64      // Unix ms of the last turn that had work
+	base      servercmd.Totals // what pub held at the last CONFIG RESETSTAT; guarded by srv.mu
+	nextTimer int64            // Unix ms of the next timer run
+	lastBusy  int64            // Unix ms of the last turn that had work
 	// spinUntil (Unix ns) is when the core stops polling and may sleep: see
 	// spinAfterCommands.
 	spinUntil int64
@@ -145,21 +146,22 @@ type coreStats struct {
 // publishedStats are the core's counters as other goroutines (INFO) read
 // them, refreshed every timer tick and when a part of INFO runs here.
 type publishedStats struct {
-	counters                       [counterCount]atomic.Uint64 // what INFO sums (counter)
-	instOps, instNetIn, instNetOut atomic.Uint64               // per second (instantRates)
-	stalePerc                      atomic.Uint64               // float64 bits
+	counters                       [servercmd.CounterCount]atomic.Uint64 // what INFO sums (counter)
+	instOps, instNetIn, instNetOut atomic.Uint64                         // per second (instantRates)
+	stalePerc                      atomic.Uint64                         // float64 bits
 	arenaBytes, offHeapBytes       atomic.Uint64
 	longestTurnNs, statGen         atomic.Uint64
 	keys, expires, meanExpire      []atomic.Int64
 	connected                      atomic.Int64
-	hops                           [hopCount]atomic.Uint64
+	hops                           [servercmd.HopCount]atomic.Uint64
 }
 
-// hops gathers the counters INFO reports as hopStats.
-func (s *coreStats) hops() hopStats {
-	return hopStats{hopBatchesSent: s.ringSent, hopCommandsSent: s.ringCmdsSent, hopBatchesReceived: s.ringRecv,
-		hopCommandsReceived: s.ringCmds, hopWakeupsSent: s.wakeupsSent, hopWakeupsReceived: s.wakeupsRecv,
-		hopSleeps: s.sleeps, hopSpinPolls: s.spinPolls, hopSpinPauses: s.spinPauses}
+// hops gathers the counters INFO reports as servercmd.HopStats.
+func (s *coreStats) hops() servercmd.HopStats {
+	return servercmd.HopStats{servercmd.HopBatchesSent: s.ringSent, servercmd.HopCommandsSent: s.ringCmdsSent,
+		servercmd.HopBatchesReceived: s.ringRecv, servercmd.HopCommandsReceived: s.ringCmds,
+		servercmd.HopWakeupsSent: s.wakeupsSent, servercmd.HopWakeupsReceived: s.wakeupsRecv,
+		servercmd.HopSleeps: s.sleeps, servercmd.HopSpinPolls: s.spinPolls, servercmd.HopSpinPauses: s.spinPauses}
 }
 
 func newCore(srv *Server, id, cpu int) (*Core, error) {
@@ -1045,9 +1047,9 @@ func (c *Core) timers(now int64) {
 
 func (c *Core) publishStats() {
 	p := &c.pub
-	p.counters[cntCommands].Store(c.stats.commands)
-	p.counters[cntNetIn].Store(c.stats.netIn)
-	p.counters[cntNetOut].Store(c.stats.netOut)
+	p.counters[servercmd.CntCommands].Store(c.stats.commands)
+	p.counters[servercmd.CntNetIn].Store(c.stats.netIn)
+	p.counters[servercmd.CntNetOut].Store(c.stats.netOut)
 	for i, v := range c.stats.hops() {
 		p.hops[i].Store(v)
 	}
@@ -1055,22 +1057,22 @@ func (c *Core) publishStats() {
 	for _, t := range c.shard.DBs {
 		expired += t.Expired()
 	}
-	p.counters[cntExpired].Store(expired)
-	p.counters[cntExpireNs].Store(c.stats.expireNs)
-	p.counters[cntExpireCapped].Store(c.stats.expireCapped)
+	p.counters[servercmd.CntExpired].Store(expired)
+	p.counters[servercmd.CntExpireNs].Store(c.stats.expireNs)
+	p.counters[servercmd.CntExpireCapped].Store(c.stats.expireCapped)
 	p.stalePerc.Store(math.Float64bits(c.exp.stale))
-	p.counters[cntConns].Store(c.stats.conns)
-	p.counters[cntRejected].Store(c.stats.rejected)
-	p.counters[cntErrorReplies].Store(c.stats.errorReplies)
+	p.counters[servercmd.CntConns].Store(c.stats.conns)
+	p.counters[servercmd.CntRejected].Store(c.stats.rejected)
+	p.counters[servercmd.CntErrorReplies].Store(c.stats.errorReplies)
 	p.instOps.Store(c.inst.rate(instantCommands))
 	p.instNetIn.Store(c.inst.rate(instantNetIn))
 	p.instNetOut.Store(c.inst.rate(instantNetOut))
-	p.counters[cntHits].Store(c.shard.Stats.Hits)
-	p.counters[cntMisses].Store(c.shard.Stats.Misses)
+	p.counters[servercmd.CntHits].Store(c.shard.Stats.Hits)
+	p.counters[servercmd.CntMisses].Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))
 	p.offHeapBytes.Store(uint64(c.shard.OffHeapBytes()))
 	c.resetMaxima()
-	p.counters[cntSlowTurns].Store(c.stats.slowTurns)
+	p.counters[servercmd.CntSlowTurns].Store(c.stats.slowTurns)
 	p.longestTurnNs.Store(c.stats.longestTurnNs)
 	p.statGen.Store(c.stats.statGen)
 	c.publishCmdStats()

@@ -38,8 +38,6 @@ type expireState struct {
 	stale   float64
 }
 
-func (s *Server) setHz(hz int) { s.hz.Store(int32(min(max(hz, 1), 500))) }
-
 func (s *Server) expireBaseShare() int64 {
 	return expireSharePct + expireShareInc*int64(s.expireEffort.Load()-1)
 }

@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -14,33 +14,30 @@ import (
 
 // Connection command errors, with Redis 7's wording.
 const (
-	errNoProto      resp.Error = "NOPROTO unsupported protocol version"
-	errProtoNotInt  resp.Error = "ERR Protocol version is not an integer or out of range"
-	errClientName   resp.Error = "ERR Client names cannot contain spaces, newlines or special characters."
-	errNoSuchClient resp.Error = "ERR No such client"
-	errHelloNoAuth  resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errNoProto     resp.Error = "NOPROTO unsupported protocol version"
+	errProtoNotInt resp.Error = "ERR Protocol version is not an integer or out of range"
+	errHelloNoAuth resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
-
-// errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do
-// not know.
-func errClientType(typ []byte) resp.Error {
-	return resp.Error("ERR Unknown client type '" + string(typ) + "'")
-}
 
 // homeHandler answers a command that runs on the client's home core.
 type homeHandler func(c *Core, cn *Conn, argv [][]byte)
+
+// serverCmd runs a servercmd handler as a home command.
+func serverCmd(h func(servercmd.Core, servercmd.Conn, [][]byte)) homeHandler {
+	return func(c *Core, cn *Conn, argv [][]byte) { h(c, cn, argv) }
+}
 
 // homeHandlers maps the command table's HomeID to its handler: the table
 // says which commands run here, this says how.
 var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeAuth:     (*Core).auth,
-	router.HomeClient:   (*Core).client,
-	router.HomeCommand:  (*Core).command,
-	router.HomeConfig:   (*Core).config,
-	router.HomeDebug:    (*Core).debug,
+	router.HomeClient:   serverCmd(servercmd.Client),
+	router.HomeCommand:  serverCmd(servercmd.Command),
+	router.HomeConfig:   serverCmd(servercmd.Config),
+	router.HomeDebug:    serverCmd(servercmd.Debug),
 	router.HomeEcho:     (*Core).echo,
 	router.HomeHello:    (*Core).hello,
-	router.HomeInfo:     (*Core).info,
+	router.HomeInfo:     serverCmd(servercmd.Info),
 	router.HomeLastSave: (*Core).lastSave,
 	router.HomePing:     (*Core).ping,
 	router.HomeQuit:     (*Core).quit,
@@ -61,7 +58,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeSSubscribe:   (*Core).ssubscribeCmd,
 	router.HomeSUnsubscribe: (*Core).sunsubscribeCmd,
 	router.HomePubsub:       (*Core).pubsubCmd,
-	router.HomeLatency:      (*Core).latency,
+	router.HomeLatency:      serverCmd(servercmd.Latency),
 }
 
 // home answers the commands that run on the client's own core: connection
@@ -174,10 +171,6 @@ func samePassword(pass []byte, want string) bool {
 	return subtle.ConstantTimeCompare(got[:], exp[:]) == 1
 }
 
-// redacted stands in the slow log for a password or other secret argument,
-// as in Redis.
-var redacted = []byte("(redacted)")
-
 func (c *Core) auth(cn *Conn, argv [][]byte) {
 	var user, pass []byte
 	switch len(argv) {
@@ -204,7 +197,7 @@ func (c *Core) auth(cn *Conn, argv [][]byte) {
 // holds them.
 func redact(args [][]byte) {
 	for i := range args {
-		args[i] = redacted
+		args[i] = servercmd.Redacted
 	}
 }
 
@@ -237,8 +230,8 @@ func (c *Core) hello(cn *Conn, argv [][]byte) {
 			cn.authed = true
 			i += 2
 		case resp.EqualFold(argv[i], "setname") && more >= 1:
-			if !validClientName(argv[i+1]) {
-				cn.errorReply(errClientName)
+			if !servercmd.ValidClientName(argv[i+1]) {
+				cn.errorReply(servercmd.ErrClientName)
 				return
 			}
 			setName(cn, argv[i+1])
@@ -273,16 +266,6 @@ func (c *Core) hello(cn *Conn, argv [][]byte) {
 	cn.end()
 }
 
-// validClientName follows Redis: printable ASCII without spaces.
-func validClientName(b []byte) bool {
-	for _, ch := range b {
-		if ch < '!' || ch > '~' {
-			return false
-		}
-	}
-	return true
-}
-
 func setName(cn *Conn, name []byte) {
 	if len(name) == 0 {
 		cn.info.name.Store(nil)
@@ -290,27 +273,6 @@ func setName(cn *Conn, name []byte) {
 	}
 	s := string(name)
 	cn.info.name.Store(&s)
-}
-
-// errDebugNotAllowed is Redis 7's refusal of DEBUG under
-// enable-debug-command no (or local, from a remote client).
-const errDebugNotAllowed resp.Error = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
-	"you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
-
-// debugAllowed applies enable-debug-command: like Redis, "local" means a
-// client whose address is 127.0.0.1 or ::1.
-func (c *Core) debugAllowed(cn *Conn) bool {
-	switch c.srv.cfg.EnableDebug {
-	case "yes":
-		return true
-	case "local":
-		host := cn.info.addr
-		if i := strings.LastIndexByte(host, ':'); i >= 0 {
-			host = host[:i]
-		}
-		return host == "127.0.0.1" || host == "::1"
-	}
-	return false
 }
 
 // debugSleepTurnMax bounds how long DEBUG SLEEPs may block a shard's loop in
@@ -331,28 +293,6 @@ type debugSleeper struct {
 	cn    *Conn
 	slot  *router.Slot // the reply, held back until then
 	until int64        // Unix ns
-}
-
-func (c *Core) debug(cn *Conn, argv [][]byte) {
-	if !c.debugAllowed(cn) {
-		cn.errorReply(errDebugNotAllowed)
-		return
-	}
-	sub := argv[1]
-	switch {
-	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
-		c.debugSleep(cn, resp.ParseFloatPrefix(argv[2]))
-	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
-		// Redis reads the flag with atoi: a C int from the leading digits,
-		// 0 when there are none.
-		n, _ := resp.ParseIntPrefix(argv[2])
-		c.srv.activeExpire.Store(int32(n) != 0)
-		cn.okReply()
-	case resp.EqualFold(sub, "help") && len(argv) == 2:
-		cn.helpReply(debugHelp)
-	default:
-		cn.errorReply(resp.ErrSubcommandSyntax("debug", sub))
-	}
 }
 
 // debugSleep blocks the thread for what is left of this turn's
@@ -445,15 +385,4 @@ func subcommandArityErr(cmd *router.Command, argv [][]byte) resp.Error {
 		return resp.ErrWrongArgs(sub.Name)
 	}
 	return ""
-}
-
-// debugHelp is what DEBUG HELP answers.
-var debugHelp = []string{
-	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"SLEEP <seconds>",
-	"    Stop the server for <seconds>. Decimals allowed.",
-	"SET-ACTIVE-EXPIRE <0|1>",
-	"    Turn the active expiry cycle off or on.",
-	"HELP",
-	"    Print this help.",
 }

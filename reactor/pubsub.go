@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -287,7 +288,6 @@ func (d *pubsubDir) init() {
 	for k := range d.names {
 		d.names[k] = make(map[string]int)
 	}
-	d.setLimits(defaultOutLimits[2])
 }
 
 func (d *pubsubDir) setLimits(l [3]int64) {
@@ -453,7 +453,7 @@ func subscribedAllowed(cmd *router.Command) bool {
 // in subscribed mode; a known subcommand is named as Redis names it.
 func errSubscribed(cmd *router.Command, argv [][]byte) resp.Error {
 	name := cmd.Name
-	if subs, ok := containerSubcommands(cmd.Name); ok && len(argv) > 1 {
+	if subs, ok := servercmd.ContainerSubcommands(cmd.Name); ok && len(argv) > 1 {
 		if _, known := subs[strings.ToLower(string(argv[1]))]; known {
 			name += "|" + strings.ToLower(string(argv[1]))
 		}

@@ -96,32 +96,6 @@ func TestStopFinishesReplies(t *testing.T) {
 	}
 }
 
-func TestParseMemory(t *testing.T) {
-	cases := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true}, {"100", 100, true}, {"1k", 1000, true}, {"1kb", 1024, true},
-		{"4mb", 4 << 20, true}, {"2m", 2000000, true}, {"1gb", 1 << 30, true}, {"1GB", 1 << 30, true},
-		{"x", 0, false}, {"", 0, false}, {"12q", 0, false},
-	}
-	for _, tc := range cases {
-		got, err := ParseMemory(tc.in)
-		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("ParseMemory(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestValidClientName(t *testing.T) {
-	for name, ok := range map[string]bool{"app-1": true, "": true, "a b": false, "a\nb": false, "é": false} {
-		if validClientName([]byte(name)) != ok {
-			t.Errorf("validClientName(%q) != %v", name, ok)
-		}
-	}
-}
-
 // BenchmarkPipelineGet64 measures the whole path in one process: a client
 // writes 64 pipelined GETs over a loopback socket and reads the 64 replies.
 // The server side (and the client, which reuses its buffers) allocates

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/servercmd"
+	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
 	"github.com/corekv/corekv/shardowner/journal"
@@ -20,8 +23,16 @@ import (
 // behaviour it follows, reported where clients look for Redis's.
 const (
 	Version      = "0.1.0"
-	RedisVersion = "7.0.15"
+	RedisVersion = settings.RedisVersion
 )
+
+// Config is what a Server starts with: every setting of the one table
+// (settings.Table).
+type Config = settings.Config
+
+// Defaults returns the configuration corekv starts with when nothing is
+// given.
+func Defaults() Config { return settings.Defaults() }
 
 // ringSize is the capacity of each ring, in batches. A core sends at most one
 // batch per peer per turn, plus the replies to what it received, so the rings
@@ -62,22 +73,16 @@ type Server struct {
 	memoryPeak   atomic.Uint64 // the highest used_memory INFO has reported
 	statGen      atomic.Uint64 // CONFIG RESETSTAT count, for maxima the cores reset
 
-	// LevelVar, when set, is the log level that CONFIG SET loglevel changes.
-	LevelVar *slog.LevelVar
-
 	mu       sync.Mutex // guards registry, the cores' stats bases and config values without atomics
 	registry map[int64]*Conn
 	// infoReqs are the INFO requests waiting for the cores' figures,
 	// under the numbers infoSeq gave them.
-	infoReqs map[uint64]*infoRequest
+	infoReqs map[uint64]*servercmd.Request
 	infoSeq  uint64
-	// latencyPercentiles is latency-tracking-info-percentiles.
-	latencyPercentiles []float64
-	loglevel           string
-	// outLimits is client-output-buffer-limit as CONFIG GET shows it: hard,
-	// soft and seconds of the normal, slave and pubsub classes. Only the
-	// normal class's hard limit applies, and outHard holds that one.
-	outLimits [3][3]int64
+	// conf is the configuration as CONFIG GET shows it and CONFIG SET
+	// changes it; the cores read cfg, which holds the settings that do not
+	// change, and the atomics conf applies the others to.
+	conf *settings.Store
 
 	slowlog *shardowner.SlowlogConfig  // shared by every core's shard
 	enc     *shardowner.EncodingConfig // shared by every core's shard
@@ -101,31 +106,35 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:                cfg,
-		log:                log,
-		start:              time.Now(),
-		replID:             newReplID(),
-		done:               make(chan struct{}),
-		ShutdownRequested:  make(chan struct{}),
-		registry:           make(map[int64]*Conn),
-		infoReqs:           make(map[uint64]*infoRequest),
-		latencyPercentiles: []float64{50, 99, 99.9},
-		loglevel:           cfg.LogLevel,
-		outLimits:          defaultOutLimits,
+		cfg:               cfg,
+		log:               log,
+		start:             time.Now(),
+		replID:            newReplID(),
+		done:              make(chan struct{}),
+		ShutdownRequested: make(chan struct{}),
+		registry:          make(map[int64]*Conn),
+		infoReqs:          make(map[uint64]*servercmd.Request),
 	}
-	s.maxClients.Store(int64(cfg.MaxClients))
-	pass := cfg.RequirePass
-	s.pass.Store(&pass)
-	s.outHard.Store(cfg.OutputHardLimit)
 	s.ps.init()
 	s.activeExpire.Store(true)
-	s.setHz(cfg.Hz)
-	s.expireEffort.Store(int32(min(max(cfg.ActiveExpireEffort, 1), 10)))
 	s.slowlog = shardowner.NewSlowlogConfig()
 	s.enc = shardowner.NewEncodingConfig()
-	s.slowlog.SlowerThan.Store(cfg.SlowlogSlowerThan)
-	s.slowlog.MaxLen.Store(cfg.SlowlogMaxLen)
 	s.slowlog.Client = s.clientOf
+	s.conf = settings.NewStore(&cfg, settings.Live{
+		MaxClients: &s.maxClients,
+		FitClients: func(n int64) int64 {
+			fit, _ := fitFDLimit(n, reservedFDs(&s.cfg))
+			return fit
+		},
+		Pass:         &s.pass,
+		OutputHard:   &s.outHard,
+		PubsubLimits: s.ps.setLimits,
+		Hz:           &s.hz,
+		ExpireEffort: &s.expireEffort,
+		Slowlog:      s.slowlog,
+		Enc:          s.enc,
+		Events:       &s.events,
+	})
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
 	for i := 0; i < cfg.Shards; i++ {
@@ -165,6 +174,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
+	s.conf.Change(func(c *settings.Config, _ *settings.Live) ([]*settings.Setting, bool) {
+		c.Port = port
+		return nil, false
+	})
 	if cfg.JournalDir != "" {
 		sink, err := journal.OpenFileSink(cfg.JournalDir, cfg.Shards)
 		if err != nil {
@@ -184,6 +197,9 @@ func (s *Server) closeListeners() {
 		c.stopAccepting()
 	}
 }
+
+// SetLogLevel names the log level CONFIG SET loglevel changes.
+func (s *Server) SetLogLevel(v *slog.LevelVar) { s.conf.SetLogLevel(v) }
 
 // Port is the TCP port the server listens on.
 func (s *Server) Port() int { return s.port }
@@ -327,17 +343,30 @@ func (s *Server) unregister(cn *Conn) {
 	s.mu.Unlock()
 }
 
-// SlogLevel maps Redis's log levels onto slog's.
-func SlogLevel(level string) slog.Level {
-	switch level {
-	case "debug", "verbose":
-		return slog.LevelDebug
-	case "warning":
-		return slog.LevelWarn
-	case "nothing":
-		return slog.LevelError + 4
+// connections returns the registered connections, ordered by id.
+func (s *Server) connections() []*Conn {
+	s.mu.Lock()
+	out := make([]*Conn, 0, len(s.registry))
+	for _, cn := range s.registry {
+		out = append(out, cn)
 	}
-	return slog.LevelInfo
+	s.mu.Unlock()
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].id < out[j-1].id; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// findConn returns the live connection with that id from conns, which is
+// ordered by id, or nil.
+func findConn(conns []*Conn, id int64) *Conn {
+	i := sort.Search(len(conns), func(i int) bool { return conns[i].id >= id })
+	if i < len(conns) && conns[i].id == id && !conns[i].info.killed.Load() {
+		return conns[i]
+	}
+	return nil
 }
 
 // newReplID returns 40 random hex digits, the form of Redis's replication IDs.

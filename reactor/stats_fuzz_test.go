@@ -2,46 +2,9 @@ package reactor
 
 import (
 	"bytes"
-	"math"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/corekv/corekv/shardowner"
 )
-
-// FuzzPercentiles: CONFIG SET latency-tracking-info-percentiles takes only
-// numbers from 0 to 100, and what CONFIG GET then shows sets the same list.
-func FuzzPercentiles(f *testing.F) {
-	for _, v := range []string{"50 99 99.9", "", "0.0 50.0 100.0", "10 a", "101", "-0", "1e2", "NaN", "inf", " 1  2 "} {
-		f.Add(v)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		var s Server
-		apply, refused := setPercentiles(&s, v)
-		if refused != "" {
-			if apply != nil {
-				t.Fatalf("%q refused (%s) with a change to apply", v, refused)
-			}
-			return
-		}
-		apply()
-		got := s.latencyPercentiles
-		for _, p := range got {
-			if !(p >= 0 && p <= 100) {
-				t.Fatalf("%q accepted with %v", v, p)
-			}
-		}
-		again, refused := setPercentiles(&s, getPercentiles(&s))
-		if refused != "" {
-			t.Fatalf("CONFIG GET's %q refused: %s", getPercentiles(&s), refused)
-		}
-		again()
-		if !slices.Equal(s.latencyPercentiles, got) {
-			t.Fatalf("%q: %v, then %v from %q", v, got, s.latencyPercentiles, getPercentiles(&s))
-		}
-	})
-}
 
 // FuzzCountError: any reply counts as an error only when it is one, under a
 // code of at most 32 bytes without a space.
@@ -61,34 +24,6 @@ func FuzzCountError(f *testing.F) {
 			if len(code) > 32 || strings.Contains(code, " ") || !bytes.HasPrefix(reply[1:], []byte(code)) && code != "ERR" {
 				t.Fatalf("%q counted as %q", reply, code)
 			}
-		}
-	})
-}
-
-// FuzzHistogramLevels: LATENCY HISTOGRAM's levels are Redis's, in order,
-// with counts that grow to the histogram's total.
-func FuzzHistogramLevels(f *testing.F) {
-	f.Add(uint64(500), uint64(3000), uint64(70000), uint64(1))
-	f.Add(uint64(0), uint64(0), uint64(math.MaxUint64), uint64(3))
-	f.Fuzz(func(t *testing.T, a, b, c, n uint64) {
-		var h shardowner.Histogram
-		for _, d := range []uint64{a, b, c} {
-			for range n % 4 {
-				h.Add(d)
-			}
-		}
-		total := h.Total()
-		levels := cumulativeLevels(&h, total)
-		var prevLevel, prevCount uint64
-		for i := 0; i+1 < len(levels); i += 2 {
-			level, count := levels[i], levels[i+1]
-			if (i > 0 && level <= prevLevel) || count <= prevCount {
-				t.Fatalf("levels %v", levels)
-			}
-			prevLevel, prevCount = level, count
-		}
-		if prevCount != total {
-			t.Fatalf("levels %v end at %d of %d", levels, prevCount, total)
 		}
 	})
 }

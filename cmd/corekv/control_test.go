@@ -335,7 +335,8 @@ func TestEnableDebugCommand(t *testing.T) {
 	})
 	t.Run("bad value", func(t *testing.T) {
 		o, err := parseArgs([]string{"--enable-debug-command", "maybe"})
-		if want := "enable-debug-command: argument(s) must be one of the following: no, yes, local"; err == nil || err.Error() != want {
+		if want := ">>> 'enable-debug-command \"maybe\"'\nargument(s) must be one of the following: no, yes, local"; err == nil ||
+			!strings.HasSuffix(err.Error(), want) {
 			t.Errorf("parseArgs: %+v, %v; want %q", o, err, want)
 		}
 	})

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/reactor"
+	"github.com/corekv/corekv/reactor/settings"
 	"go.uber.org/automaxprocs/maxprocs"
 	"golang.org/x/sys/unix"
 )
@@ -33,7 +35,11 @@ func main() {
 func run(args []string) int {
 	opts, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "corekv:", err)
+		if le := (*settings.LoadError)(nil); errors.As(err, &le) {
+			fmt.Fprintln(os.Stderr, err) // in Redis's form
+		} else {
+			fmt.Fprintln(os.Stderr, "corekv:", err)
+		}
 		return 2
 	}
 	if opts.help {
@@ -45,7 +51,7 @@ func run(args []string) int {
 		return 0
 	}
 	level := new(slog.LevelVar)
-	level.Set(reactor.SlogLevel(opts.cfg.LogLevel))
+	level.Set(settings.SlogLevel(opts.cfg.LogLevel))
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	// The CPU quota (cgroups) caps how many shards are worth running; the
@@ -71,7 +77,7 @@ func run(args []string) int {
 		log.Error("cannot start", "err", err)
 		return 1
 	}
-	srv.LevelVar = level
+	srv.SetLogLevel(level)
 	// Catch the signals before saying ready: a supervisor (or a test) that
 	// sends SIGTERM as soon as it reads the ready line must get a clean
 	// shutdown, not the default action.

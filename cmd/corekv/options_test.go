@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/corekv/corekv/reactor/settings"
 )
 
 // TestParseArgs drives parseArgs with flags and config files: defaults, what
@@ -48,15 +50,27 @@ func TestParseArgs(t *testing.T) {
 			check: func(o options) bool { return o.cfg.Port == 6379 }},
 		{name: "output limit", args: []string{"--client-output-buffer-limit", "normal 10mb 0 0"},
 			check: func(o options) bool { return o.cfg.OutputHardLimit == 10<<20 }},
+		{name: "settings CONFIG SET takes", args: []string{conf("hash-max-listpack-entries 7\nnotify-keyspace-events KEA\n" +
+			"latency-tracking no\nlist-max-listpack-size -3\n"), "--hash-max-ziplist-value", "1kb"},
+			check: func(o options) bool {
+				return o.cfg.Encoding[settings.HashMaxEntries] == 7 && o.cfg.Encoding[settings.HashMaxValue] == 1024 &&
+					o.cfg.NotifyClasses != 0 && o.cfg.NoLatencyTracking && o.cfg.Encoding[settings.ListMaxListpack] == -3
+			}},
+		{name: "file line numbers", args: []string{conf("port 1\n\n# x\nhz fast\n")},
+			err: "at line 4\n>>> 'hz fast'\nargument couldn't be parsed into an integer"},
+		{name: "flags after the file", args: []string{conf("port 1\n"), "--port", "2", "--hz", "x"},
+			err: "at line 4\n>>> 'hz \"x\"'"},
+		{name: "loglevel", args: []string{"--loglevel", "chatty"},
+			err: "argument(s) must be one of the following: debug, verbose, notice, warning"},
 		{name: "help", args: []string{"--help"}, check: func(o options) bool { return o.help }},
 		{name: "version", args: []string{"-v"}, check: func(o options) bool { return o.version }},
-		{name: "port range", args: []string{"--port", "70000"}, err: "port out of range"},
-		{name: "not a number", args: []string{"--spin", "fast"}, err: `spin: "fast" is not a number`},
-		{name: "negative spin", args: []string{"--spin", "-1"}, err: "spin must be 0 or more"},
-		{name: "unknown option", args: []string{"--nosuch", "1"}, err: `unknown option "nosuch"`},
-		{name: "stray argument", args: []string{"--port", "1", "2"}, err: "port takes one value"},
-		{name: "databases range", args: []string{"--databases", "0"}, err: "databases must be between 1 and 256"},
-		{name: "unbalanced quotes", args: []string{conf("requirepass \"abc\n")}, err: "unbalanced quotes"},
+		{name: "port range", args: []string{"--port", "70000"}, err: "argument must be between 0 and 65535 inclusive"},
+		{name: "not a number", args: []string{"--spin", "fast"}, err: ">>> 'spin \"fast\"'\nargument couldn't be parsed into an integer"},
+		{name: "negative spin", args: []string{"--spin", "-1"}, err: "argument must be between 0 and 2147483647 inclusive"},
+		{name: "unknown option", args: []string{"--nosuch", "1"}, err: ">>> 'nosuch \"1\"'\nBad directive or wrong number of arguments"},
+		{name: "stray argument", args: []string{"--port", "1", "2"}, err: "wrong number of arguments"},
+		{name: "databases range", args: []string{"--databases", "0"}, err: "argument must be between 1 and 256 inclusive"},
+		{name: "unbalanced quotes", args: []string{conf("requirepass \"abc\n")}, err: "at line 1\n>>> 'requirepass \"abc'\nUnbalanced quotes in configuration line"},
 		{name: "missing file", args: []string{filepath.Join(dir, "none.conf")}, err: "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package reactor
+package servercmd
 
 import (
 	"github.com/corekv/corekv/resp"
@@ -6,10 +6,10 @@ import (
 	"github.com/corekv/corekv/shardowner"
 )
 
-// latency is LATENCY: HISTOGRAM, from the same per-command histograms as
+// Latency is LATENCY: HISTOGRAM, from the same per-command histograms as
 // INFO latencystats, and HELP. The latency monitor (LATEST, HISTORY, GRAPH,
 // DOCTOR, RESET) is not implemented.
-func (c *Core) latency(cn *Conn, argv [][]byte) {
+func Latency(c Core, cn Conn, argv [][]byte) {
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "histogram"):
@@ -17,19 +17,18 @@ func (c *Core) latency(cn *Conn, argv [][]byte) {
 		for _, a := range argv[2:] {
 			names = append(names, string(a))
 		}
-		if cn.capture {
-			c.publishStats()
-			w := cn.begin()
-			writeLatencyHistogram(w, totals(c.srv.allFigures(allParts)).cmds, names)
-			cn.end()
+		if cn.InExec() {
+			w := cn.Begin()
+			writeLatencyHistogram(w, totals(c.Figures(AllParts)).Cmds, names)
+			cn.End()
 			return
 		}
 		// Like INFO, it sees every shard once its earlier commands have run.
-		c.infoRequest(cn, &infoRequest{want: map[string]bool{"latencystats": true}, histogram: true, names: names})
+		c.Gather(cn, &Request{want: map[string]bool{"latencystats": true}, histogram: true, names: names})
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
-		cn.helpReply(latencyHelp)
+		cn.Help(latencyHelp)
 	default:
-		cn.errorReply(resp.ErrUnknownSubcommand("latency", sub))
+		cn.Error(resp.ErrUnknownSubcommand("latency", sub))
 	}
 }
 

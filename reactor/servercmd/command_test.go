@@ -1,4 +1,4 @@
-package reactor
+package servercmd
 
 import (
 	"testing"
@@ -63,45 +63,16 @@ func TestLookupPublic(t *testing.T) {
 	}
 }
 
-// TestSubcommandArityErr checks the arity check of home containers'
-// subcommands, which reads the command table's rows.
-func TestSubcommandArityErr(t *testing.T) {
-	argv := func(s ...string) [][]byte {
-		out := make([][]byte, len(s))
-		for i, a := range s {
-			out[i] = []byte(a)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		argv []string
-		want resp.Error
-	}{
-		{[]string{"client", "SETNAME"}, resp.ErrWrongArgs("client|setname")},
-		{[]string{"client", "setname", "a"}, ""},
-		{[]string{"config", "get"}, resp.ErrWrongArgs("config|get")},
-		{[]string{"config", "get", "a", "b"}, ""},
-		{[]string{"client", "nosuch"}, ""},
-		{[]string{"client"}, ""},
-		{[]string{"ping", "x", "y"}, ""},
-	} {
-		cmd := router.LookupString(tc.argv[0])
-		if got := subcommandArityErr(cmd, argv(tc.argv...)); got != tc.want {
-			t.Errorf("%q: %q, want %q", tc.argv, got, tc.want)
-		}
-	}
-}
-
-// TestContainerSubcommands checks containerSubcommands against rows of the
+// TestContainerSubcommands checks ContainerSubcommands against rows of the
 // command table, shard containers' too.
 func TestContainerSubcommands(t *testing.T) {
-	if subs, ok := containerSubcommands("object"); !ok || subs["encoding"] != 3 || subs["help"] != 2 {
+	if subs, ok := ContainerSubcommands("object"); !ok || subs["encoding"] != 3 || subs["help"] != 2 {
 		t.Errorf("object: subcommands %v", subs)
 	}
-	if subs, ok := containerSubcommands("slowlog"); !ok || subs["get"] != -2 {
+	if subs, ok := ContainerSubcommands("slowlog"); !ok || subs["get"] != -2 {
 		t.Errorf("slowlog: subcommands %v", subs)
 	}
-	if subs, ok := containerSubcommands("get"); ok {
+	if subs, ok := ContainerSubcommands("get"); ok {
 		t.Errorf("get: subcommands %v", subs)
 	}
 }

@@ -1,4 +1,4 @@
-package reactor
+package servercmd
 
 import (
 	"bytes"
@@ -10,27 +10,27 @@ import (
 )
 
 // command answers COMMAND and its subcommands from the command table.
-func (c *Core) command(cn *Conn, argv [][]byte) {
+func Command(c Core, cn Conn, argv [][]byte) {
 	if len(argv) == 1 {
-		w := cn.begin()
+		w := cn.Begin()
 		public := publicCommands()
 		w.Array(len(public))
 		for _, cmd := range public {
 			writeCommandInfo(w, cmd)
 		}
-		cn.end()
+		cn.End()
 		return
 	}
 	sub := argv[1]
 	switch {
 	case resp.EqualFold(sub, "count") && len(argv) == 2:
-		w := cn.begin()
+		w := cn.Begin()
 		w.Int(int64(len(publicCommands())))
-		cn.end()
+		cn.End()
 	case resp.EqualFold(sub, "list"):
-		c.commandList(cn, argv)
+		commandList(cn, argv)
 	case resp.EqualFold(sub, "info"):
-		w := cn.begin()
+		w := cn.Begin()
 		names := argv[2:]
 		if len(names) == 0 {
 			public := publicCommands()
@@ -48,7 +48,7 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 				}
 			}
 		}
-		cn.end()
+		cn.End()
 	case resp.EqualFold(sub, "docs"):
 		var list []*router.Command
 		if len(argv) == 2 {
@@ -60,19 +60,19 @@ func (c *Core) command(cn *Conn, argv [][]byte) {
 				}
 			}
 		}
-		w := cn.begin()
+		w := cn.Begin()
 		w.Map(len(list))
 		for _, cmd := range list {
 			w.BulkString(cmd.Name)
 			writeCommandDocs(w, cmd)
 		}
-		cn.end()
+		cn.End()
 	case (resp.EqualFold(sub, "getkeys") || resp.EqualFold(sub, "getkeysandflags")) && len(argv) >= 3:
 		commandGetKeys(cn, argv[2:], len(sub) > len("getkeys"))
 	case resp.EqualFold(sub, "help"):
-		cn.helpReply(commandHelp)
+		cn.Help(commandHelp)
 	default:
-		cn.errorReply(resp.ErrUnknownSubcommand("command", sub))
+		cn.Error(resp.ErrUnknownSubcommand("command", sub))
 	}
 }
 
@@ -81,32 +81,32 @@ var errInvalidCommand = resp.Error("ERR Invalid command specified")
 // commandGetKeys answers COMMAND GETKEYS and GETKEYSANDFLAGS for the
 // command args. As in Redis: a container's subcommand is looked up first,
 // then whether it takes keys at all, then its arity.
-func commandGetKeys(cn *Conn, args [][]byte, withFlags bool) {
+func commandGetKeys(cn Conn, args [][]byte, withFlags bool) {
 	cmd := router.Lookup(args[0])
 	if cmd == nil || cmd.Internal {
-		cn.errorReply(errInvalidCommand)
+		cn.Error(errInvalidCommand)
 		return
 	}
 	if len(cmd.Subcommands) > 0 && len(args) >= 2 {
 		if cmd = cmd.Subcommand(args[1]); cmd == nil {
-			cn.errorReply(errInvalidCommand)
+			cn.Error(errInvalidCommand)
 			return
 		}
 	}
 	if !cmd.HasKeyArgs() {
-		cn.errorReply(resp.Error("ERR The command has no key arguments"))
+		cn.Error(resp.Error("ERR The command has no key arguments"))
 		return
 	}
 	if !cmd.ArityOK(len(args)) {
-		cn.errorReply(resp.Error("ERR Invalid number of arguments specified for command"))
+		cn.Error(resp.Error("ERR Invalid number of arguments specified for command"))
 		return
 	}
 	keys := cmd.GetKeys(args)
 	if len(keys) == 0 {
-		cn.errorReply(resp.Error("ERR Invalid arguments specified for command"))
+		cn.Error(resp.Error("ERR Invalid arguments specified for command"))
 		return
 	}
-	w := cn.begin()
+	w := cn.Begin()
 	w.Array(len(keys))
 	for _, k := range keys {
 		if !withFlags {
@@ -117,12 +117,12 @@ func commandGetKeys(cn *Conn, args [][]byte, withFlags bool) {
 		w.Bulk(args[k.Pos])
 		writeSimpleSet(w, router.KeyFlagNames(k.Flags), "")
 	}
-	cn.end()
+	cn.End()
 }
 
 // commandList answers COMMAND LIST [FILTERBY MODULE|ACLCAT|PATTERN arg]:
 // the names of the commands and their subcommands that pass the filter.
-func (c *Core) commandList(cn *Conn, argv [][]byte) {
+func commandList(cn Conn, argv [][]byte) {
 	pass := func(*router.Command) bool { return true }
 	switch {
 	case len(argv) == 2:
@@ -137,11 +137,11 @@ func (c *Core) commandList(cn *Conn, argv [][]byte) {
 		case resp.EqualFold(kind, "pattern"):
 			pass = func(cmd *router.Command) bool { return shardowner.MatchGlob(arg, []byte(cmd.Name), true) }
 		default:
-			cn.errorReply(resp.ErrSyntax)
+			cn.Error(resp.ErrSyntax)
 			return
 		}
 	default:
-		cn.errorReply(resp.ErrSyntax)
+		cn.Error(resp.ErrSyntax)
 		return
 	}
 	var names []string
@@ -155,12 +155,12 @@ func (c *Core) commandList(cn *Conn, argv [][]byte) {
 			}
 		}
 	}
-	w := cn.begin()
+	w := cn.Begin()
 	w.Array(len(names))
 	for _, n := range names {
 		w.BulkString(n)
 	}
-	cn.end()
+	cn.End()
 }
 
 // lookupPublic finds a command a client may call by its name, or a
@@ -177,9 +177,9 @@ func lookupPublic(name []byte) *router.Command {
 	return cmd
 }
 
-// containerSubcommands returns the subcommands of a container command with
+// ContainerSubcommands returns the subcommands of a container command with
 // their arities, and false for a command that has none.
-func containerSubcommands(name string) (map[string]int, bool) {
+func ContainerSubcommands(name string) (map[string]int, bool) {
 	subs, ok := subcommandArities[name]
 	return subs, ok
 }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corekv/corekv/reactor/settings"
+	"github.com/redis/go-redis/v9"
+)
+
+// settingValues gives, for every setting CONFIG SET takes and some that are
+// set only at start, a value other than the default (as words of a config
+// line) and what CONFIG GET then shows.
+var settingValues = map[string]struct {
+	words []string
+	shown string
+}{
+	"requirepass":                       {[]string{"pw"}, "pw"},
+	"maxclients":                        {[]string{"500"}, "500"},
+	"loglevel":                          {[]string{"VERBOSE"}, "verbose"},
+	"client-output-buffer-limit":        {[]string{"normal", "4mb", "2mb", "10", "pubsub", "16mb", "4mb", "30"}, "normal 4194304 2097152 10 slave 268435456 67108864 60 pubsub 16777216 4194304 30"},
+	"notify-keyspace-events":            {[]string{"Kx"}, "xK"},
+	"hz":                                {[]string{"1000"}, "500"},
+	"active-expire-effort":              {[]string{"3"}, "3"},
+	"save":                              {[]string{""}, ""},
+	"appendonly":                        {[]string{"no"}, "no"},
+	"slowlog-log-slower-than":           {[]string{"-1"}, "-1"},
+	"latency-tracking":                  {[]string{"no"}, "no"},
+	"latency-tracking-info-percentiles": {[]string{"50", "99.99"}, "50 99.99"},
+	"slowlog-max-len":                   {[]string{"64"}, "64"},
+	"hash-max-listpack-entries":         {[]string{"100"}, "100"},
+	"hash-max-listpack-value":           {[]string{"1kb"}, "1024"},
+	"set-max-intset-entries":            {[]string{"1000"}, "1000"},
+	"zset-max-listpack-entries":         {[]string{"64"}, "64"},
+	"zset-max-listpack-value":           {[]string{"32"}, "32"},
+	"hll-sparse-max-bytes":              {[]string{"2000"}, "2000"},
+	"list-max-listpack-size":            {[]string{"-3"}, "-3"},
+	"list-compress-depth":               {[]string{"2"}, "2"},
+
+	"databases":            {[]string{"4"}, "4"},
+	"shards":               {[]string{"2"}, "2"},
+	"pin":                  {[]string{"NO"}, "no"},
+	"enable-debug-command": {[]string{"local"}, "local"},
+	"output-safety-cap":    {[]string{"512mb"}, "536870912"},
+	"spin":                 {[]string{"5"}, "5"},
+	"spin-contended":       {[]string{"yes"}, "yes"},
+	"timeout":              {[]string{"0"}, "0"},
+	"maxmemory":            {[]string{"0"}, "0"},
+	"maxmemory-policy":     {[]string{"noeviction"}, "noeviction"},
+}
+
+// TestSettingValuesCoverTable keeps settingValues complete: a setting CONFIG
+// SET takes that it does not name would go untested at start-up.
+func TestSettingValuesCoverTable(t *testing.T) {
+	for i := range settings.Table {
+		s := &settings.Table[i]
+		if _, ok := settingValues[s.Name]; s.Mutable && !ok {
+			t.Errorf("settingValues has no value for %s, which CONFIG SET takes", s.Name)
+		}
+	}
+	for name := range settingValues {
+		if settings.Find(name) == nil {
+			t.Errorf("settingValues names %s, which is not a setting", name)
+		}
+	}
+}
+
+// checkSettings asks srv for every setting of settingValues.
+func checkSettings(t *testing.T, srv *server) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: srv.addr, Password: "pw"})
+	defer c.Close()
+	ctx := context.Background()
+	for name, v := range settingValues {
+		got, err := c.ConfigGet(ctx, name).Result()
+		if err != nil || len(got) != 1 || got[name] != v.shown {
+			t.Errorf("CONFIG GET %s = %v, %v; want %q", name, got, err, v.shown)
+		}
+	}
+}
+
+// quoteWord writes a word of a config line so that it reads back as itself.
+func quoteWord(w string) string {
+	if w == "" || strings.ContainsAny(w, " \t\"'") {
+		return strconv.Quote(w)
+	}
+	return w
+}
+
+// TestSettingsInFile starts the binary with a config file that sets every
+// setting of settingValues and reads them back with CONFIG GET.
+func TestSettingsInFile(t *testing.T) {
+	var b strings.Builder
+	for name, v := range settingValues {
+		b.WriteString(name)
+		for _, w := range v.words {
+			b.WriteString(" " + quoteWord(w))
+		}
+		b.WriteString("\n")
+	}
+	conf := filepath.Join(t.TempDir(), "corekv.conf")
+	if err := os.WriteFile(conf, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkSettings(t, startServerWithConfig(t, conf, "--port", "0", "--bind", "127.0.0.1"))
+}
+
+// TestSettingsAsFlags does the same with a flag for each setting.
+func TestSettingsAsFlags(t *testing.T) {
+	var args []string
+	for name, v := range settingValues {
+		args = append(args, "--"+name)
+		args = append(args, v.words...)
+	}
+	checkSettings(t, startServer(t, nil, args...))
+}
+
+// TestSettingsRefusedAlike checks that a value CONFIG SET refuses is refused
+// at start with the same reason, in the form Redis refuses a config line.
+func TestSettingsRefusedAlike(t *testing.T) {
+	srv := startServer(t, nil)
+	c := srv.client(t, 2)
+	ctx := context.Background()
+	for _, tc := range [][2]string{
+		{"maxclients", "0"}, {"maxclients", "abc"}, {"loglevel", "chatty"}, {"hz", "-1"},
+		{"client-output-buffer-limit", "normal x 0 0"}, {"client-output-buffer-limit", "master 0 0 0"},
+		{"notify-keyspace-events", "Q"}, {"active-expire-effort", "11"}, {"save", "900 1"}, {"appendonly", "maybe"},
+		{"slowlog-log-slower-than", "-2"}, {"latency-tracking", "1"}, {"latency-tracking-info-percentiles", "101"},
+		{"slowlog-max-len", "-1"}, {"hash-max-listpack-value", "-1"}, {"hash-max-ziplist-entries", "x"},
+		{"list-max-listpack-size", "2147483648"}, {"list-compress-depth", "-1"},
+	} {
+		name, value := tc[0], tc[1]
+		err := c.ConfigSet(ctx, name, value).Err()
+		_, reason, ok := strings.Cut(errText(err), ") - ")
+		if !ok {
+			t.Errorf("CONFIG SET %s %q: %v, want a refusal", name, value, err)
+			continue
+		}
+		out, code := runCorekv(t, "--"+name, value)
+		want := ">>> '" + name + " " + strconv.Quote(value) + "'\n" + reason + "\n"
+		if code != 2 || !strings.Contains(out, want) {
+			t.Errorf("corekv --%s %q: exit %d\n%s\nwant exit 2 with\n%s", name, value, code, out, want)
+		}
+	}
+	// And what start-up alone may set is refused at run time, as Redis
+	// refuses an immutable setting.
+	for _, name := range []string{"databases", "shards", "spin", "enable-debug-command", "output-safety-cap"} {
+		want := "ERR CONFIG SET failed (possibly related to argument '" + name + "') - can't set immutable config"
+		if err := c.ConfigSet(ctx, name, "1").Err(); errText(err) != want {
+			t.Errorf("CONFIG SET %s 1: %v, want %q", name, err, want)
+		}
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestUnknownSettingRefused refuses a setting nobody knows, in a file and as
+// a flag, with what redis-server prints for it.
+func TestUnknownSettingRefused(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "bad.conf")
+	if err := os.WriteFile(conf, []byte("port 0\n\nnosuch 1 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--nosuch", "1"}, {conf}} {
+		out, code := runCorekv(t, args...)
+		if code != 2 || !strings.Contains(out, "Bad directive or wrong number of arguments") {
+			t.Errorf("corekv %q: exit %d\n%s", args, code, out)
+			continue
+		}
+		redisServer, err := exec.LookPath("redis-server")
+		if err != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		want, _ := exec.CommandContext(ctx, redisServer, args...).CombinedOutput()
+		cancel()
+		if !strings.Contains(out, strings.TrimSpace(string(want))) {
+			t.Errorf("corekv %q prints\n%s\nredis-server\n%s", args, out, want)
+		}
+	}
+}
+
+// runCorekv runs the binary with args, expecting it to stop at once, and
+// returns what it printed and its exit status.
+func runCorekv(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, corekvBinary(t), args...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("corekv %q: %v", args, err)
+	}
+	return string(out), 0
+}

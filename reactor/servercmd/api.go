@@ -1,0 +1,140 @@
+// Package servercmd owns the server commands: INFO, CONFIG, CLIENT,
+// COMMAND, LATENCY and DEBUG (but for the sleep itself), and the statistics
+// and client listings they show. They run on the client's home core, which
+// hands them the connection and itself through the small interfaces below;
+// the loop, the connections, their buffers and reply slots, and the rings
+// stay in reactor, which imports this package and never the other way.
+package servercmd
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/corekv/corekv/reactor/settings"
+	"github.com/corekv/corekv/resp"
+)
+
+// Conn is what a server command needs of the connection that sent it.
+type Conn interface {
+	Listed
+	// Begin returns the writer for the command's reply, End commits it.
+	Begin() *resp.Writer
+	End()
+	OK()
+	Error(e resp.Error)
+	// Help answers lines as a HELP subcommand does.
+	Help(lines []string)
+	// InExec reports whether the command runs inside EXEC, whose reply
+	// cannot wait for other cores.
+	InExec() bool
+	SetName(name []byte)
+	SetLib(name, ver *string)
+	SetNoEvict(on bool)
+	SetNoTouch(on bool)
+	ReplyMode() int
+	SetReplyMode(mode int)
+	// CloseAfterReply closes the connection once its replies are written.
+	CloseAfterReply()
+}
+
+// Listed is a connection as CLIENT LIST and KILL see it from any core.
+type Listed interface {
+	ClientFields() ClientFields
+}
+
+// ClientFields are what CLIENT LIST shows of a connection, read at one
+// moment.
+type ClientFields struct {
+	ID                    int64
+	Addr, LAddr           string
+	FD                    int
+	Name, LibName, LibVer string
+	LastCmd               string
+	Created, LastMs       int64 // Unix ms
+	DB, Proto             int32
+	Subs, PSubs, SSubs    int32
+	Blocked, Killed       bool
+}
+
+// Reply modes CLIENT REPLY sets.
+const (
+	ReplyOn = iota
+	ReplyOff
+	// ReplySkipNext: CLIENT REPLY SKIP is the request running; the next
+	// request's reply is dropped.
+	ReplySkipNext
+	// ReplySkip: this request's reply is dropped.
+	ReplySkip
+)
+
+// Core is what a server command needs of the core it runs on, and through
+// it of the server.
+type Core interface {
+	// Gather sends r to every shard for cn, behind cn's earlier commands;
+	// once all have taken their figures, Request.Write answers.
+	Gather(cn Conn, r *Request)
+	// Figures publishes this core's figures and returns what every core
+	// published last, for a command inside EXEC, which cannot wait.
+	Figures(parts Parts) []Figures
+	// ConfigResetStat is CONFIG RESETSTAT for cn.
+	ConfigResetStat(cn Conn)
+	Server() ServerInfo
+	Settings() *settings.Store
+	// Clients returns every registered connection, ordered by ID.
+	Clients() []Listed
+	// Kill closes victim for CLIENT KILL sent by cn.
+	Kill(cn Conn, victim Listed)
+	// Unblock is CLIENT UNBLOCK.
+	Unblock(cn Conn, argv [][]byte)
+	// NowMs is the core's clock, in Unix ms.
+	NowMs() int64
+	// DebugSleep is DEBUG SLEEP, which the loop does.
+	DebugSleep(cn Conn, secs float64)
+	SetActiveExpire(on bool)
+}
+
+// ServerInfo are the server-wide figures INFO shows beside the cores'.
+type ServerInfo struct {
+	Version                     string
+	Start                       time.Time
+	Port, Shards, Databases     int
+	Hz                          int32
+	Clients, MaxClients         int64
+	Blocked                     int64
+	ReplID                      string
+	Channels, Patterns, SShards int
+	// CoreCPUs is each core's CPU, -1 for none.
+	CoreCPUs []int
+	// StatGen counts CONFIG RESETSTATs, for the maxima cores reset.
+	StatGen uint64
+	// MemoryPeak is the highest used_memory INFO has shown.
+	MemoryPeak *atomic.Uint64
+	// Percentiles is latency-tracking-info-percentiles.
+	Percentiles []float64
+}
+
+// errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do
+// not know.
+func errClientType(typ []byte) resp.Error {
+	return resp.Error("ERR Unknown client type '" + string(typ) + "'")
+}
+
+// Redacted stands in the slow log for a password or other secret argument,
+// as in Redis.
+var Redacted = []byte("(redacted)")
+
+// Connection command errors, with Redis 7's wording.
+const (
+	ErrClientName   resp.Error = "ERR Client names cannot contain spaces, newlines or special characters."
+	errNoSuchClient resp.Error = "ERR No such client"
+)
+
+// ValidClientName follows Redis: printable ASCII without spaces.
+func ValidClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,136 @@
+package servercmd
+
+import (
+	"bytes"
+
+	"github.com/corekv/corekv/reactor/settings"
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
+)
+
+// Config is CONFIG: GET and SET over the one table of settings, RESETSTAT,
+// REWRITE (there is no file to rewrite) and HELP.
+func Config(c Core, cn Conn, argv [][]byte) {
+	sub := argv[1]
+	switch {
+	case resp.EqualFold(sub, "get"):
+		// As in Redis, a name without glob characters is looked up as is and
+		// echoed as the client spelled it; a pattern answers the names (and
+		// aliases) it matches. Each is answered once, under its first
+		// spelling.
+		var pairs []string
+		seen := map[string]bool{}
+		c.Settings().View(func(conf *settings.Config) {
+			for _, pat := range argv[2:] {
+				if bytes.IndexAny(pat, "[*?") < 0 {
+					if n := findName(string(pat)); n != nil && !seen[n.Name] {
+						seen[n.Name] = true
+						pairs = append(pairs, string(pat), n.Setting.Get(conf))
+					}
+					continue
+				}
+				for _, n := range settings.Names() {
+					if !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
+						seen[n.Name] = true
+						pairs = append(pairs, n.Name, n.Setting.Get(conf))
+					}
+				}
+			}
+		})
+		w := cn.Begin()
+		w.Map(len(pairs) / 2)
+		for _, s := range pairs {
+			w.BulkString(s)
+		}
+		cn.End()
+	case resp.EqualFold(sub, "set") && len(argv)%2 != 0:
+		cn.Error(resp.ErrSyntax)
+	case resp.EqualFold(sub, "set"):
+		if e := configSet(c.Settings(), argv); e != "" {
+			cn.Error(e)
+			return
+		}
+		cn.OK()
+	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
+		c.ConfigResetStat(cn)
+	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
+		cn.Error(resp.Error("ERR The server is running without a config file"))
+	case resp.EqualFold(sub, "help"):
+		cn.Help(configHelp)
+	default:
+		cn.Error(resp.ErrUnknownSubcommand("config", sub))
+	}
+}
+
+func configSetFailed(name, why string) resp.Error {
+	return resp.Error("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why)
+}
+
+// findName returns the spelling of a setting CONFIG knows by that name, in
+// any case, or nil.
+func findName(name string) *settings.Name {
+	for i, n := range settings.Names() {
+		if len(n.Name) == len(name) && resp.EqualFold([]byte(name), n.Name) {
+			return &settings.Names()[i]
+		}
+	}
+	return nil
+}
+
+// configSet is CONFIG SET name value ...: it checks every pair first, on a
+// copy of the configuration, so that a bad one changes nothing (Redis sets
+// all or none), then applies them. Like Redis, the name errors quote the
+// name as given, the value errors the canonical one.
+func configSet(store *settings.Store, argv [][]byte) resp.Error {
+	var (
+		changed []*settings.Setting
+		values  []string
+	)
+	seen := map[string]bool{}
+	for i := 2; i < len(argv); i += 2 {
+		n := findName(string(argv[i]))
+		values = append(values, string(argv[i+1]))
+		if n != nil && n.Setting.Sensitive {
+			argv[i+1] = Redacted
+		}
+		if n == nil {
+			return resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(argv[i]) + "'")
+		}
+		if !n.Setting.Mutable {
+			return configSetFailed(string(argv[i]), "can't set immutable config")
+		}
+		if seen[n.Name] {
+			return configSetFailed(string(argv[i]), "duplicate parameter")
+		}
+		seen[n.Name] = true
+		changed = append(changed, n.Setting)
+	}
+	var e resp.Error
+	store.Change(func(next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {
+		for i, p := range changed {
+			refused := p.Set(next, values[i])
+			if refused == "" && p.Check != nil {
+				refused = p.Check(live, next)
+			}
+			if refused != "" {
+				e = configSetFailed(p.Name, refused)
+				return nil, true
+			}
+		}
+		return changed, false
+	})
+	return e
+}
+
+// configHelp is what CONFIG HELP answers.
+var configHelp = []string{
+	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"GET <pattern>",
+	"    Return parameters matching the glob-like <pattern> and their values.",
+	"SET <directive> <value>",
+	"    Set the configuration <directive> to <value>.",
+	"RESETSTAT",
+	"    Reset statistics reported by the INFO command.",
+	"HELP",
+	"    Print this help.",
+}

@@ -1,0 +1,66 @@
+package servercmd
+
+import (
+	"strings"
+
+	"github.com/corekv/corekv/reactor/settings"
+	"github.com/corekv/corekv/resp"
+)
+
+// errDebugNotAllowed is Redis 7's refusal of DEBUG under
+// enable-debug-command no (or local, from a remote client).
+const errDebugNotAllowed resp.Error = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
+	"you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+
+// debugAllowed applies enable-debug-command: like Redis, "local" means a
+// client whose address is 127.0.0.1 or ::1.
+func debugAllowed(c Core, cn Conn) bool {
+	var mode string
+	c.Settings().View(func(conf *settings.Config) { mode = conf.EnableDebug })
+	switch mode {
+	case "yes":
+		return true
+	case "local":
+		host := cn.ClientFields().Addr
+		if i := strings.LastIndexByte(host, ':'); i >= 0 {
+			host = host[:i]
+		}
+		return host == "127.0.0.1" || host == "::1"
+	}
+	return false
+}
+
+// Debug is DEBUG: SET-ACTIVE-EXPIRE and HELP here, SLEEP in the loop,
+// which is what it stops.
+func Debug(c Core, cn Conn, argv [][]byte) {
+	if !debugAllowed(c, cn) {
+		cn.Error(errDebugNotAllowed)
+		return
+	}
+	sub := argv[1]
+	switch {
+	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
+		c.DebugSleep(cn, resp.ParseFloatPrefix(argv[2]))
+	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
+		// Redis reads the flag with atoi: a C int from the leading digits,
+		// 0 when there are none.
+		n, _ := resp.ParseIntPrefix(argv[2])
+		c.SetActiveExpire(int32(n) != 0)
+		cn.OK()
+	case resp.EqualFold(sub, "help") && len(argv) == 2:
+		cn.Help(debugHelp)
+	default:
+		cn.Error(resp.ErrSubcommandSyntax("debug", sub))
+	}
+}
+
+// debugHelp is what DEBUG HELP answers.
+var debugHelp = []string{
+	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"SLEEP <seconds>",
+	"    Stop the server for <seconds>. Decimals allowed.",
+	"SET-ACTIVE-EXPIRE <0|1>",
+	"    Turn the active expiry cycle off or on.",
+	"HELP",
+	"    Print this help.",
+}

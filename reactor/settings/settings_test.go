@@ -1,0 +1,92 @@
+package settings
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestParseMemory(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"100", 100, true}, {"1k", 1000, true}, {"1kb", 1024, true},
+		{"4mb", 4 << 20, true}, {"2m", 2000000, true}, {"1gb", 1 << 30, true}, {"1GB", 1 << 30, true},
+		{"x", 0, false}, {"", 0, false}, {"12q", 0, false},
+	}
+	for _, tc := range cases {
+		got, err := ParseMemory(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestParseMemorySign checks that a size with a sign is refused, as Redis
+// refuses it, and that one past int64 saturates instead of wrapping to a
+// negative limit (which would switch the output limits off).
+func TestParseMemorySign(t *testing.T) {
+	for _, in := range []string{"-1", "-1gb", "+5", "-0", "gb", " 1"} {
+		if n, err := ParseMemory(in); err == nil {
+			t.Errorf("ParseMemory(%q) = %d, want an error", in, n)
+		}
+	}
+	for _, in := range []string{"99999999999999gb", "18446744073709551616", "9223372036854775808"} {
+		if n, err := ParseMemory(in); err != nil || n != math.MaxInt64 {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d", in, n, err, int64(math.MaxInt64))
+		}
+	}
+}
+
+// TestOutputLimitFields checks how CONFIG SET client-output-buffer-limit
+// splits and reads its fields, as Redis 7.0 does: at each single space, an
+// empty size or seconds as 0, the seconds kept in a C int.
+func TestOutputLimitFields(t *testing.T) {
+	for _, tc := range []struct {
+		in, refused string
+	}{
+		{"", ""}, {"normal 0 0 0", ""}, {"normal 0 0 ", ""}, {"normal  0 0", ""}, {"normal kb mb +5", ""},
+		{"normal 0 0 \t7", ""}, {"normal 0 0 4294967296", ""}, {"normal 0 0 -4294967295", ""},
+		{"normal 0 0 0 ", ErrLimitArgs}, {" normal 0 0 0", ErrLimitArgs}, {"normal\t0 0 0", ErrLimitArgs},
+		{"normal 0 0 2147483648", ErrLimitValue}, {"normal 0 0 9223372036854775807", ErrLimitValue},
+		{"normal 0 0 -1", ErrLimitValue}, {"normal 0 0 +", ErrLimitValue}, {"normal 0 0 \t", ErrLimitValue},
+		{"normal bk 0 0", ErrLimitValue}, {"normal +5 0 0", ErrLimitValue}, {"master 0 0 0", ErrLimitClass},
+	} {
+		c := Defaults()
+		if refused := setOutputLimit(&c, tc.in); refused != tc.refused {
+			t.Errorf("setOutputLimit(%q) refused %q, want %q", tc.in, refused, tc.refused)
+		}
+	}
+}
+
+// FuzzPercentiles: CONFIG SET latency-tracking-info-percentiles takes only
+// numbers from 0 to 100, changes nothing when it refuses a value, and what
+// CONFIG GET then shows sets the same list.
+func FuzzPercentiles(f *testing.F) {
+	for _, v := range []string{"50 99 99.9", "", "0.0 50.0 100.0", "10 a", "101", "-0", "1e2", "NaN", "inf", " 1  2 "} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		c := Defaults()
+		if refused := setPercentiles(&c, v); refused != "" {
+			if !slices.Equal(c.LatencyPercentiles, Defaults().LatencyPercentiles) {
+				t.Fatalf("%q refused (%s) but changed to %v", v, refused, c.LatencyPercentiles)
+			}
+			return
+		}
+		got := c.LatencyPercentiles
+		for _, p := range got {
+			if !(p >= 0 && p <= 100) {
+				t.Fatalf("%q accepted with %v", v, p)
+			}
+		}
+		if refused := setPercentiles(&c, getPercentiles(&c)); refused != "" {
+			t.Fatalf("CONFIG GET's %q refused: %s", getPercentiles(&c), refused)
+		}
+		if !slices.Equal(c.LatencyPercentiles, got) {
+			t.Fatalf("%q: %v, then %v from %q", v, got, c.LatencyPercentiles, getPercentiles(&c))
+		}
+	})
+}
