@@ -138,13 +138,20 @@ func (s *Server) clientLine(cn *Conn, now int64) string {
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	flags := "N"
+	// Redis's letters, in its order; N when none applies.
+	flags := ""
 	sub, psub, ssub := in.subs[subChannel].Load(), in.subs[subPattern].Load(), in.subs[subShard].Load()
+	if in.monitor.Load() {
+		flags += "O"
+	}
 	if sub+psub+ssub > 0 {
-		flags = "P"
+		flags += "P"
 	}
 	if in.blocked.Load() {
-		flags = "b"
+		flags += "b"
+	}
+	if flags == "" {
+		flags = "N"
 	}
 	var b strings.Builder
 	b.WriteString("id=" + strconv.FormatInt(in.id, 10))

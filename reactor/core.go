@@ -58,6 +58,11 @@ type Core struct {
 	sink         uint64    // where touchKeys' loads go, so they are not optimised away
 	keyPos       []int     // scratch for a command's key positions
 
+	// mon are this core's monitoring connections; monitoring is whether
+	// any core has one, as of the parse running (monitor.go).
+	mon        coreMonitors
+	monitoring bool
+
 	// sleeping is set while the core waits in epoll_wait with a timeout;
 	// a producer that finds it set clears it and writes the eventfd.
 	sleeping atomic.Int32
@@ -695,6 +700,10 @@ outer:
 		// (router.Group); a home command that does not share closes the
 		// group before it (dispatchCmd).
 		c.clock = router.Now()
+		if n > 0 {
+			// Once per batch: what dispatchCmd tests per command.
+			c.monitoring = c.srv.monitors.Load() > 0
+		}
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
 			if cn.barrier != nil && cn.txnsInFlight() >= router.MaxTxns && c.startsTxn(cn, a.cmd, a.argv) {
@@ -962,6 +971,7 @@ func (c *Core) close(cn *Conn) {
 	}
 	c.discard(cn)
 	c.unsubscribeAll(cn)
+	c.unmonitor(cn)
 	c.conns[cn.fd] = nil
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {

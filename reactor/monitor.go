@@ -1,0 +1,235 @@
+package reactor
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
+)
+
+// MONITOR, as Redis 7.0 has it. A monitoring connection lives on its own
+// core, in that core's monitor list, which only the core's thread touches.
+// A client's command is shown once, by its home core, as the client sent
+// it: admitted commands from dispatchCmd, the commands an EXEC runs from
+// its transaction (multi.go). The home core formats the line once and
+// writes it to its own monitors; every other core with a monitor gets it
+// as an internal command (corekv.monitor) in the ordinary batches, and
+// that core's hub writes it to its monitors. Nothing touches another
+// core's connections.
+//
+// With no monitor anywhere the cost is one atomic load per parsed batch of
+// requests (Server.monitors into Core.monitoring) and a flag test per
+// command.
+
+// errMonitorKeyspace is the refusal of a command that reads or writes the
+// keyspace on a monitoring connection: Redis marks monitors as replicas,
+// which may not touch data.
+const errMonitorKeyspace resp.Error = "ERR Replica can't interact with the keyspace"
+
+// errMonitorDenyBlocking answers MONITOR inside EXEC: a transaction's
+// client expects one reply per command.
+const errMonitorDenyBlocking resp.Error = "ERR MONITOR isn't allowed for DENY BLOCKING client"
+
+// monitorLineKeep is the largest line buffer a core keeps between lines.
+const monitorLineKeep = 64 << 10
+
+// coreMonitors are one core's monitoring connections.
+type coreMonitors struct {
+	conns []*Conn
+	// count is len(conns), for the other cores deciding whether to send
+	// this one their lines.
+	count atomic.Int32
+	line  []byte   // scratch for the line being formatted
+	argv  [][]byte // scratch for the line's trip to a peer
+	exec  [1][]byte
+}
+
+var (
+	cmdMonitorFeed = router.LookupString("corekv.monitor")
+	cmdExec        = router.LookupString("exec")
+)
+
+// monitorCmd makes cn a monitor. A second MONITOR gets no reply at all, as
+// in Redis.
+func (c *Core) monitorCmd(cn *Conn, argv [][]byte) {
+	if cn.capture {
+		cn.errorReply(errMonitorDenyBlocking)
+		return
+	}
+	if cn.monitor {
+		return
+	}
+	cn.monitor = true
+	cn.info.monitor.Store(true)
+	c.mon.conns = append(c.mon.conns, cn)
+	c.mon.count.Add(1)
+	c.srv.monitors.Add(1)
+	cn.okReply()
+}
+
+// unmonitor ends cn's monitor mode (RESET, a closed connection).
+func (c *Core) unmonitor(cn *Conn) {
+	if !cn.monitor {
+		return
+	}
+	cn.monitor = false
+	cn.info.monitor.Store(false)
+	c.mon.conns = without(c.mon.conns, cn)
+	c.mon.count.Add(-1)
+	c.srv.monitors.Add(-1)
+}
+
+// monitorRefuses reports whether a monitoring connection may not run cmd:
+// what reads or writes keys, and a publish, which Redis would replicate.
+func monitorRefuses(cmd *router.Command, argv [][]byte) bool {
+	flags, known := effectiveFlags(cmd, argv)
+	return known && (flags&(router.FlagReadonly|router.FlagWrite) != 0 ||
+		cmd.Route == router.RouteAll && cmd.Combine == router.CombinePublish)
+}
+
+// effectiveFlags are the flags of what argv runs: a container's
+// subcommand's own. known is false for a subcommand the container lacks,
+// which Redis refuses before running anything.
+func effectiveFlags(cmd *router.Command, argv [][]byte) (flags router.Flag, known bool) {
+	if len(cmd.Subcommands) == 0 || len(argv) < 2 {
+		return cmd.Flags, true
+	}
+	if s := cmd.Subcommand(argv[1]); s != nil {
+		return s.Flags, true
+	}
+	return 0, false
+}
+
+// feedMonitors shows cn's command argv, run in database db, to every
+// monitor. It is called after the command has run on this core (or been
+// sent on), so that a password its handler redacted shows redacted and a
+// SELECT shows the database it chose, as Redis shows them. Admin commands
+// are never shown.
+func (c *Core) feedMonitors(cn *Conn, cmd *router.Command, db int, argv [][]byte) {
+	if flags, known := effectiveFlags(cmd, argv); !known || flags&(router.FlagAdmin|router.FlagSkipMonitor) != 0 {
+		return
+	}
+	m := &c.mon
+	m.line = appendMonitorLine(m.line[:0], time.Now(), db, cn.info.addr, argv)
+	for peer := range c.srv.cores {
+		if peer == c.id {
+			c.ps.Monitor(m.line)
+			continue
+		}
+		if c.srv.cores[peer].mon.count.Load() == 0 {
+			continue
+		}
+		s := c.NewSlot()
+		s.Orphan = true
+		m.argv = append(m.argv[:0], cmdMonitorFeed.NameBytes(), m.line)
+		c.Submit(peer, cmdMonitorFeed, 0, 2, m.argv, s)
+	}
+	if cap(m.line) > monitorLineKeep {
+		m.line = nil
+	}
+	clear(m.argv)
+}
+
+// feedExec shows an EXEC, spelled name, once the commands it ran have
+// been shown.
+func (c *Core) feedExec(cn *Conn, name []byte) {
+	if c.srv.monitors.Load() == 0 {
+		return
+	}
+	c.mon.exec[0] = name
+	c.feedMonitors(cn, cmdExec, cn.db, c.mon.exec[:])
+	c.mon.exec[0] = nil
+}
+
+// Monitor writes a MONITOR line to this core's monitoring connections
+// (shardowner.Hub).
+func (h *hub) Monitor(line []byte) {
+	for _, cn := range h.core.mon.conns {
+		h.pushRaw(cn, line)
+	}
+}
+
+// pushRaw writes bytes that are no reply to cn, behind the replies it is
+// owed, the way push writes a published message. A connection that is
+// closing, or that has turned replies off, gets nothing, as in Redis.
+func (h *hub) pushRaw(cn *Conn, b []byte) {
+	if cn.closed || cn.closing || cn.replyMode == replyOff {
+		return
+	}
+	switch {
+	case cn.running:
+		cn.w.B = append(cn.w.B, b...)
+	case len(cn.slots) == 0:
+		cn.out = append(cn.out, b...)
+	default:
+		if last := cn.slots[len(cn.slots)-1]; last.Filled && !last.Discard {
+			last.Reply = append(last.Reply, b...)
+			cn.slotBytes += len(b)
+		} else {
+			s := h.core.NewSlot()
+			s.Reply, s.Filled = append(s.Reply[:0], b...), true
+			cn.slotBytes += len(s.Reply)
+			cn.slots = append(cn.slots, s)
+		}
+	}
+	h.core.markDirty(cn)
+}
+
+// appendMonitorLine appends the line Redis 7.0 shows a monitor for a
+// command: "+<seconds>.<microseconds> [<db> <ip:port>] " and the quoted
+// arguments separated by spaces, then CRLF.
+func appendMonitorLine(dst []byte, now time.Time, db int, addr string, argv [][]byte) []byte {
+	dst = append(dst, '+')
+	dst = strconv.AppendInt(dst, now.Unix(), 10)
+	dst = append(dst, '.')
+	us := now.Nanosecond() / 1000
+	for d := 100000; d > 1 && us < d; d /= 10 {
+		dst = append(dst, '0')
+	}
+	dst = strconv.AppendInt(dst, int64(us), 10)
+	dst = append(dst, " ["...)
+	dst = strconv.AppendInt(dst, int64(db), 10)
+	dst = append(dst, ' ')
+	dst = append(dst, addr...)
+	dst = append(dst, "] "...)
+	for i, a := range argv {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = appendQuoted(dst, a)
+	}
+	return append(dst, '\r', '\n')
+}
+
+// appendQuoted appends b in double quotes the way Redis's sdscatrepr
+// writes it: printable ASCII as is, backslash and quote escaped, the
+// usual control characters by their C escapes, any other byte as \xhh.
+func appendQuoted(dst, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, ch := range b {
+		switch ch {
+		case '\\', '"':
+			dst = append(dst, '\\', ch)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\a':
+			dst = append(dst, '\\', 'a')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		default:
+			if ch >= ' ' && ch <= '~' {
+				dst = append(dst, ch)
+			} else {
+				dst = append(dst, '\\', 'x', hex[ch>>4], hex[ch&15])
+			}
+		}
+	}
+	return append(dst, '"')
+}
