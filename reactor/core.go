@@ -370,6 +370,9 @@ func (c *Core) turn(maxWait int) {
 	if len(c.sleepers) > 0 {
 		c.wakeSleepers(time.Now().UnixNano())
 	}
+	if len(c.mon.ends) > 0 {
+		c.deliverMonitorLines()
+	}
 	c.flushAll()
 	end := time.Now()
 	if c.expire(start.UnixNano(), end.UnixNano()) {

@@ -19,6 +19,13 @@ import (
 // that core's hub writes it to its monitors. Nothing touches another
 // core's connections.
 //
+// A core holds the lines of a turn, its own and its peers', and writes
+// them to its monitors in time order just before it flushes (deliver).
+// The peers' lines of the turn have arrived by then, and a line reaches
+// the rings before the reply of its command leaves its core, so a command
+// sent after another's reply was read shows after it, even when the two
+// clients live on different cores.
+//
 // With no monitor anywhere the cost is one atomic load per parsed batch of
 // requests (Server.monitors into Core.monitoring) and a flag test per
 // command.
@@ -44,6 +51,51 @@ type coreMonitors struct {
 	line  []byte   // scratch for the line being formatted
 	argv  [][]byte // scratch for the line's trip to a peer
 	exec  [1][]byte
+
+	// held are the lines of this turn, ends their ends in it, and at
+	// their times (µs); out is held in time order, for deliver.
+	held []byte
+	ends []int
+	at   []int64
+	idx  []int
+	out  []byte
+}
+
+// hold keeps line, shown at time at (µs), for this turn's deliver.
+func (m *coreMonitors) hold(line []byte, at int64) {
+	m.held = append(m.held, line...)
+	m.ends = append(m.ends, len(m.held))
+	m.at = append(m.at, at)
+}
+
+// deliver writes the turn's lines to this core's monitors, oldest first.
+func (c *Core) deliverMonitorLines() {
+	m := &c.mon
+	// Nearly in order already: an insertion sort of the indexes, stable
+	// for lines of the same microsecond.
+	idx := m.idx[:0]
+	for i := range m.ends {
+		idx = append(idx, i)
+		idx[i] = i
+		for j := i; j > 0 && m.at[idx[j]] < m.at[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	m.out = m.out[:0]
+	for _, i := range idx {
+		start := 0
+		if i > 0 {
+			start = m.ends[i-1]
+		}
+		m.out = append(m.out, m.held[start:m.ends[i]]...)
+	}
+	for _, cn := range m.conns {
+		c.ps.pushRaw(cn, m.out)
+	}
+	m.held, m.ends, m.at, m.idx = m.held[:0], m.ends[:0], m.at[:0], idx[:0]
+	if cap(m.held) > monitorLineKeep {
+		m.held, m.out, m.ends, m.at, m.idx = nil, nil, nil, nil, nil
+	}
 }
 
 var (
@@ -112,10 +164,13 @@ func (c *Core) feedMonitors(cn *Conn, cmd *router.Command, db int, argv [][]byte
 		return
 	}
 	m := &c.mon
-	m.line = appendMonitorLine(m.line[:0], time.Now(), db, cn.info.addr, argv)
+	now := time.Now()
+	m.line = appendMonitorLine(m.line[:0], now, db, cn.info.addr, argv)
 	for peer := range c.srv.cores {
 		if peer == c.id {
-			c.ps.Monitor(m.line)
+			if len(m.conns) > 0 {
+				m.hold(m.line, now.UnixMicro())
+			}
 			continue
 		}
 		if c.srv.cores[peer].mon.count.Load() == 0 {
@@ -143,12 +198,25 @@ func (c *Core) feedExec(cn *Conn, name []byte) {
 	c.mon.exec[0] = nil
 }
 
-// Monitor writes a MONITOR line to this core's monitoring connections
-// (shardowner.Hub).
+// Monitor keeps a peer's MONITOR line for this core's monitoring
+// connections, to be written with the turn's others (shardowner.Hub).
 func (h *hub) Monitor(line []byte) {
-	for _, cn := range h.core.mon.conns {
-		h.pushRaw(cn, line)
+	if m := &h.core.mon; len(m.conns) > 0 {
+		m.hold(line, lineTime(line))
 	}
+}
+
+// lineTime reads the time (µs) at the head of a MONITOR line.
+func lineTime(line []byte) int64 {
+	var sec, us int64
+	i := 1
+	for ; i < len(line) && line[i] != '.'; i++ {
+		sec = sec*10 + int64(line[i]-'0')
+	}
+	for i++; i < len(line) && line[i] != ' '; i++ {
+		us = us*10 + int64(line[i]-'0')
+	}
+	return sec*1e6 + us
 }
 
 // pushRaw writes bytes that are no reply to cn, behind the replies it is
