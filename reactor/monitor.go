@@ -118,6 +118,8 @@ func (c *Core) monitorCmd(cn *Conn, argv [][]byte) {
 	c.mon.conns = append(c.mon.conns, cn)
 	c.mon.count.Add(1)
 	c.srv.monitors.Add(1)
+	// The requests after MONITOR in this batch see the monitor too.
+	c.monitoring = true
 	cn.okReply()
 }
 
