@@ -218,4 +218,74 @@ func TestMonitorMode(t *testing.T) {
 	if err != nil || strings.Contains(string(rep.raw), "flags=O") {
 		t.Fatalf("CLIENT LIST after RESET: %q %v", rep.raw, err)
 	}
+	// A request behind MONITOR in the same read is already a monitor's.
+	if err := m.send([]byte("MONITOR\r\nGET k\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"+OK\r\n", "-ERR Replica can't interact with the keyspace\r\n"} {
+		if rep, err := m.read(); err != nil || string(rep.raw) != want {
+			t.Fatalf("pipelined MONITOR: %q %v, want %q", rep.raw, err, want)
+		}
+	}
+}
+
+// TestMonitorOutputLimit: a monitor that does not read is bound by the
+// normal class of client-output-buffer-limit, as in Redis, and closed
+// when it passes it; the clients it watched go on.
+func TestMonitorOutputLimit(t *testing.T) {
+	bin := corekvBinary(t)
+	srv := compatStartCorekv(t, bin, 2)
+	c, err := compatDial(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if rep, err := c.do(compatA("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0")); err != nil || string(rep.raw) != "+OK\r\n" {
+		t.Fatalf("CONFIG SET: %v %v", rep, err)
+	}
+	mons := make([]*compatConn, 4) // on both cores, most likely
+	for i := range mons {
+		m, err := compatDial(srv.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.close()
+		if rep, err := m.do(compatS("MONITOR")); err != nil || string(rep.raw) != "+OK\r\n" {
+			t.Fatalf("MONITOR: %v %v", rep, err)
+		}
+		mons[i] = m
+	}
+	// 64 MiB of lines, read by no monitor: far past the limit and the
+	// socket buffers.
+	val := strings.Repeat("\x01", 16<<10)
+	var batch []byte
+	for i := 0; i < 64; i++ {
+		batch = compatEncode(batch, compatA("SET", fmt.Sprintf("k%d", i), val))
+	}
+	for round := 0; round < 16; round++ {
+		if err := c.send(batch); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 64; i++ {
+			if rep, err := c.read(); err != nil || string(rep.raw) != "+OK\r\n" {
+				t.Fatalf("SET: %v %v", rep, err)
+			}
+		}
+	}
+	for i, m := range mons {
+		// Drain what the socket held; the connection must then end.
+		_ = m.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 1<<20)
+		for {
+			if _, err := m.c.Read(buf); err != nil {
+				if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+					t.Fatalf("monitor %d was not closed", i)
+				}
+				break
+			}
+		}
+	}
+	if rep, err := c.do(compatS("CLIENT LIST")); err != nil || strings.Contains(string(rep.raw), "flags=O") {
+		t.Fatalf("CLIENT LIST: %q %v", rep.raw, err)
+	}
 }
