@@ -1,6 +1,8 @@
 package reactor
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -71,16 +73,13 @@ func (m *coreMonitors) hold(line []byte, at int64) {
 // deliver writes the turn's lines to this core's monitors, oldest first.
 func (c *Core) deliverMonitorLines() {
 	m := &c.mon
-	// Nearly in order already: an insertion sort of the indexes, stable
-	// for lines of the same microsecond.
+	// Stable: lines of the same microsecond keep their arrival order,
+	// which is one core's order.
 	idx := m.idx[:0]
 	for i := range m.ends {
 		idx = append(idx, i)
-		idx[i] = i
-		for j := i; j > 0 && m.at[idx[j]] < m.at[idx[j-1]]; j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-		}
 	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(m.at[a], m.at[b]) })
 	m.out = m.out[:0]
 	for _, i := range idx {
 		start := 0

@@ -126,3 +126,31 @@ func FuzzAppendQuoted(f *testing.F) {
 		}
 	})
 }
+
+// TestDeliverInTimeOrder: the lines a core holds in a turn, its own and
+// its peers', reach its monitors oldest first; lines of the same
+// microsecond keep the order they came in.
+func TestDeliverInTimeOrder(t *testing.T) {
+	c := &Core{}
+	c.ps.core = c
+	mon := &Conn{monitor: true}
+	c.mon.conns = []*Conn{mon}
+	line := func(sec, us int64, cmd string) []byte {
+		return appendMonitorLine(nil, time.Unix(sec, us*1000), 0, "a:1", [][]byte{[]byte(cmd)})
+	}
+	for _, l := range [][]byte{line(10, 5, "c"), line(10, 1, "a"), line(9, 999999, "first"), line(10, 5, "d"), line(10, 2, "b")} {
+		c.ps.Monitor(l)
+	}
+	c.deliverMonitorLines()
+	want := string(line(9, 999999, "first")) + string(line(10, 1, "a")) + string(line(10, 2, "b")) +
+		string(line(10, 5, "c")) + string(line(10, 5, "d"))
+	if string(mon.out) != want {
+		t.Fatalf("monitor got\n%s\nwant\n%s", mon.out, want)
+	}
+	if len(c.mon.ends) != 0 || len(c.mon.held) != 0 {
+		t.Fatal("lines still held after deliver")
+	}
+	if got := lineTime(line(1700000000, 42, "x")); got != 1700000000*1e6+42 {
+		t.Fatalf("lineTime %d", got)
+	}
+}
