@@ -13,8 +13,8 @@ type Hub interface {
 	// this one at once and the others through the rings, without waiting
 	// for their counts (keyspace notifications).
 	Broadcast(channel, msg []byte)
-	// Monitor writes a MONITOR line, formatted by the core of the client
-	// whose command it shows, to this core's monitoring connections.
+	// Monitor takes a MONITOR line, formatted by the core of the client
+	// whose command it shows, for this core's monitoring connections.
 	Monitor(line []byte)
 }
 
@@ -33,7 +33,7 @@ func publish(c *Ctx, argv [][]byte, sharded bool) {
 }
 
 // MonitorFeed is a MONITOR line's part on one core (corekv.monitor): the
-// core's Hub writes argv[1] to its monitors. Nobody reads its reply.
+// core's Hub passes argv[1] to its monitors. Nobody reads its reply.
 func MonitorFeed(c *Ctx, argv [][]byte) {
 	if h := c.Shard.Hub; h != nil {
 		h.Monitor(argv[1])
