@@ -50,7 +50,6 @@ var monitorScript = []monitorStep{
 	monS("MULTI"), monS("SET k1 x"), monS("NOSUCH"), monS("SELECT 7"), monS("EXEC"),
 	monS("MULTI"), monS("DISCARD"), monS("exec"),
 	monS("WATCH k5"), monOn(1, monS("SET k5 changed")), monS("MULTI"), monS("GET k5"), monS("EXEC"),
-	monOn(1, monSync(`"SET" "k5" "changed"`)),
 	monOn(1, monitorStep{cmd: compatS("BLPOP blist 5"), noRead: true}),
 	monSync(`"BLPOP" "blist" "5"`),
 	monS("RPUSH blist x"),
@@ -70,7 +69,13 @@ var (
 // returns what each monitor showed, without times and ports. Each client's
 // command shows once per monitor, whichever core the monitor and the
 // client live on.
-func monitorTranscript(t *testing.T, addr string, nMon int) [][]string {
+//
+// With causal set, a command sent after the other client's reply must
+// show after that client's command with nothing but the server to order
+// them (corekv guarantees it between two cores); otherwise the script
+// waits for the monitors to show a command before the other client goes
+// on.
+func monitorTranscript(t *testing.T, addr string, nMon int, causal bool) [][]string {
 	t.Helper()
 	mons := make([]*compatConn, nMon)
 	for i := range mons {
@@ -135,6 +140,10 @@ func monitorTranscript(t *testing.T, addr string, nMon int) [][]string {
 				t.Fatalf("step %d %v: %v", n, st.cmd, err)
 			}
 		}
+		if next := n + 1; !causal && next < len(monitorScript) && monitorScript[next].conn != st.conn &&
+			monitorScript[next].sync == "" {
+			readUntil(`"` + strings.Join(st.cmd.args, `" "`) + `"`)
+		}
 	}
 	readUntil(`"QUIT"`)
 	return out
@@ -147,11 +156,13 @@ func TestMonitorMatchesRedis(t *testing.T) {
 	redisPath := needTool(t, "redis-server")
 	bin := corekvBinary(t)
 	redisAddr := compatStartRedis(t, redisPath)
-	want := monitorTranscript(t, redisAddr, 1)[0]
+	want := monitorTranscript(t, redisAddr, 1, true)[0]
 	for _, shards := range []int{2, 4} {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
 			srv := compatStartCorekv(t, bin, shards)
-			got := monitorTranscript(t, srv.addr, 2*shards)
+			// Past two cores a line can come a turn late (see
+			// docs/architecture.md), so only two are held to causal order.
+			got := monitorTranscript(t, srv.addr, 2*shards, shards == 2)
 			for i, lines := range got {
 				if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 					t.Errorf("monitor %d showed:\n%s\nredis-server showed:\n%s", i,
