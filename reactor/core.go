@@ -314,6 +314,10 @@ func (c *Core) turn(maxWait int) {
 	if maxWait >= 0 && (timeout < 0 || timeout > maxWait) {
 		timeout = maxWait
 	}
+	if len(c.mon.ends) > 0 {
+		// MONITOR lines held back for one turn (deliverMonitorLines).
+		timeout = 0
+	}
 	if timeout != 0 {
 		if c.spinUntil != 0 && c.turnEnd.UnixNano() < c.spinUntil {
 			timeout = 0
@@ -354,6 +358,9 @@ func (c *Core) turn(maxWait int) {
 	if len(c.reading) > 0 {
 		busy = true
 		c.readAll()
+	}
+	if len(c.mon.conns) > 0 {
+		c.mon.drainAt = time.Now().UnixMicro()
 	}
 	if c.drainInbound() {
 		busy = true

@@ -22,11 +22,12 @@ import (
 // core's connections.
 //
 // A core holds the lines of a turn, its own and its peers', and writes
-// them to its monitors in time order just before it flushes (deliver).
-// The peers' lines of the turn have arrived by then, and a line reaches
-// the rings before the reply of its command leaves its core, so a command
-// sent after another's reply was read shows after it, even when the two
-// clients live on different cores.
+// them to its monitors in time order just before it flushes
+// (deliverMonitorLines); a line newer than the turn's drain of the rings
+// waits for the next turn. A line reaches the rings before the reply of
+// its command leaves its core, so a command sent after another's reply
+// was read shows after it, even when the two clients live on different
+// cores.
 //
 // With no monitor anywhere the cost is one atomic load per parsed batch of
 // requests (Server.monitors into Core.monitoring) and a flag test per
@@ -54,23 +55,36 @@ type coreMonitors struct {
 	argv  [][]byte // scratch for the line's trip to a peer
 	exec  [1][]byte
 
-	// held are the lines of this turn, ends their ends in it, and at
-	// their times (µs); out is held in time order, for deliver.
-	held []byte
-	ends []int
-	at   []int64
-	idx  []int
-	out  []byte
+	// held are the lines to write, ends their ends in it, and at their
+	// times (µs); the first carried of them were held back last turn.
+	// drainAt (µs) is when this turn began to drain the rings. keep* and
+	// out are deliver's scratch.
+	held     []byte
+	ends     []int
+	at       []int64
+	carried  int
+	drainAt  int64
+	idx      []int
+	out      []byte
+	keep     []byte
+	keepEnds []int
+	keepAt   []int64
 }
 
-// hold keeps line, shown at time at (µs), for this turn's deliver.
+// hold keeps line, shown at time at (µs), for deliver.
 func (m *coreMonitors) hold(line []byte, at int64) {
 	m.held = append(m.held, line...)
 	m.ends = append(m.ends, len(m.held))
 	m.at = append(m.at, at)
 }
 
-// deliver writes the turn's lines to this core's monitors, oldest first.
+// deliverMonitorLines writes the lines held to this core's monitors,
+// oldest first. A line newer than the start of this turn's drain waits
+// for the next turn: a line its command's client saw answered before it
+// may have landed in a ring the drain had already passed, and shows
+// first. What waited once goes out next time whatever its time says, so a
+// clock stepped back delays nothing longer, and so does every line older
+// than it.
 func (c *Core) deliverMonitorLines() {
 	m := &c.mon
 	// Stable: lines of the same microsecond keep their arrival order,
@@ -80,20 +94,38 @@ func (c *Core) deliverMonitorLines() {
 		idx = append(idx, i)
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(m.at[a], m.at[b]) })
+	cut := m.drainAt
+	for _, at := range m.at[:m.carried] {
+		cut = max(cut, at+1)
+	}
 	m.out = m.out[:0]
+	m.keep, m.keepEnds, m.keepAt = m.keep[:0], m.keepEnds[:0], m.keepAt[:0]
 	for _, i := range idx {
 		start := 0
 		if i > 0 {
 			start = m.ends[i-1]
 		}
-		m.out = append(m.out, m.held[start:m.ends[i]]...)
+		line := m.held[start:m.ends[i]]
+		if m.at[i] >= cut {
+			m.keep = append(m.keep, line...)
+			m.keepEnds = append(m.keepEnds, len(m.keep))
+			m.keepAt = append(m.keepAt, m.at[i])
+			continue
+		}
+		m.out = append(m.out, line...)
 	}
-	for _, cn := range m.conns {
-		c.ps.pushRaw(cn, m.out)
+	if len(m.out) > 0 {
+		for _, cn := range m.conns {
+			c.ps.pushRaw(cn, m.out)
+		}
 	}
-	m.held, m.ends, m.at, m.idx = m.held[:0], m.ends[:0], m.at[:0], idx[:0]
-	if cap(m.held) > monitorLineKeep {
-		m.held, m.out, m.ends, m.at, m.idx = nil, nil, nil, nil, nil
+	m.held, m.keep = m.keep, m.held[:0]
+	m.ends, m.keepEnds = m.keepEnds, m.ends[:0]
+	m.at, m.keepAt = m.keepAt, m.at[:0]
+	m.carried = len(m.ends)
+	m.idx = idx[:0]
+	if cap(m.keep) > monitorLineKeep || cap(m.out) > monitorLineKeep {
+		m.keep, m.out, m.keepEnds, m.keepAt, m.idx = nil, nil, nil, nil, nil
 	}
 }
 
