@@ -68,14 +68,9 @@ var (
 // monitorTranscript runs monitorScript against addr with nMon monitors and
 // returns what each monitor showed, without times and ports. Each client's
 // command shows once per monitor, whichever core the monitor and the
-// client live on.
-//
-// With causal set, a command sent after the other client's reply must
-// show after that client's command with nothing but the server to order
-// them (corekv guarantees it between two cores); otherwise the script
-// waits for the monitors to show a command before the other client goes
-// on.
-func monitorTranscript(t *testing.T, addr string, nMon int, causal bool) [][]string {
+// client live on, and a command sent after the other client's reply shows
+// after that client's command, with nothing but the server to order them.
+func monitorTranscript(t *testing.T, addr string, nMon int) [][]string {
 	t.Helper()
 	mons := make([]*compatConn, nMon)
 	for i := range mons {
@@ -140,10 +135,6 @@ func monitorTranscript(t *testing.T, addr string, nMon int, causal bool) [][]str
 				t.Fatalf("step %d %v: %v", n, st.cmd, err)
 			}
 		}
-		if next := n + 1; !causal && next < len(monitorScript) && monitorScript[next].conn != st.conn &&
-			monitorScript[next].sync == "" {
-			readUntil(`"` + strings.Join(st.cmd.args, `" "`) + `"`)
-		}
 	}
 	readUntil(`"QUIT"`)
 	return out
@@ -156,13 +147,11 @@ func TestMonitorMatchesRedis(t *testing.T) {
 	redisPath := needTool(t, "redis-server")
 	bin := corekvBinary(t)
 	redisAddr := compatStartRedis(t, redisPath)
-	want := monitorTranscript(t, redisAddr, 1, true)[0]
+	want := monitorTranscript(t, redisAddr, 1)[0]
 	for _, shards := range []int{2, 4} {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
 			srv := compatStartCorekv(t, bin, shards)
-			// Past two cores a line can come a turn late (see
-			// docs/architecture.md), so only two are held to causal order.
-			got := monitorTranscript(t, srv.addr, 2*shards, shards == 2)
+			got := monitorTranscript(t, srv.addr, 2*shards)
 			for i, lines := range got {
 				if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 					t.Errorf("monitor %d showed:\n%s\nredis-server showed:\n%s", i,
