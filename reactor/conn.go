@@ -93,6 +93,8 @@ type Conn struct {
 	captured []byte
 
 	subs *connSubs // Pub/Sub subscriptions (pubsub.go), nil before the first
+	// monitor: the connection is in the core's monitor list (monitor.go).
+	monitor bool
 
 	// block is the blocking command in flight (blocking.go), nil when
 	// none; blockMem is kept for the next.
@@ -141,6 +143,7 @@ type clientInfo struct {
 	flagsNoT atomic.Bool
 	subs     [subKinds]atomic.Int32 // channels, patterns, shard channels
 	blocked  atomic.Bool            // a blocking command is in flight (flag b)
+	monitor  atomic.Bool            // in monitor mode (flag O)
 	unblock  atomic.Int32           // CLIENT UNBLOCK's request, for the connection's core
 	core     int
 }

@@ -59,6 +59,11 @@ type Core struct {
 	sink         uint64    // where touchKeys' loads go, so they are not optimised away
 	keyPos       []int     // scratch for a command's key positions
 
+	// mon are this core's monitoring connections; monitoring is whether
+	// any core has one, as of the parse running (monitor.go).
+	mon        coreMonitors
+	monitoring bool
+
 	// sleeping is set while the core waits in epoll_wait with a timeout;
 	// a producer that finds it set clears it and writes the eventfd.
 	sleeping atomic.Int32
@@ -311,6 +316,10 @@ func (c *Core) turn(maxWait int) {
 	if maxWait >= 0 && (timeout < 0 || timeout > maxWait) {
 		timeout = maxWait
 	}
+	if len(c.mon.ends) > 0 {
+		// MONITOR lines held back for one turn (deliverMonitorLines).
+		timeout = 0
+	}
 	if timeout != 0 {
 		if c.spinUntil != 0 && c.turnEnd.UnixNano() < c.spinUntil {
 			timeout = 0
@@ -352,6 +361,9 @@ func (c *Core) turn(maxWait int) {
 		busy = true
 		c.readAll()
 	}
+	if len(c.mon.conns) > 0 {
+		c.mon.drainAt = time.Now().UnixMicro()
+	}
 	if c.drainInbound() {
 		busy = true
 	}
@@ -366,6 +378,9 @@ func (c *Core) turn(maxWait int) {
 	c.publish()
 	if len(c.sleepers) > 0 {
 		c.wakeSleepers(time.Now().UnixNano())
+	}
+	if len(c.mon.ends) > 0 {
+		c.deliverMonitorLines()
 	}
 	c.flushAll()
 	end := time.Now()
@@ -701,6 +716,10 @@ outer:
 		// (router.Group); a home command that does not share closes the
 		// group before it (dispatchCmd).
 		c.clock = router.Now()
+		if n > 0 {
+			// Once per batch: what dispatchCmd tests per command.
+			c.monitoring = c.srv.monitors.Load() > 0
+		}
 		for i := 0; i < n; i++ {
 			a := &c.ahead[i]
 			if cn.barrier != nil && cn.txnsInFlight() >= router.MaxTxns && c.startsTxn(cn, a.cmd, a.argv) {
@@ -967,6 +986,7 @@ func (c *Core) close(cn *Conn) {
 	}
 	c.discard(cn)
 	c.unsubscribeAll(cn)
+	c.unmonitor(cn)
 	c.conns[cn.fd] = nil
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {

@@ -49,15 +49,36 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 		cn.errorReply(errSubscribed(cmd, argv))
 		return
 	}
+	if c.monitoring && cn.monitor && monitorRefuses(cmd, argv) {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(c.rejectInMulti(cn, cmd, errMonitorKeyspace))
+		return
+	}
 	if cn.multi != nil && c.queueMulti(cn, cmd, argv) {
 		return
+	}
+	if cmd.Route == router.RouteHome {
+		if e := subcommandArityErr(cmd, argv); e != "" {
+			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+			cn.errorReply(e)
+			return
+		}
 	}
 	c.stats.commands++
 	if cn.info.lastCmd.Load() != &cmd.Name {
 		// Stored only on change: a pipeline of one command pays one load.
 		cn.info.lastCmd.Store(&cmd.Name)
 	}
+	c.route(cn, cmd, argv, shard)
+	// Shown once it has run here or been sent on: EXEC shows itself
+	// after the commands it runs (multi.go).
+	if c.monitoring && cmd.Home != router.HomeExec {
+		c.feedMonitors(cn, cmd, cn.db, argv)
+	}
+}
 
+// route runs an admitted command of cn where it belongs (dispatchCmd).
+func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 	if cmd.Flags&router.FlagBlocking != 0 {
 		c.blockingCmd(cn, cmd, argv)
 		return
@@ -65,11 +86,6 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	n := c.srv.cfg.Shards
 	switch cmd.Route {
 	case router.RouteHome:
-		if e := subcommandArityErr(cmd, argv); e != "" {
-			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-			cn.errorReply(e)
-			return
-		}
 		errs := cn.w.Errors
 		if size, shares := c.group.Shares(c.shard, cmd, argv); shares {
 			// PING and ECHO: a reply about as long as the arguments.

@@ -59,6 +59,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeSUnsubscribe: (*Core).sunsubscribeCmd,
 	router.HomePubsub:       (*Core).pubsubCmd,
 	router.HomeLatency:      serverCmd(servercmd.Latency),
+	router.HomeMonitor:      (*Core).monitorCmd,
 }
 
 // home answers the commands that run on the client's own core: connection
@@ -85,6 +86,7 @@ func (c *Core) quit(cn *Conn, argv [][]byte) {
 func (c *Core) reset(cn *Conn, argv [][]byte) {
 	c.discard(cn)
 	c.unsubscribeAll(cn)
+	c.unmonitor(cn)
 	cn.db, cn.proto = 0, 2
 	if cn.replyMode != replySkip {
 		// A RESET that CLIENT REPLY SKIP covers loses its own reply, as

@@ -267,12 +267,14 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 	m := cn.multi
 	if m == nil {
 		cn.errorReply(errExecNoMulti)
+		c.feedExec(cn, argv[0])
 		return
 	}
 	cn.multi = nil
 	if m.dirty {
 		c.unwatchAll(cn)
 		cn.errorReply(errExecAbort)
+		c.feedExec(cn, argv[0])
 		return
 	}
 	n := c.srv.cfg.Shards
@@ -286,7 +288,7 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 	for range m.cmds {
 		parts = append(parts, nil)
 	}
-	*e = execTxn{Txn: e.Txn, c: c, cn: cn, m: m, parts: parts}
+	*e = execTxn{Txn: e.Txn, c: c, cn: cn, m: m, parts: parts, name: append(e.name[:0], argv[0]...)}
 	slot := cn.reserve()
 	slot.SetSeq(cn.nextTxnSeq())
 	e.Begin(cn.id, cn.proto, n, slot)
@@ -407,6 +409,7 @@ type execTxn struct {
 	pending  int            // parts started and not yet answered
 	wait     *router.Slot   // a multi-round command the next must wait for
 	stepping bool
+	name     []byte // EXEC as the client spelled it, for monitors
 }
 
 func (e *execTxn) Run(ex router.Exec, t *router.Txn, touched bool) {
@@ -416,6 +419,7 @@ func (e *execTxn) Run(ex router.Exec, t *router.Txn, touched bool) {
 		w := resp.Writer{Proto: e.cn.proto}
 		w.NullArray()
 		e.Finish(ex, w.B)
+		e.c.feedExec(e.cn, e.name)
 		return
 	}
 	e.step()
@@ -437,6 +441,7 @@ func (e *execTxn) step() {
 	c, cn := e.c, e.cn
 	n := c.srv.cfg.Shards
 	e.stepping = true
+	monitoring := c.srv.monitors.Load() > 0
 	for e.next < len(e.m.cmds) && e.wait == nil {
 		i := e.next
 		e.next++
@@ -473,6 +478,11 @@ func (e *execTxn) step() {
 			}
 			e.submit(i, shard, cmd, argv)
 		})
+		if monitoring {
+			// After it has run or been sent, as dispatchCmd shows a
+			// command: its argument vector is still m.argv.
+			c.feedMonitors(cn, e.m.cmds[i], cn.db, e.m.argv)
+		}
 	}
 	e.stepping = false
 	if e.next == len(e.m.cmds) && e.wait == nil {
@@ -519,6 +529,7 @@ func (e *execTxn) finish() {
 	e.Finish(e.c, w.B)
 	buf.B = w.B
 	bytebufferpool.Put(buf)
+	e.c.feedExec(e.cn, e.name)
 }
 
 // at calls fn with queued command i, whose first argument is the arg-th

@@ -64,6 +64,7 @@ type Server struct {
 	nextID       atomic.Int64
 	clients      atomic.Int64
 	blocked      atomic.Int64 // clients with a blocking command in flight
+	monitors     atomic.Int32 // monitoring connections on every core
 	maxClients   atomic.Int64
 	pass         atomic.Pointer[string]
 	outHard      atomic.Int64

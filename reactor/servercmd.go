@@ -57,7 +57,7 @@ func (cn *Conn) ClientFields() servercmd.ClientFields {
 		LastCmd: str(in.lastCmd.Load()), Created: in.created, LastMs: in.lastMs.Load(),
 		DB: in.db.Load(), Proto: in.proto.Load(),
 		Subs: in.subs[subChannel].Load(), PSubs: in.subs[subPattern].Load(), SSubs: in.subs[subShard].Load(),
-		Blocked: in.blocked.Load(), Killed: in.killed.Load(),
+		Blocked: in.blocked.Load(), Killed: in.killed.Load(), Monitor: in.monitor.Load(),
 	}
 }
 

@@ -180,6 +180,7 @@ const (
 	HomeSUnsubscribe
 	HomePubsub
 	HomeLatency
+	HomeMonitor
 	HomeCount // number of home handlers, for tables indexed by HomeID
 )
 

@@ -37,7 +37,8 @@ func TestParseArgs(t *testing.T) {
 }
 
 // TestCommandDocs checks that every command and subcommand a client may
-// call is documented for COMMAND DOCS.
+// call is documented for COMMAND DOCS. Redis documents no complexity for
+// MONITOR.
 func TestCommandDocs(t *testing.T) {
 	for i := range commands {
 		c := &commands[i]
@@ -45,7 +46,7 @@ func TestCommandDocs(t *testing.T) {
 			continue
 		}
 		for _, d := range append([]Command{*c}, c.Subcommands...) {
-			if d.Group == "" || d.Summary == "" || d.Since == "" || d.Complexity == "" {
+			if d.Group == "" || d.Summary == "" || d.Since == "" || d.Complexity == "" && d.Name != "monitor" {
 				t.Errorf("%s: group %q, summary %q, since %q, complexity %q", d.Name, d.Group, d.Summary, d.Since, d.Complexity)
 			}
 		}

@@ -56,6 +56,7 @@ func FuzzNotifyClasses(f *testing.F) {
 type hubLog struct{ msgs []string }
 
 func (h *hubLog) Publish(channel, msg []byte, sharded bool) int { return 0 }
+func (h *hubLog) Monitor(line []byte)                           {}
 func (h *hubLog) Broadcast(channel, msg []byte) {
 	h.msgs = append(h.msgs, string(channel)+"="+string(msg))
 }

@@ -13,6 +13,9 @@ type Hub interface {
 	// this one at once and the others through the rings, without waiting
 	// for their counts (keyspace notifications).
 	Broadcast(channel, msg []byte)
+	// Monitor takes a MONITOR line, formatted by the core of the client
+	// whose command it shows, for this core's monitoring connections.
+	Monitor(line []byte)
 }
 
 // Publish is PUBLISH's part on one core: the count of this core's receivers.
@@ -27,4 +30,13 @@ func publish(c *Ctx, argv [][]byte, sharded bool) {
 		n = h.Publish(argv[1], argv[2], sharded)
 	}
 	c.W.Int(int64(n))
+}
+
+// MonitorFeed is a MONITOR line's part on one core (corekv.monitor): the
+// core's Hub passes argv[1] to its monitors. Nobody reads its reply.
+func MonitorFeed(c *Ctx, argv [][]byte) {
+	if h := c.Shard.Hub; h != nil {
+		h.Monitor(argv[1])
+	}
+	c.W.OK()
 }

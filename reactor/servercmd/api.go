@@ -54,6 +54,7 @@ type ClientFields struct {
 	DB, Proto             int32
 	Subs, PSubs, SSubs    int32
 	Blocked, Killed       bool
+	Monitor               bool // in monitor mode (flag O)
 }
 
 // Reply modes CLIENT REPLY sets.

@@ -131,13 +131,20 @@ func clientLine(in ClientFields, now int64) string {
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	flags := "N"
+	// Redis's letters, in its order; N when none applies.
+	flags := ""
 	sub, psub, ssub := in.Subs, in.PSubs, in.SSubs
+	if in.Monitor {
+		flags += "O"
+	}
 	if sub+psub+ssub > 0 {
-		flags = "P"
+		flags += "P"
 	}
 	if in.Blocked {
-		flags = "b"
+		flags += "b"
+	}
+	if flags == "" {
+		flags = "N"
 	}
 	var b strings.Builder
 	b.WriteString("id=" + strconv.FormatInt(in.ID, 10))

@@ -320,7 +320,12 @@ func writeIntField(w *resp.Writer, name string, v int) {
 // arguments and subcommands it has.
 func writeCommandDocs(w *resp.Writer, cmd *router.Command) {
 	args := cmd.DocArgs()
-	n := 4
+	n := 3
+	if cmd.Complexity != "" {
+		// Redis leaves it out for a command it documents none for
+		// (MONITOR).
+		n++
+	}
 	if cmd.Deprecated != "" {
 		n += 3
 	} else if cmd.SysCmd {
@@ -338,8 +343,10 @@ func writeCommandDocs(w *resp.Writer, cmd *router.Command) {
 	w.BulkString(cmd.Since)
 	w.BulkString("group")
 	w.BulkString(cmd.Group)
-	w.BulkString("complexity")
-	w.BulkString(cmd.Complexity)
+	if cmd.Complexity != "" {
+		w.BulkString("complexity")
+		w.BulkString(cmd.Complexity)
+	}
 	if cmd.Deprecated != "" {
 		since, by, _ := strings.Cut(cmd.Deprecated, " ")
 		w.BulkString("doc_flags")
