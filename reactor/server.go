@@ -187,7 +187,12 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 		s.journal = sink
 		for _, c := range s.cores {
-			c.shard.Journal = journal.New()
+			j := journal.New()
+			j.Holder = func(db int, key []byte) (journal.Owner, bool) {
+				client, seq, ok := c.locks.Holder(db, key)
+				return journal.Owner{Client: client, Seq: seq}, ok
+			}
+			c.shard.Journal = j
 		}
 	}
 	return s, nil

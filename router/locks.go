@@ -2,6 +2,7 @@ package router
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/corekv/corekv/resp"
 )
@@ -106,6 +107,21 @@ func (l *Locks) KeyFree(db int, key []byte) bool {
 	}
 	id := lockID(db, key)
 	return l.held[id] == 0 && l.claimed[id] == 0
+}
+
+// Holder returns the transaction (its client and Origin.Seq) that holds key
+// of database db here, if one does.
+func (l *Locks) Holder(db int, key []byte) (client int64, seq uint8, ok bool) {
+	if len(l.holders) == 0 {
+		return 0, 0, false
+	}
+	id := lockID(db, key)
+	for _, w := range l.holders {
+		if w.all || slices.Contains(w.ids, id) {
+			return w.Origin.Client, w.Origin.Seq, true
+		}
+	}
+	return 0, 0, false
 }
 
 // Held reports how many transactions hold keys here, and Waiting how many

@@ -170,13 +170,11 @@ func notifyChannel(b []byte, prefix string, db int, name []byte) []byte {
 func (s *Shard) expireHook(t *Table, notify func(key []byte)) func(key []byte) {
 	return func(key []byte) {
 		if j := s.Journal; j != nil {
-			j.Record(s.dbOf(t), wordDel, key)
+			j.Expired(s.dbOf(t), key)
 		}
 		notify(key)
 	}
 }
-
-var wordDel = []byte("DEL")
 
 // dbOf returns the database of table t. SWAPDB moves tables between
 // databases, so it is looked up when needed.

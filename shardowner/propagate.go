@@ -12,6 +12,7 @@ import (
 // journals.
 
 var (
+	wordDel       = []byte("DEL")
 	wordSet       = []byte("SET")
 	wordPXAT      = []byte("PXAT")
 	wordKeepTTL   = []byte("KEEPTTL")

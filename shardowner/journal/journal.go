@@ -49,6 +49,10 @@ type Journal struct {
 	explicit bool  // the running command recorded its effects itself
 	parts    map[Owner]*part
 	free     []*part
+
+	// Holder names the transaction that holds a key on the shard, if one
+	// does (router.Locks.Holder); nil: none ever does.
+	Holder func(db int, key []byte) (Owner, bool)
 }
 
 // part is a transaction's records on this shard, kept until the
@@ -75,9 +79,13 @@ func New() *Journal { return &Journal{db: -1, parts: make(map[Owner]*part)} }
 func (j *Journal) Begin(o Owner, held bool) {
 	j.explicit = false
 	j.cur = nil
-	if !held {
-		return
+	if held {
+		j.cur = j.partOf(o)
 	}
+}
+
+// partOf returns o's part, opening it.
+func (j *Journal) partOf(o Owner) *part {
 	p := j.parts[o]
 	if p == nil {
 		if n := len(j.free); n > 0 {
@@ -88,7 +96,23 @@ func (j *Journal) Begin(o Owner, held bool) {
 		}
 		j.parts[o] = p
 	}
-	j.cur = p
+	return p
+}
+
+// Expired records the expiry of key in database db as a DEL. Outside a
+// command (active expiry) a key a transaction holds expires between its
+// commands on the shard, so the DEL goes into that transaction's part
+// there, in the order it happened, not before the part.
+func (j *Journal) Expired(db int, key []byte) {
+	if j.cur == nil && j.Holder != nil {
+		if o, ok := j.Holder(db, key); ok {
+			j.cur = j.partOf(o)
+			j.Record(db, wordDel, key)
+			j.cur = nil
+			return
+		}
+	}
+	j.Record(db, wordDel, key)
 }
 
 // End ends the command run Begin started.
@@ -141,12 +165,14 @@ func (j *Journal) selectDB(db int) {
 var (
 	wordMulti = []byte("MULTI")
 	wordExec  = []byte("EXEC")
+	wordDel   = []byte("DEL")
 )
 
 // EndTx closes transaction o's part on this shard: the records its parts
 // left here go into the stream as one MULTI … EXEC block marked as one of
 // parts parts of transaction id. With parts 0 (a transaction that writes
-// nothing) they are dropped.
+// nothing) there is no block: what the part holds (the expiry of a key it
+// held) goes into the stream as it is.
 func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 	p := j.parts[o]
 	if p == nil {
@@ -157,7 +183,14 @@ func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 	} else {
 		delete(j.parts, o)
 	}
-	if parts > 0 {
+	if parts == 0 {
+		start := 0
+		for _, r := range p.recs {
+			j.selectDB(r.db)
+			j.buf = append(j.buf, p.b[start:r.end]...)
+			start = r.end
+		}
+	} else {
 		j.buf = append(j.buf, "#tx "...)
 		j.buf = strconv.AppendUint(j.buf, id, 10)
 		j.buf = append(j.buf, ' ')

@@ -321,3 +321,37 @@ func TestMergeReordersTransactionsThatCommute(t *testing.T) {
 		t.Error("a part moved past a record on its own key")
 	}
 }
+
+// A key a transaction holds that expires between its commands (active
+// expiry, outside any command) is deleted inside the transaction's part;
+// any other goes into the stream.
+func TestExpiryOfAHeldKeyGoesIntoItsPart(t *testing.T) {
+	j := New()
+	tx := Owner{Client: 3, Seq: 2}
+	j.Holder = func(db int, key []byte) (Owner, bool) { return tx, string(key) == "held" }
+	j.Begin(tx, true)
+	j.Record(0, words("INCR held")...)
+	j.End()
+	j.Expired(0, []byte("held"))
+	j.Expired(0, []byte("free"))
+	j.Begin(tx, true)
+	j.Record(0, words("SET other 1")...)
+	j.End()
+	j.EndTx(tx, 1, 1)
+	// A transaction that only reads (DBSIZE over shards) holds the whole
+	// shard: the expiry it saw is not lost with its empty part.
+	reader := Owner{Client: 4}
+	j.Holder = func(db int, key []byte) (Owner, bool) { return reader, true }
+	j.Expired(0, []byte("gone"))
+	j.EndTx(reader, 0, 0)
+	s := sink{}
+	j.Flush(0, s)
+	cmds, err := Merge([][]byte{s[0]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "SELECT 0\nDEL free\nMULTI\nINCR held\nDEL held\nSET other 1\nEXEC\nDEL gone\n"
+	if got := show(cmds); got != want {
+		t.Fatalf("merged:\n%s\nwant\n%s", got, want)
+	}
+}
