@@ -98,7 +98,7 @@ func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed boo
 
 // journaled runs cmd as run does and records its change in the shard's
 // journal: what the handler propagated itself (Ctx.Propagate), else, for a
-// write that changed something, the command as received. A command every
+// command that changed something, the command as received. A command every
 // shard runs its slice of (FLUSHALL, SWAPDB) is recorded whenever it
 // succeeds, as Redis propagates it even when there was nothing to change.
 // A part of a transaction records into the transaction's part on this
@@ -109,13 +109,15 @@ func journaled(j *journal.Journal, ctx *shardowner.Ctx, cmd *Command, argv [][]b
 	j.Begin(journal.Owner{Client: o.Client, Seq: o.Seq}, o.Held)
 	cmd.Run(ctx, argv)
 	failed = ctx.W.Errors != errs
-	if !j.Explicit() && !ctx.Blocked && cmd.Flags&FlagWrite != 0 && !cmd.Internal {
+	if !j.Explicit() && !ctx.Blocked && !cmd.Internal {
 		switch {
-		case cmd.Route == RouteAll:
+		case cmd.Route == RouteAll && cmd.Flags&FlagWrite != 0:
 			if !failed {
 				j.Shared(ctx.DB, argv...)
 			}
 		case ctx.Shard.Dirty != dirty:
+			// A write, or a read that writes what it computed
+			// (PFCOUNT's cache, as Redis's may-replicate).
 			j.Record(ctx.DB, argv...)
 		}
 	}

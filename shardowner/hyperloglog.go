@@ -605,6 +605,7 @@ func PFCount(c *Ctx, argv [][]byte) {
 	var cb [8]byte
 	binary.LittleEndian.PutUint64(cb[:], card)
 	t.Splice(key, 8, 8, cb[:])
+	c.Changed() // the cache is part of the value, and replays as PFCOUNT
 	c.W.Int(int64(card))
 }
 

@@ -101,6 +101,10 @@ func (c *Ctx) Notify(class int, event string, key []byte) {
 	}
 }
 
+// Changed counts a change that publishes no keyspace event (PFCOUNT's
+// cached cardinality), so that the call path journals the command.
+func (c *Ctx) Changed() { c.Shard.Dirty++ }
+
 // NotifyIn is Notify for a change to key of database db rather than the
 // client's (COPY … DB, MOVE).
 func (c *Ctx) NotifyIn(db, class int, event string, key []byte) {
