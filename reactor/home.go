@@ -3,7 +3,6 @@ package reactor
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"strconv"
 	"time"
 
 	"github.com/corekv/corekv/reactor/servercmd"
@@ -38,13 +37,13 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeEcho:     (*Core).echo,
 	router.HomeHello:    (*Core).hello,
 	router.HomeInfo:     serverCmd(servercmd.Info),
-	router.HomeLastSave: (*Core).lastSave,
+	router.HomeLastSave: serverCmd(servercmd.LastSave),
 	router.HomePing:     (*Core).ping,
 	router.HomeQuit:     (*Core).quit,
 	router.HomeReset:    (*Core).reset,
 	router.HomeSelect:   (*Core).selectDB,
 	router.HomeShutdown: (*Core).shutdown,
-	router.HomeTime:     (*Core).time,
+	router.HomeTime:     serverCmd(servercmd.Time),
 	router.HomeMulti:    (*Core).multi,
 	router.HomeExec:     (*Core).exec,
 	router.HomeDiscard:  (*Core).discardCmd,
@@ -57,7 +56,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomePUnsubscribe: (*Core).punsubscribeCmd,
 	router.HomeSSubscribe:   (*Core).ssubscribeCmd,
 	router.HomeSUnsubscribe: (*Core).sunsubscribeCmd,
-	router.HomePubsub:       (*Core).pubsubCmd,
+	router.HomePubsub:       serverCmd(servercmd.Pubsub),
 	router.HomeLatency:      serverCmd(servercmd.Latency),
 	router.HomeMonitor:      (*Core).monitorCmd,
 }
@@ -99,21 +98,6 @@ func (c *Core) reset(cn *Conn, argv [][]byte) {
 	cn.authed = c.srv.requirePass() == ""
 	w := cn.begin()
 	w.Simple("RESET")
-	cn.end()
-}
-
-func (c *Core) time(cn *Conn, argv [][]byte) {
-	now := time.Now()
-	w := cn.begin()
-	w.Array(2)
-	w.BulkString(strconv.FormatInt(now.Unix(), 10))
-	w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
-	cn.end()
-}
-
-func (c *Core) lastSave(cn *Conn, argv [][]byte) {
-	w := cn.begin()
-	w.Int(c.srv.start.Unix())
 	cn.end()
 }
 

@@ -83,6 +83,7 @@ func (c *Core) ConfigResetStat(scn servercmd.Conn) {
 
 func (c *Core) Server() servercmd.ServerInfo { return c.srv.serverInfo() }
 func (c *Core) Settings() *settings.Store    { return c.srv.conf }
+func (c *Core) PubSub() servercmd.Directory  { return &c.srv.ps }
 func (c *Core) NowMs() int64                 { return c.shard.Clock.Ms }
 func (c *Core) SetActiveExpire(on bool)      { c.srv.activeExpire.Store(on) }
 

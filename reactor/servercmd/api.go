@@ -1,6 +1,6 @@
 // Package servercmd owns the server commands: INFO, CONFIG, CLIENT,
-// COMMAND, LATENCY and DEBUG (but for the sleep itself), and the statistics
-// and client listings they show. They run on the client's home core, which
+// COMMAND, LATENCY, DEBUG (but for the sleep itself), PUBSUB, TIME and
+// LASTSAVE, and the statistics and client listings they show. They run on the client's home core, which
 // hands them the connection and itself through the small interfaces below;
 // the loop, the connections, their buffers and reply slots, and the rings
 // stay in reactor, which imports this package and never the other way.
@@ -81,6 +81,8 @@ type Core interface {
 	ConfigResetStat(cn Conn)
 	Server() ServerInfo
 	Settings() *settings.Store
+	// PubSub is the server's pub/sub directory.
+	PubSub() Directory
 	// Clients returns every registered connection, ordered by ID.
 	Clients() []Listed
 	// Kill closes victim for CLIENT KILL sent by cn.
