@@ -252,7 +252,8 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 }
 
 // DB, Proto, Watched, Unwatch, RunHome, Ran and Replied are what EXEC's
-// transaction asks of the connection (router.ExecClient).
+// transaction asks of the connection (router.ExecClient; Proto is
+// servercmd.Conn's too).
 func (cn *Conn) DB() int    { return cn.db }
 func (cn *Conn) Proto() int { return cn.proto }
 func (cn *Conn) Unwatch()   { cn.core.unwatchAll(cn) }
