@@ -3,6 +3,7 @@ package router
 import (
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/valyala/bytebufferpool"
 )
 
 // EXEC's body. The connection queues its MULTI block in a Block; EXEC hands
@@ -112,7 +113,6 @@ type ExecTxn struct {
 	stepping bool
 	name     [1][]byte // EXEC as the client spelled it, for monitors
 	keyPos   []int
-	out      []byte
 }
 
 // RunBlock runs b as one transaction whose reply fills slot (a slot of
@@ -126,16 +126,17 @@ func (e *ExecTxn) RunBlock(ex Exec, locks *Locks, cl ExecClient, b *Block, name 
 		parts = append(parts, nil)
 	}
 	spelled := append(e.name[0][:0], name...)
-	*e = ExecTxn{Txn: e.Txn, core: ex, cl: cl, b: b, parts: parts, keyPos: e.keyPos, out: e.out}
+	*e = ExecTxn{Txn: e.Txn, core: ex, cl: cl, b: b, parts: parts, keyPos: e.keyPos}
 	e.name[0] = spelled
 	e.Begin(slot.Client, cl.Proto(), n, slot)
 	e.lockBlock(ex, n, home)
-	_, _, watching := cl.Watched(0)
+	watching := false
 	for i := 0; ; i++ {
 		db, key, ok := cl.Watched(i)
 		if !ok {
 			break
 		}
+		watching = true
 		e.LockKey(ShardOf(key, n), db, key)
 	}
 	if e.Local(home) && !locks.Active() {
@@ -338,7 +339,8 @@ func (e *ExecTxn) split(i int, cmd *Command, argv [][]byte) {
 // finish answers the array of the commands' replies and ends the
 // transaction.
 func (e *ExecTxn) finish() {
-	w := resp.Writer{B: e.out[:0], Proto: e.cl.Proto()}
+	buf := bytebufferpool.Get()
+	w := resp.Writer{B: buf.B, Proto: e.cl.Proto()}
 	w.Array(len(e.parts))
 	for i, s := range e.parts {
 		e.cl.Replied(s.Reply)
@@ -347,9 +349,7 @@ func (e *ExecTxn) finish() {
 		e.parts[i] = nil
 	}
 	e.Finish(e.core, w.B)
-	e.out = w.B
-	if cap(e.out) > batchKeep {
-		e.out = nil
-	}
+	buf.B = w.B
+	bytebufferpool.Put(buf)
 	e.cl.Ran(cmdExec, e.name[:])
 }
