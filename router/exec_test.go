@@ -15,6 +15,7 @@ type testClient struct {
 	watched   []string // keys of database 0
 	unwatched bool
 	ran       []string
+	quiet     bool // records nothing in ran
 	errs      int
 }
 
@@ -42,6 +43,9 @@ func (c *testClient) RunHome(cmd *Command, argv [][]byte) *Slot {
 }
 
 func (c *testClient) Ran(cmd *Command, argv [][]byte) {
+	if c.quiet {
+		return
+	}
 	c.ran = append(c.ran, string(argv[0]))
 }
 
@@ -131,4 +135,26 @@ func TestExecBlockErrorsAndProto(t *testing.T) {
 			t.Errorf("%d errors counted, want 2", cl.errs)
 		}
 	})
+}
+
+// BenchmarkExecBlock runs a block of two commands on two shards, as EXEC
+// does: lock both, run, unlock.
+func BenchmarkExecBlock(b *testing.B) {
+	e := newTestExec(2, false)
+	k0, k1 := keyOn("a", 0, 2), keyOn("b", 1, 2)
+	var blk Block
+	for _, line := range []string{"set " + k0 + " 1", "incr " + k1} {
+		argv := words(line)
+		blk.Add(Lookup(argv[0]), argv)
+	}
+	cl := &testClient{ex: e, proto: 2, quiet: true}
+	var x ExecTxn
+	name := []byte("EXEC")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		slot := e.NewSlot()
+		slot.Client = 7
+		x.RunBlock(e, &e.locks[0], cl, &blk, name, slot)
+		e.FreeSlot(slot)
+	}
 }
