@@ -258,6 +258,7 @@ func (cn *Conn) DB() int    { return cn.db }
 func (cn *Conn) Proto() int { return cn.proto }
 func (cn *Conn) Unwatch()   { cn.core.unwatchAll(cn) }
 
+// Watched returns cn's i-th watched key and its database.
 func (cn *Conn) Watched(i int) (db int, key []byte, ok bool) {
 	k := cn.watched
 	if k == nil || i >= len(k.end) {
@@ -270,12 +271,14 @@ func (cn *Conn) Watched(i int) (db int, key []byte, ok bool) {
 	return k.db[i], k.buf[start:k.end[i]], true
 }
 
+// Ran shows a command EXEC ran to the monitors.
 func (cn *Conn) Ran(cmd *router.Command, argv [][]byte) {
 	if c := cn.core; c.srv.monitors.Load() > 0 {
 		c.feedMonitors(cn, cmd, cn.db, argv)
 	}
 }
 
+// Replied counts an error inside EXEC's reply.
 func (cn *Conn) Replied(reply []byte) { cn.core.countError(reply) }
 
 // RunHome runs a home command of cn inside EXEC and returns its reply in a
