@@ -86,8 +86,8 @@ type Conn struct {
 	// the keys WATCHed, nil when none. capture sends the replies of home
 	// commands run inside EXEC to captured instead of the client.
 	multi    *multiState
-	multiMem *multiState // kept for the next MULTI
-	execMem  *execTxn    // kept for the next EXEC
+	multiMem *multiState     // kept for the next MULTI
+	execMem  *router.ExecTxn // kept for the next EXEC
 	watched  *watchedKeys
 	capture  bool
 	captured []byte

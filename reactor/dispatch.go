@@ -71,7 +71,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	}
 	c.route(cn, cmd, argv, shard)
 	// Shown once it has run here or been sent on: EXEC shows itself
-	// after the commands it runs (multi.go).
+	// after the commands it runs (router.ExecClient's Ran).
 	if c.monitoring && cmd.Home != router.HomeExec {
 		c.feedMonitors(cn, cmd, cn.db, argv)
 	}

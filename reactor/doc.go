@@ -10,11 +10,12 @@
 // replies with one write per loop turn, holding a pipeline's first replies
 // back while the rest are due from peers.
 //
-// The connection commands (AUTH, HELLO, SELECT, MULTI/EXEC, SUBSCRIBE, …)
-// run here; the server commands (INFO, CONFIG, CLIENT, COMMAND, LATENCY,
-// DEBUG) are in reactor/servercmd, which sees a core and a connection only
-// through the interfaces servercmd.go implements, and the settings in
-// reactor/settings.
+// The connection commands (SELECT, RESET, MULTI's queueing, WATCH,
+// SUBSCRIBE, …) run here, EXEC's body in router (ExecTxn); the server
+// commands (INFO, CONFIG, CLIENT, COMMAND, LATENCY, DEBUG, PUBSUB, TIME,
+// LASTSAVE, SHUTDOWN) and AUTH and HELLO are in reactor/servercmd, which
+// sees a core and a connection only through the interfaces servercmd.go
+// implements, and the settings in reactor/settings.
 //
 // Invariants that are easy to break:
 //   - Only the core that accepted a connection touches it (its buffers, its

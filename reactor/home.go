@@ -3,20 +3,12 @@ package reactor
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"strconv"
 	"time"
 
 	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
-)
-
-// Connection command errors, with Redis 7's wording.
-const (
-	errNoProto     resp.Error = "NOPROTO unsupported protocol version"
-	errProtoNotInt resp.Error = "ERR Protocol version is not an integer or out of range"
-	errHelloNoAuth resp.Error = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
 
 // homeHandler answers a command that runs on the client's home core.
@@ -30,21 +22,21 @@ func serverCmd(h func(servercmd.Core, servercmd.Conn, [][]byte)) homeHandler {
 // homeHandlers maps the command table's HomeID to its handler: the table
 // says which commands run here, this says how.
 var homeHandlers = [router.HomeCount]homeHandler{
-	router.HomeAuth:     (*Core).auth,
+	router.HomeAuth:     serverCmd(servercmd.Auth),
 	router.HomeClient:   serverCmd(servercmd.Client),
 	router.HomeCommand:  serverCmd(servercmd.Command),
 	router.HomeConfig:   serverCmd(servercmd.Config),
 	router.HomeDebug:    serverCmd(servercmd.Debug),
 	router.HomeEcho:     (*Core).echo,
-	router.HomeHello:    (*Core).hello,
+	router.HomeHello:    serverCmd(servercmd.Hello),
 	router.HomeInfo:     serverCmd(servercmd.Info),
-	router.HomeLastSave: (*Core).lastSave,
+	router.HomeLastSave: serverCmd(servercmd.LastSave),
 	router.HomePing:     (*Core).ping,
 	router.HomeQuit:     (*Core).quit,
 	router.HomeReset:    (*Core).reset,
 	router.HomeSelect:   (*Core).selectDB,
-	router.HomeShutdown: (*Core).shutdown,
-	router.HomeTime:     (*Core).time,
+	router.HomeShutdown: serverCmd(servercmd.Shutdown),
+	router.HomeTime:     serverCmd(servercmd.Time),
 	router.HomeMulti:    (*Core).multi,
 	router.HomeExec:     (*Core).exec,
 	router.HomeDiscard:  (*Core).discardCmd,
@@ -57,7 +49,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomePUnsubscribe: (*Core).punsubscribeCmd,
 	router.HomeSSubscribe:   (*Core).ssubscribeCmd,
 	router.HomeSUnsubscribe: (*Core).sunsubscribeCmd,
-	router.HomePubsub:       (*Core).pubsubCmd,
+	router.HomePubsub:       serverCmd(servercmd.Pubsub),
 	router.HomeLatency:      serverCmd(servercmd.Latency),
 	router.HomeMonitor:      (*Core).monitorCmd,
 }
@@ -102,21 +94,6 @@ func (c *Core) reset(cn *Conn, argv [][]byte) {
 	cn.end()
 }
 
-func (c *Core) time(cn *Conn, argv [][]byte) {
-	now := time.Now()
-	w := cn.begin()
-	w.Array(2)
-	w.BulkString(strconv.FormatInt(now.Unix(), 10))
-	w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
-	cn.end()
-}
-
-func (c *Core) lastSave(cn *Conn, argv [][]byte) {
-	w := cn.begin()
-	w.Int(c.srv.start.Unix())
-	cn.end()
-}
-
 func (c *Core) ping(cn *Conn, argv [][]byte) {
 	if len(argv) > 2 {
 		cn.errorReply(resp.ErrWrongArgs("ping"))
@@ -146,9 +123,9 @@ func (c *Core) selectDB(cn *Conn, argv [][]byte) {
 	cn.okReply()
 }
 
-// checkPass answers whether user/pass authenticate the default user, and
-// the error to send when they do not.
-func (c *Core) checkPass(user, pass []byte) resp.Error {
+// CheckPass answers whether user/pass authenticate the default user, and
+// the error to send when they do not (servercmd.Core).
+func (c *Core) CheckPass(user, pass []byte) resp.Error {
 	want := c.srv.requirePass()
 	if user != nil && string(user) != "default" {
 		return resp.ErrWrongPass
@@ -171,101 +148,6 @@ func (c *Core) checkPass(user, pass []byte) resp.Error {
 func samePassword(pass []byte, want string) bool {
 	got, exp := sha256.Sum256(pass), sha256.Sum256([]byte(want))
 	return subtle.ConstantTimeCompare(got[:], exp[:]) == 1
-}
-
-func (c *Core) auth(cn *Conn, argv [][]byte) {
-	var user, pass []byte
-	switch len(argv) {
-	case 2:
-		pass = argv[1]
-	case 3:
-		user, pass = argv[1], argv[2]
-	default:
-		cn.errorReply(resp.ErrSyntax)
-		return
-	}
-	e := c.checkPass(user, pass)
-	redact(argv[1:])
-	if e != "" {
-		cn.errorReply(e)
-		return
-	}
-	cn.authed = true
-	cn.okReply()
-}
-
-// redact replaces args, in the request's own argument vector, with
-// "(redacted)" once the command has read them, so that the slow log never
-// holds them.
-func redact(args [][]byte) {
-	for i := range args {
-		args[i] = servercmd.Redacted
-	}
-}
-
-func (c *Core) hello(cn *Conn, argv [][]byte) {
-	proto := cn.proto
-	if len(argv) >= 2 {
-		v, ok := resp.ParseInt(argv[1])
-		if !ok {
-			cn.errorReply(errProtoNotInt)
-			return
-		}
-		if v != 2 && v != 3 {
-			cn.errorReply(errNoProto)
-			return
-		}
-		proto = int(v)
-	}
-	// Like Redis, each option takes effect as it is read: an AUTH or a
-	// SETNAME before a bad option holds even though HELLO fails.
-	for i := 2; i < len(argv); i++ {
-		more := len(argv) - i - 1
-		switch {
-		case resp.EqualFold(argv[i], "auth") && more >= 2:
-			e := c.checkPass(argv[i+1], argv[i+2])
-			redact(argv[i+1 : i+3])
-			if e != "" {
-				cn.errorReply(e)
-				return
-			}
-			cn.authed = true
-			i += 2
-		case resp.EqualFold(argv[i], "setname") && more >= 1:
-			if !servercmd.ValidClientName(argv[i+1]) {
-				cn.errorReply(servercmd.ErrClientName)
-				return
-			}
-			setName(cn, argv[i+1])
-			i++
-		default:
-			cn.errorReply(resp.Error("ERR Syntax error in HELLO option '" + string(argv[i]) + "'"))
-			return
-		}
-	}
-	if !cn.authed {
-		cn.errorReply(errHelloNoAuth)
-		return
-	}
-	cn.proto = proto
-	cn.info.proto.Store(int32(proto))
-	w := cn.begin()
-	w.Map(7)
-	w.BulkString("server")
-	w.BulkString("redis")
-	w.BulkString("version")
-	w.BulkString(RedisVersion)
-	w.BulkString("proto")
-	w.Int(int64(proto))
-	w.BulkString("id")
-	w.Int(cn.id)
-	w.BulkString("mode")
-	w.BulkString("standalone")
-	w.BulkString("role")
-	w.BulkString("master")
-	w.BulkString("modules")
-	w.Array(0)
-	cn.end()
 }
 
 func setName(cn *Conn, name []byte) {
@@ -355,24 +237,6 @@ func (c *Core) sleepersTimeout(timeout int, now int64) int {
 		timeout = min(timeout, int(max(ms, 0)))
 	}
 	return timeout
-}
-
-func (c *Core) shutdown(cn *Conn, argv [][]byte) {
-	for _, a := range argv[1:] {
-		switch {
-		case resp.EqualFold(a, "nosave"), resp.EqualFold(a, "save"), resp.EqualFold(a, "now"), resp.EqualFold(a, "force"):
-		case resp.EqualFold(a, "abort"):
-			cn.errorReply(resp.Error("ERR No shutdown in progress."))
-			return
-		default:
-			cn.errorReply(resp.ErrSyntax)
-			return
-		}
-	}
-	c.log.Warn("user requested shutdown")
-	c.srv.requestShutdown()
-	// Like Redis, a successful SHUTDOWN sends no reply: the connection
-	// closes when the server stops.
 }
 
 // subcommandArityErr is the arity error for a known subcommand of a home

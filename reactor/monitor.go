@@ -15,7 +15,7 @@ import (
 // core, in that core's monitor list, which only the core's thread touches.
 // A client's command is shown once, by its home core, as the client sent
 // it: admitted commands from dispatchCmd, the commands an EXEC runs from
-// its transaction (multi.go). The home core formats the line once and
+// its transaction (router.ExecTxn). The home core formats the line once and
 // writes it to its own monitors; every other core with a monitor gets it
 // as an internal command (corekv.monitor) in the ordinary batches, and
 // that core's hub writes it to its monitors. Nothing touches another

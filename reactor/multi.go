@@ -6,16 +6,15 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
-	"github.com/corekv/corekv/shardowner"
-	"github.com/valyala/bytebufferpool"
 )
 
-// MULTI/EXEC/DISCARD and WATCH/UNWATCH. A connection in MULTI queues its
-// commands here, on its home core; EXEC runs them as one router.Txn, which
-// holds every key they name (and every key the connection WATCHes) on every
-// shard until they have all run, so the block is isolated across shards as
-// it is in Redis on one thread. WATCH registers the keys with the shards
-// that own them; the transaction's lock replies say whether one was touched.
+// MULTI/EXEC/DISCARD and WATCH/UNWATCH on the connection's side. A
+// connection in MULTI queues its commands in a router.Block, on its home
+// core; EXEC hands the block to a router.ExecTxn, which holds every key the
+// block names (and every key the connection WATCHes) on every shard until
+// the commands have all run, so the block is isolated across shards as it
+// is in Redis on one thread. WATCH registers the keys with the shards that
+// own them; the transaction's lock replies say whether one was touched.
 
 // Errors of the transaction commands, as Redis 7 words them.
 const (
@@ -28,49 +27,10 @@ const (
 )
 
 // multiState is a connection's MULTI block: the commands queued since MULTI,
-// their arguments in one buffer, and whether one was refused while queueing
-// (EXEC then answers EXECABORT).
+// and whether one was refused while queueing (EXEC then answers EXECABORT).
 type multiState struct {
-	dirty  bool
-	cmds   []*router.Command
-	nargs  []int
-	args   []byte
-	argEnd []int
-	argv   [][]byte
-}
-
-// multiKeep is the most argument bytes, or commands, a connection's MULTI
-// state keeps for its next block.
-const multiKeep = 64 << 10
-
-func (m *multiState) reset() {
-	m.dirty = false
-	m.cmds, m.nargs, m.args, m.argEnd, m.argv = m.cmds[:0], m.nargs[:0], m.args[:0], m.argEnd[:0], m.argv[:0]
-}
-
-// queue adds a command to the block.
-func (m *multiState) queue(cmd *router.Command, argv [][]byte) {
-	m.cmds = append(m.cmds, cmd)
-	m.nargs = append(m.nargs, len(argv))
-	for _, a := range argv {
-		m.args = append(m.args, a...)
-		m.argEnd = append(m.argEnd, len(m.args))
-	}
-}
-
-// each calls fn with every queued command and its arguments, in order.
-func (m *multiState) each(fn func(i int, cmd *router.Command, argv [][]byte)) {
-	arg, start := 0, 0
-	for i, cmd := range m.cmds {
-		m.argv = m.argv[:0]
-		for k := 0; k < m.nargs[i]; k++ {
-			end := m.argEnd[arg]
-			m.argv = append(m.argv, m.args[start:end])
-			start = end
-			arg++
-		}
-		fn(i, cmd, m.argv)
-	}
+	dirty bool
+	block router.Block
 }
 
 // watchedKeys are the keys a connection WATCHes, each with its database.
@@ -126,7 +86,7 @@ func (c *Core) queueMulti(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		}
 	}
 	if !m.dirty {
-		m.queue(cmd, argv)
+		m.block.Add(cmd, argv)
 	}
 	w := cn.begin()
 	w.Simple("QUEUED")
@@ -159,11 +119,12 @@ func (c *Core) multi(cn *Conn, argv [][]byte) {
 		return
 	}
 	m := cn.multiMem
-	if m == nil || cap(m.args) > multiKeep || cap(m.cmds) > multiKeep {
+	if m == nil {
 		m = &multiState{}
 		cn.multiMem = m
 	}
-	m.reset()
+	m.dirty = false
+	m.block.Reset()
 	cn.multi = m
 	cn.okReply()
 }
@@ -262,7 +223,7 @@ var (
 	cmdUnwatchKeys = router.LookupString("corekv.unwatch")
 )
 
-// exec runs cn's MULTI block as one transaction.
+// exec runs cn's MULTI block as one transaction (router.ExecTxn).
 func (c *Core) exec(cn *Conn, argv [][]byte) {
 	m := cn.multi
 	if m == nil {
@@ -277,280 +238,53 @@ func (c *Core) exec(cn *Conn, argv [][]byte) {
 		c.feedExec(cn, argv[0])
 		return
 	}
-	n := c.srv.cfg.Shards
-	e := cn.execMem
-	if e == nil {
-		e = &execTxn{}
-		cn.execMem = e
+	if cn.execMem == nil {
+		cn.execMem = &router.ExecTxn{}
 	}
 	// The previous EXEC has answered: the barrier saw to it.
-	parts := e.parts[:0]
-	for range m.cmds {
-		parts = append(parts, nil)
-	}
-	*e = execTxn{Txn: e.Txn, c: c, cn: cn, m: m, parts: parts, name: append(e.name[:0], argv[0]...)}
 	slot := cn.reserve()
 	slot.SetSeq(cn.nextTxnSeq())
-	e.Begin(cn.id, cn.proto, n, slot)
-	db := cn.db
-	m.each(func(i int, cmd *router.Command, argv [][]byte) {
-		if cmd.Flags&router.FlagWrite != 0 {
-			e.Writes()
-		}
-		switch cmd.Route {
-		case router.RouteHome:
-			if cmd.Home == router.HomeSelect {
-				if d, err := shardowner.DBIndex(argv[1], c.srv.cfg.Databases); err == "" {
-					db = d
-				}
-			}
-		case router.RouteAll:
-			for sh := 0; sh < n; sh++ {
-				e.LockShard(sh)
-			}
-		case router.RouteCursor:
-			e.LockShard(cursorShard(argv, c.id, n))
-		default:
-			if !cmd.HasKeys(len(argv)) {
-				e.LockShard(c.id)
-				return
-			}
-			c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
-			for _, k := range c.keyPos {
-				e.LockKey(router.ShardOf(argv[k], n), db, argv[k])
-			}
-			if cmd.ReadsOthers != nil && cmd.ReadsOthers(argv) {
-				e.LockShard(router.ShardOf(argv[cmd.FirstKey], n))
-			}
-			if to, key, ok := otherDB(cmd, argv, c.srv.cfg.Databases); ok {
-				e.LockKey(router.ShardOf(key, n), to, key)
-			}
-		}
-	})
-	if k := cn.watched; k != nil {
-		k.each(func(db int, key []byte) { e.LockKey(router.ShardOf(key, n), db, key) })
-	}
-	if e.Local(c.id) && !c.locks.Active() {
-		// Nothing else runs on this core's shard until the block has
-		// run: it needs no locks.
-		e.RunUnlocked(c, e, cn.watched != nil && c.shard.WatchTouched(cn.id))
-	} else {
-		if cn.watched == nil {
-			// No watch check to wait for: the commands may queue behind
-			// the last lock request (Txn.RunEarly). The connection still
-			// waits for EXEC's answer: the block's SELECTs and the
-			// commands after EXEC share its database. A block of
-			// one-round commands goes further: each part follows its
-			// shard's lock request (Txn.RunAtOnce).
-			if oneRound(m) {
-				e.RunAtOnce(false)
-			} else {
-				e.RunEarly(false)
-			}
-		}
-		e.Start(c, e)
-	}
+	cn.execMem.RunBlock(c, &c.locks, cn, &m.block, argv[0], slot)
 	if !slot.Filled {
 		cn.barrier = slot
 	}
 	c.markDirty(cn)
 }
 
-// oneRound reports whether every command of m sends all its parts at
-// once: none has a later round that starts from a reply.
-func oneRound(m *multiState) bool {
-	for _, cmd := range m.cmds {
-		if router.MultiRound(cmd) {
-			return false
-		}
-	}
-	return true
-}
+// DB, Proto, Watched, Unwatch, RunHome, Ran and Replied are what EXEC's
+// transaction asks of the connection (router.ExecClient; Proto is
+// servercmd.Conn's too).
+func (cn *Conn) DB() int    { return cn.db }
+func (cn *Conn) Proto() int { return cn.proto }
+func (cn *Conn) Unwatch()   { cn.core.unwatchAll(cn) }
 
-// cursorShard is the shard a SCAN cursor names (this core's when the
-// cursor is not a number: the command answers the error there).
-func cursorShard(argv [][]byte, home, n int) int {
-	if cur, ok := shardowner.ParseCursor(argv[1]); ok {
-		return int(cur % uint64(n))
+// Watched returns cn's i-th watched key and its database.
+func (cn *Conn) Watched(i int) (db int, key []byte, ok bool) {
+	k := cn.watched
+	if k == nil || i >= len(k.end) {
+		return 0, nil, false
 	}
-	return home
-}
-
-// otherDB returns the second database a MOVE or COPY … DB writes to, and
-// the key written there.
-func otherDB(cmd *router.Command, argv [][]byte, databases int) (int, []byte, bool) {
-	switch cmd.Name {
-	case "move":
-		d, err := shardowner.DBIndex(argv[2], databases)
-		return d, argv[1], err == ""
-	case "copy":
-		for i := 3; i+1 < len(argv); i++ {
-			if resp.EqualFold(argv[i], "db") {
-				d, err := shardowner.DBIndex(argv[i+1], databases)
-				return d, argv[2], err == ""
-			}
-		}
-	}
-	return 0, nil, false
-}
-
-// execTxn is EXEC's transaction: once it holds its keys it runs the queued
-// commands in order — home commands here, the others as parts on their
-// shards — and answers their replies as one array.
-type execTxn struct {
-	router.Txn
-	c        *Core
-	ex       router.Exec // what the parts are sent through (Run's)
-	cn       *Conn
-	m        *multiState
-	parts    []*router.Slot // each command's reply
-	next     int            // next command to start
-	arg      int            // index in m.argEnd of next's first argument
-	pending  int            // parts started and not yet answered
-	wait     *router.Slot   // a multi-round command the next must wait for
-	stepping bool
-	name     []byte // EXEC as the client spelled it, for monitors
-}
-
-func (e *execTxn) Run(ex router.Exec, t *router.Txn, touched bool) {
-	e.ex = ex
-	e.c.unwatchAll(e.cn)
-	if touched {
-		w := resp.Writer{Proto: e.cn.proto}
-		w.NullArray()
-		e.Finish(ex, w.B)
-		e.c.feedExec(e.cn, e.name)
-		return
-	}
-	e.step()
-}
-
-func (e *execTxn) PartDone(ex router.Exec, t *router.Txn, s *router.Slot) {
-	e.pending--
-	if s == e.wait {
-		e.wait = nil
-	}
-	if !e.stepping {
-		e.step()
-	}
-}
-
-// step starts the commands not yet started, in order, until one must be
-// waited for; once every command has answered it finishes.
-func (e *execTxn) step() {
-	c, cn := e.c, e.cn
-	n := c.srv.cfg.Shards
-	e.stepping = true
-	monitoring := c.srv.monitors.Load() > 0
-	for e.next < len(e.m.cmds) && e.wait == nil {
-		i := e.next
-		e.next++
-		arg := e.arg
-		e.arg += e.m.nargs[i]
-		e.m.at(i, arg, func(cmd *router.Command, argv [][]byte) {
-			switch {
-			case cmd.Route == router.RouteHome:
-				e.parts[i] = c.runCaptured(cn, cmd, argv)
-				return
-			case cmd.Route == router.RouteCursor:
-				e.submit(i, cursorShard(argv, c.id, n), cmd, argv)
-				return
-			case cmd.Route == router.RouteAll:
-				if n > 1 {
-					e.split(i, cmd, argv)
-					return
-				}
-				e.submit(i, c.id, cmd, argv)
-				return
-			case !cmd.HasKeys(len(argv)):
-				e.submit(i, c.id, cmd, argv)
-				return
-			}
-			c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
-			shard := router.ShardOf(argv[c.keyPos[0]], n)
-			if cmd.Split != router.SplitNone {
-				for _, k := range c.keyPos[1:] {
-					if router.ShardOf(argv[k], n) != shard {
-						e.split(i, cmd, argv)
-						return
-					}
-				}
-			}
-			e.submit(i, shard, cmd, argv)
-		})
-		if monitoring {
-			// After it has run or been sent, as dispatchCmd shows a
-			// command: its argument vector is still m.argv.
-			c.feedMonitors(cn, e.m.cmds[i], cn.db, e.m.argv)
-		}
-	}
-	e.stepping = false
-	if e.next == len(e.m.cmds) && e.wait == nil {
-		if e.pending == 0 {
-			e.finish()
-			return
-		}
-		// Every command has sent all it will: the last shard may let go
-		// as soon as it has run them.
-		e.ReleaseLast(c)
-	}
-}
-
-func (e *execTxn) submit(i, shard int, cmd *router.Command, argv [][]byte) {
-	s := e.NewPart(e.c)
-	e.parts[i] = s
-	e.pending++
-	e.ex.Submit(shard, cmd, e.cn.db, e.cn.proto, argv, s)
-}
-
-func (e *execTxn) split(i int, cmd *router.Command, argv [][]byte) {
-	s := e.NewPart(e.c)
-	e.parts[i] = s
-	e.pending++
-	e.c.shard.CmdStat(cmd.StatID(argv)).Calls++
-	router.StartSplit(e.ex, s, cmd, e.cn.db, e.cn.proto, argv)
-	if router.MultiRound(cmd) && !s.Filled {
-		e.wait = s
-	}
-}
-
-// finish answers the array of the commands' replies and ends the
-// transaction.
-func (e *execTxn) finish() {
-	buf := bytebufferpool.Get()
-	w := resp.Writer{B: buf.B, Proto: e.cn.proto}
-	w.Array(len(e.parts))
-	for i, s := range e.parts {
-		e.c.countError(s.Reply)
-		w.B = append(w.B, s.Reply...)
-		e.c.FreeSlot(s)
-		e.parts[i] = nil
-	}
-	e.Finish(e.c, w.B)
-	buf.B = w.B
-	bytebufferpool.Put(buf)
-	e.c.feedExec(e.cn, e.name)
-}
-
-// at calls fn with queued command i, whose first argument is the arg-th
-// of the block, and its arguments.
-func (m *multiState) at(i, arg int, fn func(cmd *router.Command, argv [][]byte)) {
 	start := 0
-	if arg > 0 {
-		start = m.argEnd[arg-1]
+	if i > 0 {
+		start = k.end[i-1]
 	}
-	m.argv = m.argv[:0]
-	for k := 0; k < m.nargs[i]; k++ {
-		end := m.argEnd[arg+k]
-		m.argv = append(m.argv, m.args[start:end])
-		start = end
-	}
-	fn(m.cmds[i], m.argv)
+	return k.db[i], k.buf[start:k.end[i]], true
 }
 
-// runCaptured runs a home command of cn inside EXEC and returns its reply
-// in a filled slot, instead of writing it to cn.
-func (c *Core) runCaptured(cn *Conn, cmd *router.Command, argv [][]byte) *router.Slot {
+// Ran shows a command EXEC ran to the monitors.
+func (cn *Conn) Ran(cmd *router.Command, argv [][]byte) {
+	if c := cn.core; c.srv.monitors.Load() > 0 {
+		c.feedMonitors(cn, cmd, cn.db, argv)
+	}
+}
+
+// Replied counts an error inside EXEC's reply.
+func (cn *Conn) Replied(reply []byte) { cn.core.countError(reply) }
+
+// RunHome runs a home command of cn inside EXEC and returns its reply in a
+// filled slot, instead of writing it to cn.
+func (cn *Conn) RunHome(cmd *router.Command, argv [][]byte) *router.Slot {
+	c := cn.core
 	s := c.NewSlot()
 	s.Filled = true
 	if cn.closed {

@@ -1,7 +1,6 @@
 package reactor
 
 import (
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -306,6 +305,40 @@ func (d *pubsubDir) change(kind int, name string, delta int) {
 	d.mu.Unlock()
 }
 
+// Channels, Subscribers and Patterns are what PUBSUB reads
+// (servercmd.Directory).
+func (d *pubsubDir) Channels(shard bool) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	names := make([]string, 0, len(d.names[dirKind(shard)]))
+	for name := range d.names[dirKind(shard)] {
+		names = append(names, name)
+	}
+	return names
+}
+
+func (d *pubsubDir) Subscribers(shard bool, names [][]byte) []int {
+	counts := make([]int, len(names))
+	d.mu.Lock()
+	for i, name := range names {
+		counts[i] = d.names[dirKind(shard)][string(name)]
+	}
+	d.mu.Unlock()
+	return counts
+}
+
+func (d *pubsubDir) Patterns() int {
+	_, n, _ := d.sizes()
+	return n
+}
+
+func dirKind(shard bool) int {
+	if shard {
+		return subShard
+	}
+	return subChannel
+}
+
 // sizes is how many channels, patterns and shard channels have subscribers.
 func (d *pubsubDir) sizes() (channels, patterns, shard int) {
 	d.mu.Lock()
@@ -473,76 +506,6 @@ func pingSubscribed(cn *Conn, argv [][]byte) {
 		w.BulkString("")
 	}
 	cn.end()
-}
-
-var pubsubHelp = []string{
-	"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"CHANNELS [<pattern>]",
-	"    Return the currently active channels matching a <pattern> (default: '*').",
-	"NUMPAT",
-	"    Return number of subscriptions to patterns.",
-	"NUMSUB [<channel> ...]",
-	"    Return the number of subscribers for the specified channels, excluding",
-	"    pattern subscriptions(default: no channels).",
-	"SHARDCHANNELS [<pattern>]",
-	"    Return the currently active shard level channels matching a <pattern> (default: '*').",
-	"SHARDNUMSUB [<shardchannel> ...]",
-	"    Return the number of subscribers for the specified shard level channel(s)",
-	"HELP",
-	"    Prints this help.",
-}
-
-// pubsubCmd is PUBSUB: what the directory knows of every core.
-func (c *Core) pubsubCmd(cn *Conn, argv [][]byte) {
-	sub := strings.ToLower(string(argv[1]))
-	d := &c.srv.ps
-	switch {
-	case sub == "help":
-		cn.helpReply(pubsubHelp)
-	case (sub == "channels" || sub == "shardchannels") && len(argv) <= 3:
-		kind := subChannel
-		if sub == "shardchannels" {
-			kind = subShard
-		}
-		var names []string
-		d.mu.Lock()
-		for name := range d.names[kind] {
-			if len(argv) < 3 || shardowner.MatchGlob(argv[2], []byte(name), false) {
-				names = append(names, name)
-			}
-		}
-		d.mu.Unlock()
-		sort.Strings(names)
-		w := cn.begin()
-		w.Array(len(names))
-		for _, name := range names {
-			w.BulkString(name)
-		}
-		cn.end()
-	case sub == "numsub" || sub == "shardnumsub":
-		kind := subChannel
-		if sub == "shardnumsub" {
-			kind = subShard
-		}
-		w := cn.begin()
-		w.Array(2 * (len(argv) - 2))
-		d.mu.Lock()
-		for _, name := range argv[2:] {
-			w.Bulk(name)
-			w.Int(int64(d.names[kind][string(name)]))
-		}
-		d.mu.Unlock()
-		cn.end()
-	case sub == "numpat":
-		_, n, _ := d.sizes()
-		w := cn.begin()
-		w.Int(int64(n))
-		cn.end()
-	case sub == "channels" || sub == "shardchannels":
-		cn.errorReply(resp.ErrSubcommandSyntax("pubsub", argv[1]))
-	default:
-		cn.errorReply(resp.ErrUnknownSubcommand("pubsub", argv[1]))
-	}
 }
 
 // overLimit reports whether cn holds more output than its class allows: the

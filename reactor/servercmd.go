@@ -29,6 +29,15 @@ func (cn *Conn) SetNoTouch(on bool)    { cn.info.flagsNoT.Store(on) }
 func (cn *Conn) ReplyMode() int        { return cn.replyMode }
 func (cn *Conn) SetReplyMode(mode int) { cn.replyMode = mode }
 func (cn *Conn) CloseAfterReply()      { cn.closing = true }
+func (cn *Conn) ID() int64             { return cn.id }
+func (cn *Conn) Authed() bool          { return cn.authed }
+func (cn *Conn) SetAuthed()            { cn.authed = true }
+
+// SetProto switches the connection's replies to RESP proto.
+func (cn *Conn) SetProto(proto int) {
+	cn.proto = proto
+	cn.info.proto.Store(int32(proto))
+}
 
 // SetLib sets CLIENT SETINFO's library name or version, whichever is not
 // nil.
@@ -83,8 +92,15 @@ func (c *Core) ConfigResetStat(scn servercmd.Conn) {
 
 func (c *Core) Server() servercmd.ServerInfo { return c.srv.serverInfo() }
 func (c *Core) Settings() *settings.Store    { return c.srv.conf }
+func (c *Core) PubSub() servercmd.Directory  { return &c.srv.ps }
 func (c *Core) NowMs() int64                 { return c.shard.Clock.Ms }
 func (c *Core) SetActiveExpire(on bool)      { c.srv.activeExpire.Store(on) }
+
+// Shutdown is SHUTDOWN's effect: the server stops.
+func (c *Core) Shutdown() {
+	c.log.Warn("user requested shutdown")
+	c.srv.requestShutdown()
+}
 
 // DebugSleep is DEBUG SLEEP, which blocks this core's loop.
 func (c *Core) DebugSleep(cn servercmd.Conn, secs float64) { c.debugSleep(cn.(*Conn), secs) }

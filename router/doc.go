@@ -6,7 +6,8 @@
 // cores; the batches that travel on them; the reply slots with the rules
 // that combine the per-shard parts of a multi-shard command into one reply;
 // and transactions: the object for a command in flight that must be atomic
-// over shards (Txn) and each shard's key locks (Locks). Call is the one
+// over shards (Txn), its uses (a split command, EXEC's block: ExecTxn) and
+// each shard's key locks (Locks). Call is the one
 // function through which every command runs on its shard (Group.Call for
 // small commands run back to back, which share clock readings), and where
 // its run is accounted (command statistics, latency, slow log).

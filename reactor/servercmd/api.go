@@ -1,6 +1,7 @@
 // Package servercmd owns the server commands: INFO, CONFIG, CLIENT,
-// COMMAND, LATENCY and DEBUG (but for the sleep itself), and the statistics
-// and client listings they show. They run on the client's home core, which
+// COMMAND, LATENCY, DEBUG (but for the sleep itself), PUBSUB, TIME,
+// LASTSAVE and SHUTDOWN, the connection commands that read the server's
+// settings (AUTH, HELLO), and the statistics and client listings they show. They run on the client's home core, which
 // hands them the connection and itself through the small interfaces below;
 // the loop, the connections, their buffers and reply slots, and the rings
 // stay in reactor, which imports this package and never the other way.
@@ -35,6 +36,15 @@ type Conn interface {
 	SetReplyMode(mode int)
 	// CloseAfterReply closes the connection once its replies are written.
 	CloseAfterReply()
+	ID() int64
+	// Authed reports whether the connection has authenticated (or needs
+	// not); SetAuthed says it has.
+	Authed() bool
+	SetAuthed()
+	// Proto is the RESP version of the connection's replies; SetProto
+	// changes it.
+	Proto() int
+	SetProto(proto int)
 }
 
 // Listed is a connection as CLIENT LIST and KILL see it from any core.
@@ -81,6 +91,8 @@ type Core interface {
 	ConfigResetStat(cn Conn)
 	Server() ServerInfo
 	Settings() *settings.Store
+	// PubSub is the server's pub/sub directory.
+	PubSub() Directory
 	// Clients returns every registered connection, ordered by ID.
 	Clients() []Listed
 	// Kill closes victim for CLIENT KILL sent by cn.
@@ -89,6 +101,12 @@ type Core interface {
 	Unblock(cn Conn, argv [][]byte)
 	// NowMs is the core's clock, in Unix ms.
 	NowMs() int64
+	// CheckPass answers whether user and pass authenticate the default
+	// user (user nil: AUTH with a password alone), and the error to send
+	// when they do not.
+	CheckPass(user, pass []byte) resp.Error
+	// Shutdown stops the server.
+	Shutdown()
 	// DebugSleep is DEBUG SLEEP, which the loop does.
 	DebugSleep(cn Conn, secs float64)
 	SetActiveExpire(on bool)
