@@ -413,69 +413,23 @@ func (c *Core) serveBlocked() {
 				if v, ok := c.shard.DBs[b.DB].Get(key); !ok || v.Kind != b.Kind {
 					break
 				}
-				c.w.B = append(c.scratch[:0], ":1\r\n"...)
 				dest, from := b.Dest, b.From
 				bk.Served(b)
-				c.answer(from, dest)
-				c.scratch = c.w.B[:0]
+				c.toSlots().Reply(from, dest, wokenReply)
 				continue
 			}
-			c.w.B = c.scratch[:0]
-			c.w.Proto = b.Proto
-			c.ctx.Shard = c.shard
-			c.ctx.DB = b.DB
-			c.ctx.W = &c.w
-			c.ctx.ServeKey = key
-			router.Call(&c.ctx, b.Cmd, b.Argv(), b.Origin, router.Now())
-			c.ctx.ServeKey = nil
-			c.ctx.W = nil
-			if c.ctx.Blocked {
+			if !c.runHere(b.Serve(key)) {
 				// The key has nothing for it, nor for those after it.
-				c.ctx.Blocked = false
 				break
 			}
-			dest, from := b.Dest, b.From
-			bk.Served(b)
-			c.answer(from, dest)
 		}
 	}
-	c.scratch = c.w.B[:0]
-	if cap(c.scratch) > outKeep {
-		c.scratch = nil
-	}
-	c.w.B = nil
 	c.serving = false
 	c.markWaiting()
 }
 
-// answer sends the reply in c.w.B to dest on core from: filled here when
-// the slot is this core's, else added to the replies going back to from.
-func (c *Core) answer(from int, dest *router.Slot) {
-	if dest == nil {
-		return
-	}
-	if from == c.id {
-		router.Fill(c, dest, c.w.B)
-		return
-	}
-	b := c.outReplies[from]
-	if b == nil {
-		b = c.newBatch()
-		c.outReplies[from] = b
-	}
-	b.AddReply(dest, c.w.B)
-}
-
-// cancelHere runs a corekv.bcancel for this core's shard: the cancelled
-// command, if still parked, gets its reply.
-func (c *Core) cancelHere(argv [][]byte) {
-	c.w.B = c.scratch[:0]
-	dest, from := c.locks.Blocked().Cancel(c.shard, &c.w, argv)
-	c.answer(from, dest)
-	c.scratch = c.w.B[:0]
-	c.w.B = nil
-	c.markWaiting()
-}
+// wokenReply answers a wake-only registration whose key holds a value.
+var wokenReply = []byte(":1\r\n")
 
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: 1 when the
 // client was blocked, and its command then answers as on timeout or with
