@@ -22,7 +22,8 @@ type Op struct {
 	served *Blocked
 }
 
-// Run runs op on the shard of ctx, the one way a command runs on a shard:
+// Run runs op on ctx.Shard, whose locks are l, writing its reply with
+// ctx.W. It is the one way a command runs on a shard:
 //
 //  1. admit: while a transaction holds or waits for keys there (Locks), a
 //     command that wants them waits in the queue with its own copy of the
@@ -41,7 +42,7 @@ type Op struct {
 //
 // start is the clock when the command began; Run returns the clock when it
 // ended (start when nothing ran or its time is pending in g), and whether
-// the reply is now written.
+// op answered now rather than waiting or parking.
 func Run(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Replies) (end int64, answered bool) {
 	cmd := op.Cmd
 	w, b := op.waiter, op.served
