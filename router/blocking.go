@@ -140,9 +140,10 @@ func (bk *Blocking) park(sh *shardowner.Shard, op *Op) {
 	} else {
 		b = new(Blocked)
 	}
-	// Whatever held op before (a waiter that ends now) is not the
-	// parked command's.
-	b.Op = Op{Cmd: op.Cmd, DB: op.DB, Proto: op.Proto, Origin: op.Origin, From: op.From, Dest: op.Dest}
+	// Not the whole Op: whatever held op before (a waiter that ends now)
+	// is not the parked command's, and a recycled one's Argv and served
+	// are nil already.
+	b.Cmd, b.DB, b.Proto, b.Origin, b.From, b.Dest = op.Cmd, op.DB, op.Proto, op.Origin, op.From, op.Dest
 	b.args.Set(argv)
 	db := op.DB
 	b.queues = b.queues[:0]
@@ -340,7 +341,7 @@ func (bk *Blocking) dropEmpty(q *waitQueue) {
 }
 
 func (bk *Blocking) recycle(b *Blocked) {
-	b.Op, b.serveKey = Op{}, nil
+	b.Cmd, b.Dest, b.Op.Argv, b.served, b.serveKey = nil, nil, nil, nil, nil
 	if b.args.Large() || len(bk.free) >= freeWaiters {
 		return
 	}

@@ -124,7 +124,10 @@ func (l *Locks) admit(op *Op) bool {
 		return true
 	}
 	w := l.newWaiter()
-	w.Op = Op{Cmd: op.Cmd, DB: op.DB, Proto: op.Proto, Origin: op.Origin, From: op.From, Dest: op.Dest}
+	// Field by field: a recycled waiter's Argv, waiter and served are
+	// nil already, and each pointer stored into it costs a write barrier
+	// check.
+	w.Cmd, w.DB, w.Proto, w.Origin, w.From, w.Dest = op.Cmd, op.DB, op.Proto, op.Origin, op.From, op.Dest
 	w.kind = kind
 	w.fill(op.Cmd, op.DB, op.Argv)
 	if l.mayRun(w, op.Origin) {
@@ -462,7 +465,7 @@ func (l *Locks) newWaiter() *Waiter {
 
 // recycle keeps w for reuse unless it grew for a large command.
 func (l *Locks) recycle(w *Waiter) {
-	w.Op = Op{}
+	w.Cmd, w.Dest, w.Op.Argv, w.waiter = nil, nil, nil, nil
 	if w.args.Large() || cap(w.ids) > argsKeep || len(l.free) >= freeWaiters {
 		return
 	}

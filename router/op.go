@@ -32,8 +32,10 @@ type Op struct {
 //     themselves: corekv.bwait registers a wake-only waiter, and
 //     corekv.bcancel answers a parked command, which becomes op's
 //     destination;
-//  3. call: the handler through Call, or g.Call when g is not nil
-//     (commands run back to back, sharing clock readings);
+//  3. call: the handler through Call, or, when g is not nil (commands run
+//     back to back), through run with g's shared clock readings for a
+//     command that may share them (Group.Shares), else through Call once
+//     g's pending commands are accounted;
 //  4. park a blocking command that found nothing (Blocking), unanswered;
 //  5. route the reply. With to nil, ctx.W is the destination itself (a
 //     connection's output, a batch's replies) and the caller reads op.Dest
@@ -71,10 +73,14 @@ func Run(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Repli
 		if b != nil {
 			ctx.ServeKey = b.serveKey
 		}
-		if g != nil {
-			end = g.Call(ctx, cmd, op.Argv, op.Origin, start)
-		} else {
+		if g == nil {
 			end = Call(ctx, cmd, op.Argv, op.Origin, start)
+		} else if size, shares := g.Shares(ctx.Shard, cmd, op.Argv); !shares {
+			end = Call(ctx, cmd, op.Argv, op.Origin, g.Close(ctx.Shard, start))
+		} else {
+			before := len(ctx.W.B)
+			failed := run(ctx, cmd, op.Argv, op.Origin)
+			end = g.Ran(ctx.Shard, cmd, op.Argv, op.Origin, start, size, len(ctx.W.B)-before, failed)
 		}
 		if b != nil {
 			ctx.ServeKey = nil
