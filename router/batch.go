@@ -150,13 +150,13 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 		op := Op{Cmd: r.Cmd, DB: int(r.DB), Proto: int(r.Proto), Argv: b.argv, Origin: r.Origin.origin(r.Client),
 			From: b.From, Dest: r.Dest}
 		var answered bool
-		if now, answered = Run(ctx, locks, &op, &g, now, nil); answered {
+		if now, answered = Run(ctx, locks, &op, &g, now, nil); !answered {
+			// Its reply will come on its own: Deliver skips this one.
+			r.Dest = nil
+		} else if op.Dest != r.Dest {
 			// A cancel answers the cancelled command's slot, on the
 			// core that sent the cancel.
 			r.Dest = op.Dest
-		} else {
-			// Its reply will come on its own: Deliver skips this one.
-			r.Dest = nil
 		}
 		b.replyEnd = append(b.replyEnd, len(w.B))
 		b.next++
