@@ -47,6 +47,27 @@ type Op struct {
 // op answered now rather than waiting or parking.
 func Run(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Replies) (end int64, answered bool) {
 	cmd := op.Cmd
+	if to != nil || op.waiter != nil || op.served != nil || cmd.Internal || l.Active() {
+		return runAny(ctx, l, op, g, start, to)
+	}
+	// The common case, a command with nothing in its way whose reply
+	// goes into ctx.W, needs steps 3 and 4 alone; the others live in
+	// runAny, so that this path keeps a small frame.
+	ctx.DB = op.DB
+	ctx.W.Proto = op.Proto
+	end = g.call(ctx, cmd, op.Argv, op.Origin, start)
+	if !ctx.Blocked {
+		return end, true
+	}
+	ctx.Blocked = false
+	l.Blocked().park(ctx.Shard, op)
+	return end, false
+}
+
+// runAny is Run with every step, for an op that may have to wait, is
+// intercepted, has passed the locks already, or replies into a slot.
+func runAny(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Replies) (end int64, answered bool) {
+	cmd := op.Cmd
 	w, b := op.waiter, op.served
 	if w == nil && b == nil && (cmd.Internal || l.Active()) && !l.admit(op) {
 		return start, false
@@ -73,15 +94,7 @@ func Run(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Repli
 		if b != nil {
 			ctx.ServeKey = b.serveKey
 		}
-		if g == nil {
-			end = Call(ctx, cmd, op.Argv, op.Origin, start)
-		} else if size, shares := g.Shares(ctx.Shard, cmd, op.Argv); !shares {
-			end = Call(ctx, cmd, op.Argv, op.Origin, g.Close(ctx.Shard, start))
-		} else {
-			before := len(ctx.W.B)
-			failed := run(ctx, cmd, op.Argv, op.Origin)
-			end = g.Ran(ctx.Shard, cmd, op.Argv, op.Origin, start, size, len(ctx.W.B)-before, failed)
-		}
+		end = g.call(ctx, cmd, op.Argv, op.Origin, start)
 		if b != nil {
 			ctx.ServeKey = nil
 		}
@@ -124,6 +137,23 @@ func Run(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Repli
 	}
 	to.keep(reply)
 	return end, answered
+}
+
+// call runs cmd through Call, or, for a command that shares g's clock
+// readings (Shares), through run with its time pending in g. With g nil
+// it is Call.
+func (g *Group) call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
+	if g == nil {
+		return Call(ctx, cmd, argv, o, start)
+	}
+	sh := ctx.Shard
+	size, shares := g.Shares(sh, cmd, argv)
+	if !shares {
+		return Call(ctx, cmd, argv, o, g.Close(sh, start))
+	}
+	before := len(ctx.W.B)
+	failed := run(ctx, cmd, argv, o)
+	return g.Ran(sh, cmd, argv, o, start, size, len(ctx.W.B)-before, failed)
 }
 
 // Replies routes the replies Run writes for slots: a slot of this core is
