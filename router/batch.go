@@ -147,8 +147,10 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 		}
 		r := &b.reqs[b.next]
 		b.argv = b.nextArgv(r.NArgs)
-		op := Op{Cmd: r.Cmd, DB: int(r.DB), Proto: int(r.Proto), Argv: b.argv, Origin: r.Origin.origin(r.Client),
-			From: b.From, Dest: r.Dest}
+		// Field by field, as the reactor's direct path fills its op.
+		var op Op
+		op.Cmd, op.DB, op.Proto, op.Argv, op.Origin = r.Cmd, int(r.DB), int(r.Proto), b.argv, r.Origin.origin(r.Client)
+		op.From, op.Dest = b.From, r.Dest
 		var answered bool
 		if now, answered = Run(ctx, locks, &op, &g, now, nil); !answered {
 			// Its reply will come on its own: Deliver skips this one.
