@@ -24,10 +24,9 @@ type blockState struct {
 	slot     *router.Slot
 	shard    int
 	db       int
-	deadline int64 // Unix ms; 0: none
-	cancel   [][]byte
-	buf      []byte // the cancel's keys
-	ended    bool   // a cancel was sent
+	deadline int64       // Unix ms; 0: none
+	cancel   router.Args // corekv.bcancel with the keys; client and mode are filled in when sent
+	ended    bool        // a cancel was sent
 
 	// A command whose keys span shards (split): it runs as attempts over
 	// all its shards, and between them waits on wake-only registrations
@@ -36,9 +35,7 @@ type blockState struct {
 	split   bool
 	cmd     *router.Command
 	proto   int
-	args    []byte
-	argEnd  []int
-	argv    [][]byte
+	args    router.Args
 	attempt *router.Slot
 	regs    []blockReg
 	stop    []byte
@@ -91,17 +88,12 @@ func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	b.split = false
 	// The cancel names the keys the command waits for, so that it waits
 	// behind the command where a transaction's locks hold it back.
-	b.buf = b.buf[:0]
 	c.keyPos = router.WaitKeys(c.keyPos[:0], cmd, argv)
+	b.scratch = append(b.scratch[:0], router.CmdBCancel.NameBytes(), nil, nil)
 	for _, i := range c.keyPos {
-		b.buf = append(b.buf, argv[i]...)
+		b.scratch = append(b.scratch, argv[i])
 	}
-	b.cancel = append(b.cancel[:0], router.CmdBCancel.NameBytes(), nil, nil)
-	off := 0
-	for _, i := range c.keyPos {
-		b.cancel = append(b.cancel, b.buf[off:off+len(argv[i])])
-		off += len(argv[i])
-	}
+	b.cancel.Set(b.scratch)
 	cn.block = b
 	cn.info.blocked.Store(true)
 	c.srv.blocked.Add(1)
@@ -131,11 +123,7 @@ func (c *Core) blockingSplit(cn *Conn, cmd *router.Command, argv [][]byte, ms in
 	b.slot, b.db, b.ended, b.deadline = slot, cn.db, false, 0
 	b.split, b.cmd, b.proto, b.stop, b.attempt = true, cmd, cn.proto, nil, nil
 	b.regs = b.regs[:0]
-	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
-	for _, a := range argv {
-		b.args = append(b.args, a...)
-		b.argEnd = append(b.argEnd, len(b.args))
-	}
+	b.args.Set(argv)
 	cn.block = b
 	cn.info.blocked.Store(true)
 	c.srv.blocked.Add(1)
@@ -149,15 +137,7 @@ func (c *Core) blockingSplit(cn *Conn, cmd *router.Command, argv [][]byte, ms in
 }
 
 // blockArgv is the split command's argument vector.
-func (b *blockState) blockArgv() [][]byte {
-	b.argv = b.argv[:0]
-	start := 0
-	for _, end := range b.argEnd {
-		b.argv = append(b.argv, b.args[start:end])
-		start = end
-	}
-	return b.argv
-}
+func (b *blockState) blockArgv() [][]byte { return b.args.Argv() }
 
 // blockSlot returns an orphan slot whose reply comes back to
 // blockSlotDone for cn.
@@ -323,9 +303,10 @@ func (c *Core) cancelBlock(cn *Conn, mode []byte) {
 	}
 	b.ended = true
 	var num [20]byte
-	b.cancel[1] = strconv.AppendInt(num[:0], cn.id, 10)
-	b.cancel[2] = mode
-	c.Submit(b.shard, router.CmdBCancel, b.db, cn.proto, b.cancel, nil)
+	argv := b.cancel.Argv()
+	argv[1] = strconv.AppendInt(num[:0], cn.id, 10)
+	argv[2] = mode
+	c.Submit(b.shard, router.CmdBCancel, b.db, cn.proto, argv, nil)
 }
 
 // addBlockTimer pushes t onto the core's timeout heap.
@@ -413,69 +394,23 @@ func (c *Core) serveBlocked() {
 				if v, ok := c.shard.DBs[b.DB].Get(key); !ok || v.Kind != b.Kind {
 					break
 				}
-				c.w.B = append(c.scratch[:0], ":1\r\n"...)
 				dest, from := b.Dest, b.From
 				bk.Served(b)
-				c.answer(from, dest)
-				c.scratch = c.w.B[:0]
+				c.toSlots().Reply(from, dest, wokenReply)
 				continue
 			}
-			c.w.B = c.scratch[:0]
-			c.w.Proto = b.Proto
-			c.ctx.Shard = c.shard
-			c.ctx.DB = b.DB
-			c.ctx.W = &c.w
-			c.ctx.ServeKey = key
-			router.Call(&c.ctx, b.Cmd, b.Argv(), b.Origin, router.Now())
-			c.ctx.ServeKey = nil
-			c.ctx.W = nil
-			if c.ctx.Blocked {
+			if !c.runHere(b.Serve(key)) {
 				// The key has nothing for it, nor for those after it.
-				c.ctx.Blocked = false
 				break
 			}
-			dest, from := b.Dest, b.From
-			bk.Served(b)
-			c.answer(from, dest)
 		}
 	}
-	c.scratch = c.w.B[:0]
-	if cap(c.scratch) > outKeep {
-		c.scratch = nil
-	}
-	c.w.B = nil
 	c.serving = false
 	c.markWaiting()
 }
 
-// answer sends the reply in c.w.B to dest on core from: filled here when
-// the slot is this core's, else added to the replies going back to from.
-func (c *Core) answer(from int, dest *router.Slot) {
-	if dest == nil {
-		return
-	}
-	if from == c.id {
-		router.Fill(c, dest, c.w.B)
-		return
-	}
-	b := c.outReplies[from]
-	if b == nil {
-		b = c.newBatch()
-		c.outReplies[from] = b
-	}
-	b.AddReply(dest, c.w.B)
-}
-
-// cancelHere runs a corekv.bcancel for this core's shard: the cancelled
-// command, if still parked, gets its reply.
-func (c *Core) cancelHere(argv [][]byte) {
-	c.w.B = c.scratch[:0]
-	dest, from := c.locks.Blocked().Cancel(c.shard, &c.w, argv)
-	c.answer(from, dest)
-	c.scratch = c.w.B[:0]
-	c.w.B = nil
-	c.markWaiting()
-}
+// wokenReply answers a wake-only registration whose key holds a value.
+var wokenReply = []byte(":1\r\n")
 
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: 1 when the
 // client was blocked, and its command then answers as on timeout or with

@@ -40,7 +40,7 @@ type Core struct {
 	outReplies   []*router.Batch
 	locks        router.Locks
 	runningReady bool
-	scratch      []byte // reply buffer for waiters of other cores
+	replies      router.Replies // where Run sends replies for slots (toSlots)
 	scratchShard *shardowner.Shard
 	free         []*router.Batch
 	slots        []*router.Slot

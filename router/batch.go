@@ -147,28 +147,18 @@ func (b *Batch) Execute(shard *shardowner.Shard, locks *Locks, limit int) int {
 		}
 		r := &b.reqs[b.next]
 		b.argv = b.nextArgv(r.NArgs)
-		o := r.Origin.origin(r.Client)
-		if (r.Cmd.Internal || locks.Active()) && !locks.Admit(r.Cmd, int(r.DB), int(r.Proto), b.argv, o, b.From, r.Dest) {
+		// Field by field, as the reactor's direct path fills its op.
+		var op Op
+		op.Cmd, op.DB, op.Proto, op.Argv, op.Origin = r.Cmd, int(r.DB), int(r.Proto), b.argv, r.Origin.origin(r.Client)
+		op.From, op.Dest = b.From, r.Dest
+		var answered bool
+		if now, answered = Run(ctx, locks, &op, &g, now, nil); !answered {
 			// Its reply will come on its own: Deliver skips this one.
 			r.Dest = nil
-		} else if r.Cmd == cmdBWait {
-			locks.Blocked().Wait(shard, int(r.DB), int(r.Proto), b.argv, o, b.From, r.Dest)
-			r.Dest = nil
-		} else if r.Cmd == cmdBCancel {
-			// The cancelled command's reply goes to its slot, on the
+		} else if op.Dest != r.Dest {
+			// A cancel answers the cancelled command's slot, on the
 			// core that sent the cancel.
-			proto := w.Proto
-			r.Dest, _ = locks.Blocked().Cancel(shard, w, b.argv)
-			w.Proto = proto
-		} else {
-			ctx.DB = int(r.DB)
-			w.Proto = int(r.Proto)
-			now = g.Call(ctx, r.Cmd, b.argv, o, now)
-			if ctx.Blocked {
-				ctx.Blocked = false
-				locks.Blocked().Park(shard, r.Cmd, int(r.DB), int(r.Proto), b.argv, o, b.From, r.Dest)
-				r.Dest = nil
-			}
+			r.Dest = op.Dest
 		}
 		b.replyEnd = append(b.replyEnd, len(w.B))
 		b.next++

@@ -38,17 +38,11 @@ type Blocking struct {
 	free    []*Blocked
 }
 
-// Blocked is a parked blocking command.
+// Blocked is a parked blocking command: the command in flight, with its
+// own copy of the arguments (Op.Argv is nil while it is parked).
 type Blocked struct {
-	Cmd    *Command
-	DB     int
-	Proto  int
-	Origin Origin
-	From   int   // core of the client, where Dest lives
-	Dest   *Slot // the client's slot; opaque here
-	args   []byte
-	argEnd []int
-	argv   [][]byte
+	Op
+	args   Args
 	queues []*waitQueue // the keys it waits for, each once
 	pos    []int
 	// Wake marks a wake-only registration (corekv.bwait) of a command
@@ -57,6 +51,8 @@ type Blocked struct {
 	// command again over all its shards.
 	Wake bool
 	Kind shardowner.Kind
+	// serveKey is the ready key it is served for (Serve).
+	serveKey []byte
 }
 
 // waitQueue is the commands that wait for one key.
@@ -94,14 +90,15 @@ var (
 const ErrUnblocked resp.Error = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
 // Argv is the command's argument vector.
-func (b *Blocked) Argv() [][]byte {
-	b.argv = b.argv[:0]
-	start := 0
-	for _, end := range b.argEnd {
-		b.argv = append(b.argv, b.args[start:end])
-		start = end
-	}
-	return b.argv
+func (b *Blocked) Argv() [][]byte { return b.args.Argv() }
+
+// Serve is the parked command as an op to run (Run) for key alone, which
+// has become ready: if it answers, Run ends its stay (Served); if it finds
+// nothing, it stays parked and Run reports it unanswered.
+func (b *Blocked) Serve(key []byte) *Op {
+	b.Op.Argv = b.args.Argv()
+	b.served, b.serveKey = b, key
+	return &b.Op
 }
 
 // Len is how many commands are parked.
@@ -119,7 +116,14 @@ func WaitKeys(dst []int, cmd *Command, argv [][]byte) []int {
 // Park keeps cmd, which found nothing on shard sh, until one of its keys
 // is ready or it is cancelled.
 func (bk *Blocking) Park(sh *shardowner.Shard, cmd *Command, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) {
-	if old := bk.clients[o.Client]; old != nil {
+	op := Op{Cmd: cmd, DB: db, Proto: proto, Argv: argv, Origin: o, From: from, Dest: dest}
+	bk.park(sh, &op)
+}
+
+// park is Park for a command in flight.
+func (bk *Blocking) park(sh *shardowner.Shard, op *Op) {
+	argv := op.Argv
+	if old := bk.clients[op.Origin.Client]; old != nil {
 		// Not expected: a client parks one command at a time.
 		bk.remove(old)
 		bk.recycle(old)
@@ -136,14 +140,14 @@ func (bk *Blocking) Park(sh *shardowner.Shard, cmd *Command, db, proto int, argv
 	} else {
 		b = new(Blocked)
 	}
-	b.Cmd, b.DB, b.Proto, b.Origin, b.From, b.Dest = cmd, db, proto, o, from, dest
-	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
-	for _, a := range argv {
-		b.args = append(b.args, a...)
-		b.argEnd = append(b.argEnd, len(b.args))
-	}
+	// Not the whole Op: whatever held op before (a waiter that ends now)
+	// is not the parked command's, and a recycled one's Argv and served
+	// are nil already.
+	b.Cmd, b.DB, b.Proto, b.Origin, b.From, b.Dest = op.Cmd, op.DB, op.Proto, op.Origin, op.From, op.Dest
+	b.args.Set(argv)
+	db := op.DB
 	b.queues = b.queues[:0]
-	b.pos = WaitKeys(b.pos[:0], cmd, argv)
+	b.pos = WaitKeys(b.pos[:0], op.Cmd, argv)
 	m := bk.dbs[db]
 	if m == nil {
 		m = make(map[string]*waitQueue)
@@ -162,7 +166,7 @@ func (bk *Blocking) Park(sh *shardowner.Shard, cmd *Command, db, proto int, argv
 		q.ws = append(q.ws, b)
 		b.queues = append(b.queues, q)
 	}
-	bk.clients[o.Client] = b
+	bk.clients[op.Origin.Client] = b
 	b.Wake = false
 	sh.Waiters = bk
 }
@@ -172,15 +176,21 @@ func (bk *Blocking) Park(sh *shardowner.Shard, cmd *Command, db, proto int, argv
 // such a value are ready at once, so no element that came since the
 // client's last attempt goes unnoticed.
 func (bk *Blocking) Wait(sh *shardowner.Shard, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) {
-	bk.Park(sh, cmdBWait, db, proto, argv, o, from, dest)
-	b := bk.clients[o.Client]
+	op := Op{Cmd: cmdBWait, DB: db, Proto: proto, Argv: argv, Origin: o, From: from, Dest: dest}
+	bk.wait(sh, &op)
+}
+
+// wait is Wait for a command in flight.
+func (bk *Blocking) wait(sh *shardowner.Shard, op *Op) {
+	bk.park(sh, op)
+	b := bk.clients[op.Origin.Client]
 	b.Wake = true
 	b.Kind = shardowner.KindList
-	if bytes.Equal(argv[2], wordZset) {
+	if bytes.Equal(op.Argv[2], wordZset) {
 		b.Kind = shardowner.KindZSet
 	}
 	for _, q := range b.queues {
-		if v, ok := sh.DBs[db].Get([]byte(q.key)); ok && v.Kind == b.Kind {
+		if v, ok := sh.DBs[op.DB].Get([]byte(q.key)); ok && v.Kind == b.Kind {
 			bk.markReady(q)
 		}
 	}
@@ -331,8 +341,8 @@ func (bk *Blocking) dropEmpty(q *waitQueue) {
 }
 
 func (bk *Blocking) recycle(b *Blocked) {
-	b.Dest, b.Cmd = nil, nil
-	if cap(b.args) > batchKeep || cap(b.argEnd) > argsKeep || len(bk.free) >= freeWaiters {
+	b.Cmd, b.Dest, b.Op.Argv, b.served, b.serveKey = nil, nil, nil, nil, nil
+	if b.args.Large() || len(bk.free) >= freeWaiters {
 		return
 	}
 	bk.free = append(bk.free, b)

@@ -37,8 +37,9 @@ type Origin struct {
 const MaxTxns = 16
 
 // Call runs cmd with argv on the shard and database of ctx, its reply going
-// to ctx.W. Every command that runs on a shard passes here (or through
-// Group.Call, which times small commands together), whether its client is
+// to ctx.W. Every command that runs on a shard passes here (or, when a
+// Group times small commands together, through run and Group.Ran; Run does
+// either), whether its client is
 // on this core, on another (router.Batch), or it is one part of a
 // multi-shard plan, so this is where a command's run is accounted: its
 // call, time and failure in the shard's command statistics, and the slow
@@ -84,9 +85,9 @@ func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 	}
 }
 
-// run runs cmd's handler, for Call and Group.Call, and reports whether it
-// replied an error. While the shard journals, it also records what the
-// command changed (journaled).
+// run runs cmd's handler, for Call and for a command a Group times, and
+// reports whether it replied an error. While the shard journals, it also
+// records what the command changed (journaled).
 func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
 	if j := ctx.Shard.Journal; j != nil {
 		return journaled(j, ctx, cmd, argv, o)
@@ -259,7 +260,7 @@ func packedBounded(sh *shardowner.Shard) bool {
 }
 
 // Group times the commands one shard runs back to back (see above). The
-// zero value is ready; Close must follow its last Call.
+// zero value is ready; Close must follow the last command Run ran with it.
 type Group struct {
 	n     int
 	share uint8 // the highest sharing class that shares, decided as a group starts
@@ -271,21 +272,6 @@ type pending struct {
 	id           int32
 	weight       uint32
 	call, failed bool
-}
-
-// Call runs cmd as Call does. start is the clock reading the command
-// starts from: the end of the last command timed alone or of the last
-// group. It returns the reading the next command starts from, start itself
-// while the command's time is pending.
-func (g *Group) Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
-	sh := ctx.Shard
-	size, shares := g.Shares(sh, cmd, argv)
-	if !shares {
-		return Call(ctx, cmd, argv, o, g.Close(sh, start))
-	}
-	before := len(ctx.W.B)
-	failed := run(ctx, cmd, argv, o)
-	return g.Ran(sh, cmd, argv, o, start, size, len(ctx.W.B)-before, failed)
 }
 
 // Shares reports whether cmd with argv, whose bytes come to size, shares

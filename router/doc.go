@@ -7,10 +7,12 @@
 // that combine the per-shard parts of a multi-shard command into one reply;
 // and transactions: the object for a command in flight that must be atomic
 // over shards (Txn), its uses (a split command, EXEC's block: ExecTxn) and
-// each shard's key locks (Locks). Call is the one
-// function through which every command runs on its shard (Group.Call for
-// small commands run back to back, which share clock readings), and where
-// its run is accounted (command statistics, latency, slow log).
+// each shard's key locks (Locks). Run is the one function through which
+// every command runs on its shard: it admits the command past the locks,
+// calls it through Call (or with a Group's shared clock readings for small
+// commands run back to back), which is where its run is accounted (command
+// statistics, latency, slow log) and journaled, parks it when it blocks,
+// and routes its reply.
 //
 // Invariants that are easy to break:
 //   - A Batch is written only by the core that holds it: the sender fills it,

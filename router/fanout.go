@@ -82,11 +82,7 @@ func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 		b.Writes()
 	}
 	b.cmd, b.db = cmd, db
-	b.args, b.argEnd = b.args[:0], b.argEnd[:0]
-	for _, a := range argv {
-		b.args = append(b.args, a...)
-		b.argEnd = append(b.argEnd, len(b.args))
-	}
+	b.args.Set(argv)
 	if cmd.Route == RouteAll {
 		for sh := 0; sh < n; sh++ {
 			b.LockShard(sh)
@@ -140,22 +136,14 @@ type splitTxn struct {
 	Txn
 	cmd    *Command
 	db     int
-	args   []byte
-	argEnd []int
-	argv   [][]byte
+	args   Args
 	keyPos []int
 	inner  *Slot
 }
 
 func (b *splitTxn) Run(ex Exec, t *Txn, touched bool) {
-	b.argv = b.argv[:0]
-	start := 0
-	for _, end := range b.argEnd {
-		b.argv = append(b.argv, b.args[start:end])
-		start = end
-	}
 	b.inner = t.NewPart(ex)
-	startPlan(ex, b.inner, b.cmd, b.db, t.proto, b.argv)
+	startPlan(ex, b.inner, b.cmd, b.db, t.proto, b.args.Argv())
 	if !t.done && !MultiRound(b.cmd) {
 		// One round: every part is sent.
 		t.ReleaseLast(ex)

@@ -91,7 +91,7 @@ func (p *plan) gatherStep(ex Exec, s *Slot) {
 		}
 		p.gathered()
 		p.release(ex)
-		p.runScratch(ex)
+		p.runScratch(ex, s)
 	} else if e := p.firstError(); e != nil {
 		// The shard had no room for the value: answer that, as the
 		// single-shard command would.
@@ -139,8 +139,11 @@ func (p *plan) gathered() {
 
 // runScratch runs the command on the scratch keyspace with the gathered
 // values, keeps its reply in p.reply and marks the keys to write back:
-// those it changed, wrote or published events for.
-func (p *plan) runScratch(ex Exec) {
+// those it changed, wrote or published events for. It runs through Call
+// like any command on a shard, as a part of its plan for s (the plan's call
+// is counted on the home core); the scratch keyspace has no journal, since
+// the write-backs are journaled on the shards where they land.
+func (p *plan) runScratch(ex Exec, s *Slot) {
 	sc := ex.Scratch()
 	var w resp.Writer
 	ctx := shardowner.Ctx{Shard: sc, W: &w}
@@ -152,7 +155,7 @@ func (p *plan) runScratch(ex Exec) {
 	}
 	w.Proto = p.proto
 	sc.StartRecording()
-	p.cmd.Run(&ctx, p.argv)
+	Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
 	events := sc.Recorded()
 	p.reply = append(p.reply[:0], w.B...)
 	p.newBuf = p.newBuf[:0]

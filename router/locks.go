@@ -46,22 +46,16 @@ func (l *Locks) Blocked() *Blocking {
 	return l.parked
 }
 
-// Waiter is a command that could not run when it arrived: its own copy of
-// the arguments, and where its reply goes.
+// Waiter is a command that could not run when it arrived: the command in
+// flight, with its own copy of the arguments (Op.Argv is nil while it
+// waits).
 type Waiter struct {
-	Cmd    *Command
-	DB     int
-	Proto  int
-	Origin Origin
-	From   int   // core to send the reply to
-	Dest   *Slot // the reply's slot on core From; opaque here
-	args   []byte
-	argEnd []int
-	argv   [][]byte
-	ids    []uint64
-	pos    []int // scratch for the positions of the keys
-	all    bool
-	kind   waitKind
+	Op
+	args Args
+	ids  []uint64
+	pos  []int // scratch for the positions of the keys
+	all  bool
+	kind waitKind
 }
 
 type waitKind uint8
@@ -73,14 +67,14 @@ const (
 )
 
 // Argv is the waiter's argument vector.
-func (w *Waiter) Argv() [][]byte {
-	w.argv = w.argv[:0]
-	start := 0
-	for _, end := range w.argEnd {
-		w.argv = append(w.argv, w.args[start:end])
-		start = end
-	}
-	return w.argv
+func (w *Waiter) Argv() [][]byte { return w.args.Argv() }
+
+// Resume is the waiter as an op to run (Run) once TakeReady returned it:
+// it has passed the locks, and Run ends it (Done).
+func (w *Waiter) Resume() *Op {
+	w.Op.Argv = w.args.Argv()
+	w.waiter = w
+	return &w.Op
 }
 
 var lockSeed = maphash.MakeSeed()
@@ -134,32 +128,36 @@ func (l *Locks) Waiting() int { return len(l.queue) + len(l.ready) }
 // reports false; the caller then owes no reply for it now. A lock request
 // that may run is granted here; an unlock that may run releases here.
 func (l *Locks) Admit(cmd *Command, db, proto int, argv [][]byte, o Origin, from int, dest *Slot) bool {
-	kind := kindOf(cmd)
+	op := Op{Cmd: cmd, DB: db, Proto: proto, Argv: argv, Origin: o, From: from, Dest: dest}
+	return l.admit(&op)
+}
+
+// admit is Admit for a command in flight.
+func (l *Locks) admit(op *Op) bool {
+	kind := kindOf(op.Cmd)
 	// A publish touches no key, so no transaction's locks concern it.
-	if kind == waitCommand && (!l.Active() || cmd.Combine == CombinePublish && cmd.Route == RouteAll) {
+	if kind == waitCommand && (!l.Active() || op.Cmd.Combine == CombinePublish && op.Cmd.Route == RouteAll) {
 		return true
 	}
 	w := l.newWaiter()
-	w.Cmd, w.DB, w.Proto, w.Origin, w.From, w.Dest = cmd, db, proto, o, from, dest
+	// Field by field: a recycled waiter's Argv, waiter and served are
+	// nil already, and each pointer stored into it costs a write barrier
+	// check.
+	w.Cmd, w.DB, w.Proto, w.Origin, w.From, w.Dest = op.Cmd, op.DB, op.Proto, op.Origin, op.From, op.Dest
 	w.kind = kind
-	w.fill(cmd, db, argv)
-	if l.mayRun(w, o) {
+	w.fill(op.Cmd, op.DB, op.Argv)
+	if l.mayRun(w, op.Origin) {
 		switch kind {
 		case waitLock:
 			l.grant(w)
 			return true
 		case waitUnlock:
-			l.release(ownerOf(o))
+			l.release(ownerOf(op.Origin))
 		}
 		l.recycle(w)
 		return true
 	}
-	w.args = w.args[:0]
-	w.argEnd = w.argEnd[:0]
-	for _, a := range argv {
-		w.args = append(w.args, a...)
-		w.argEnd = append(w.argEnd, len(w.args))
-	}
+	w.args.Set(op.Argv)
 	l.claim(w, 1)
 	if kind == waitUnlock {
 		l.unlocks++
@@ -483,11 +481,10 @@ func (l *Locks) newWaiter() *Waiter {
 
 // recycle keeps w for reuse unless it grew for a large command.
 func (l *Locks) recycle(w *Waiter) {
-	if cap(w.args) > batchKeep || cap(w.argEnd) > argsKeep || cap(w.ids) > argsKeep || len(l.free) >= freeWaiters {
+	w.Cmd, w.Dest, w.Op.Argv, w.waiter = nil, nil, nil, nil
+	if w.args.Large() || cap(w.ids) > argsKeep || len(l.free) >= freeWaiters {
 		return
 	}
-	w.Dest = nil
-	w.Cmd = nil
 	l.free = append(l.free, w)
 }
 

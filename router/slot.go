@@ -56,7 +56,7 @@ func (s *Slot) Reset() {
 	if mem != nil && (cap(mem.args) > batchKeep || cap(mem.argEnd) > argsKeep) {
 		mem = nil
 	}
-	if split != nil && (cap(split.args) > batchKeep || cap(split.argEnd) > argsKeep || cap(split.keyBuf) > batchKeep) {
+	if split != nil && (split.args.Large() || cap(split.keyBuf) > batchKeep) {
 		split = nil
 	}
 	*s = Slot{Reply: s.Reply[:0], mem: mem, split: split}

@@ -54,9 +54,7 @@ type Txn struct {
 	released int  // shards at the end of shards unlocked early (ReleaseLast)
 	lastDone bool // the body has sent all it will: release the last shard once its parts are sent
 	deferred []deferredPart
-	dArgs    []byte
-	dEnd     []int
-	dArgv    [][]byte
+	dArgs    Args    // the deferred parts' arguments, one after another
 	ex       txnExec // what an atOnce body submits through
 	finished []byte  // the reply, when the body ended before the last grant came
 	done     bool
@@ -91,10 +89,7 @@ func (x *txnExec) Submit(shard int, cmd *Command, db, proto int, argv [][]byte, 
 		x.Exec.Submit(shard, cmd, db, proto, argv, dest)
 		return
 	}
-	for _, a := range argv {
-		t.dArgs = append(t.dArgs, a...)
-		t.dEnd = append(t.dEnd, len(t.dArgs))
-	}
+	t.dArgs.Append(argv)
 	t.deferred = append(t.deferred, deferredPart{shard, cmd, db, proto, len(argv), dest})
 }
 
@@ -125,7 +120,8 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	t.eager, t.unblock, t.running, t.done, t.released = false, false, false, false, 0
 	t.atOnce, t.lastDone = false, false
 	t.writes, t.journal = false, 0
-	t.deferred, t.dArgs, t.dEnd = t.deferred[:0], t.dArgs[:0], t.dEnd[:0]
+	t.deferred = t.deferred[:0]
+	t.dArgs.Reset()
 	t.finished = t.finished[:0]
 }
 
@@ -272,7 +268,7 @@ func (t *Txn) lockNext(ex Exec) {
 
 // sendDeferred sends the parts that waited for shard's lock request.
 func (t *Txn) sendDeferred(ex Exec, shard int) {
-	arg, start := 0, 0
+	arg := 0
 	for i := range t.deferred {
 		d := &t.deferred[i]
 		first := arg
@@ -280,24 +276,14 @@ func (t *Txn) sendDeferred(ex Exec, shard int) {
 		if d.shard != shard || d.dest == nil {
 			continue
 		}
-		if first > 0 {
-			start = t.dEnd[first-1]
-		}
-		t.dArgv = t.dArgv[:0]
-		for _, end := range t.dEnd[first:arg] {
-			t.dArgv = append(t.dArgv, t.dArgs[start:end])
-			start = end
-		}
 		dest := d.dest
 		d.dest = nil
-		ex.Submit(shard, d.cmd, d.db, d.proto, t.dArgv, dest)
+		ex.Submit(shard, d.cmd, d.db, d.proto, t.dArgs.Slice(first, d.nargs), dest)
 	}
 	if t.next == len(t.shards) {
 		clear(t.deferred)
 		t.deferred = t.deferred[:0]
-		if cap(t.dArgs) > batchKeep {
-			t.dArgs = nil
-		}
+		t.dArgs.Reset()
 	}
 }
 
