@@ -16,50 +16,31 @@ import (
 // Block is the commands a connection queued since MULTI, with their
 // arguments in one buffer.
 type Block struct {
-	cmds   []*Command
-	nargs  []int
-	args   []byte
-	argEnd []int
-	argv   [][]byte
+	cmds  []*Command
+	nargs []int
+	args  Args // every command's arguments, one after another
 }
-
-// blockKeep is the most argument bytes, or commands, a Block keeps for the
-// connection's next MULTI.
-const blockKeep = 64 << 10
 
 // Reset empties b for a new MULTI, letting go of buffers a big block grew.
 func (b *Block) Reset() {
-	if cap(b.args) > blockKeep || cap(b.cmds) > blockKeep {
-		*b = Block{}
-		return
+	if cap(b.cmds) > argsKeep {
+		b.cmds, b.nargs = nil, nil
 	}
-	b.cmds, b.nargs, b.args, b.argEnd, b.argv = b.cmds[:0], b.nargs[:0], b.args[:0], b.argEnd[:0], b.argv[:0]
+	b.cmds, b.nargs = b.cmds[:0], b.nargs[:0]
+	b.args.Reset()
 }
 
 // Add queues cmd with a copy of argv.
 func (b *Block) Add(cmd *Command, argv [][]byte) {
 	b.cmds = append(b.cmds, cmd)
 	b.nargs = append(b.nargs, len(argv))
-	for _, a := range argv {
-		b.args = append(b.args, a...)
-		b.argEnd = append(b.argEnd, len(b.args))
-	}
+	b.args.Append(argv)
 }
 
 // at returns queued command i, whose first argument is the arg-th of the
 // block, and its arguments (valid until the next call).
 func (b *Block) at(i, arg int) (*Command, [][]byte) {
-	start := 0
-	if arg > 0 {
-		start = b.argEnd[arg-1]
-	}
-	b.argv = b.argv[:0]
-	for k := 0; k < b.nargs[i]; k++ {
-		end := b.argEnd[arg+k]
-		b.argv = append(b.argv, b.args[start:end])
-		start = end
-	}
-	return b.cmds[i], b.argv
+	return b.cmds[i], b.args.Slice(arg, b.nargs[i])
 }
 
 // oneRound reports whether every command of b sends all its parts at once:
@@ -107,7 +88,7 @@ type ExecTxn struct {
 	b        *Block
 	parts    []*Slot // each command's reply
 	next     int     // next command to start
-	arg      int     // index in b.argEnd of next's first argument
+	arg      int     // index in the block's arguments of next's first
 	pending  int     // parts started and not yet answered
 	wait     *Slot   // a multi-round command the next must wait for
 	stepping bool
