@@ -53,6 +53,15 @@ var settingValues = map[string]struct {
 	"timeout":              {[]string{"0"}, "0"},
 	"maxmemory":            {[]string{"0"}, "0"},
 	"maxmemory-policy":     {[]string{"noeviction"}, "noeviction"},
+	"maxmemory-samples":    {[]string{"5"}, "5"},
+	"maxmemory-clients":    {[]string{"0"}, "0"},
+	"key-load-delay":       {[]string{"0"}, "0"},
+	"replicaof":            {[]string{""}, ""},
+
+	"proto-max-bulk-len":        {[]string{"536870912"}, "536870912"},
+	"client-query-buffer-limit": {[]string{"1073741824"}, "1073741824"},
+	"protected-mode":            {[]string{"no"}, "no"},
+	"dbfilename":                {[]string{"corekv.rdb"}, "corekv.rdb"},
 }
 
 // TestSettingValuesCoverTable keeps settingValues complete: a setting CONFIG
@@ -60,6 +69,10 @@ var settingValues = map[string]struct {
 func TestSettingValuesCoverTable(t *testing.T) {
 	for i := range settings.Table {
 		s := &settings.Table[i]
+		// Every test server is given its own port and bind.
+		if s.Name == "port" || s.Name == "bind" {
+			continue
+		}
 		if _, ok := settingValues[s.Name]; s.Mutable && !ok {
 			t.Errorf("settingValues has no value for %s, which CONFIG SET takes", s.Name)
 		}
@@ -150,7 +163,7 @@ func TestSettingsRefusedAlike(t *testing.T) {
 	}
 	// And what start-up alone may set is refused at run time, as Redis
 	// refuses an immutable setting.
-	for _, name := range []string{"databases", "shards", "spin", "enable-debug-command", "output-safety-cap"} {
+	for _, name := range []string{"databases", "shards", "spin", "enable-debug-command", "output-safety-cap", "daemonize", "replicaof"} {
 		want := "ERR CONFIG SET failed (possibly related to argument '" + name + "') - can't set immutable config"
 		if err := c.ConfigSet(ctx, name, "1").Err(); errText(err) != want {
 			t.Errorf("CONFIG SET %s 1: %v, want %q", name, err, want)
@@ -205,4 +218,93 @@ func runCorekv(t *testing.T, args ...string) (string, int) {
 		t.Fatalf("corekv %q: %v", args, err)
 	}
 	return string(out), 0
+}
+
+// TestConfigGetHiddenLikeRedis compares with redis-server what CONFIG GET
+// shows of the settings Redis hides from its patterns (key-load-delay) and
+// of corekv's own start-only ones, hidden the same way, and the refusals of
+// CONFIG SET that Redis's introspection suite checks.
+func TestConfigGetHiddenLikeRedis(t *testing.T) {
+	ref := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	defer ref.Close()
+	c := startServer(t, nil, "--shards", "2").client(t, 2)
+	ctx := context.Background()
+
+	for name, cl := range map[string]*redis.Client{"redis-server": ref, "corekv": c} {
+		all, err := cl.ConfigGet(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, hidden := range []string{"key-load-delay", "daemonize", "dir"} {
+			if _, ok := all[hidden]; ok && hidden == "key-load-delay" || ok && name == "corekv" {
+				t.Errorf("%s: CONFIG GET * shows %s", name, hidden)
+			}
+		}
+		got, err := cl.ConfigGet(ctx, "key-load-delay").Result()
+		if err != nil || got["key-load-delay"] != "0" {
+			t.Errorf("%s: CONFIG GET key-load-delay = %v, %v", name, got, err)
+		}
+		multi, err := cl.Do(ctx, "CONFIG", "GET", "maxmemory", "maxmemory*", "bind", "*of").StringSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for i := 0; i < len(multi); i += 2 {
+			if seen[multi[i]] {
+				t.Errorf("%s: CONFIG GET answers %s twice", name, multi[i])
+			}
+			seen[multi[i]] = true
+		}
+		for _, want := range []string{"maxmemory", "maxmemory-samples", "maxmemory-clients", "bind", "slaveof", "replicaof"} {
+			if !seen[want] {
+				t.Errorf("%s: CONFIG GET maxmemory maxmemory* bind *of lacks %s: %v", name, want, multi)
+			}
+		}
+	}
+	for _, name := range []string{"shards", "pin", "spin", "spin-contended", "output-safety-cap", "pprof", "journal-dir"} {
+		all, _ := c.ConfigGet(ctx, "*").Result()
+		if _, ok := all[name]; ok {
+			t.Errorf("CONFIG GET * shows %s, which only the start sets", name)
+		}
+		if got, err := c.ConfigGet(ctx, name).Result(); err != nil || len(got) != 1 {
+			t.Errorf("CONFIG GET %s = %v, %v", name, got, err)
+		}
+	}
+	if got, _ := c.ConfigGet(ctx, "shards").Result(); got["shards"] != "2" {
+		t.Errorf("CONFIG GET shards = %v", got)
+	}
+
+	// Each of these is answered alike by both (a name and its alias are
+	// two settings to Redis's duplicate check); the values are ones both
+	// servers hold, so that only the names decide.
+	for _, args := range [][]any{
+		{"daemonize", "yes"}, {"replicaof", "no one"}, {"databases", "16"},
+		{"maxmemory", "0", "maxmemory", "0"}, {"maxclients", "100", "MAXCLIENTS", "100"},
+		{"hash-max-listpack-entries", "512", "hash-max-ziplist-entries", "512"},
+		{"nosuch", "1"}, {"maxclients"},
+	} {
+		full := append([]any{"CONFIG", "SET"}, args...)
+		want, got := errText(ref.Do(ctx, full...).Err()), errText(c.Do(ctx, full...).Err())
+		if got != want {
+			t.Errorf("CONFIG SET %v: corekv %q, redis-server %q", args, got, want)
+		}
+	}
+	// And each setting set to the value it has is taken, as Redis's CONFIG
+	// sanity test does with every setting CONFIG GET * shows but those it
+	// knows to be immutable.
+	all, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range all {
+		if s := settings.Find(name); s.Mutable {
+			if err := c.ConfigSet(ctx, name, v).Err(); err != nil {
+				t.Errorf("CONFIG SET %s %q (its own value): %v", name, v, err)
+			}
+		}
+	}
+	if err := c.ConfigSet(ctx, "port", "1").Err(); errText(err) !=
+		"ERR CONFIG SET failed (possibly related to argument 'port') - corekv sets port only at start" {
+		t.Errorf("CONFIG SET port 1: %v", err)
+	}
 }

@@ -30,7 +30,7 @@ func Config(c Core, cn Conn, argv [][]byte) {
 					continue
 				}
 				for _, n := range settings.Names() {
-					if !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
+					if !n.Setting.Hidden && !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
 						seen[n.Name] = true
 						pairs = append(pairs, n.Name, n.Setting.Get(conf))
 					}
@@ -106,11 +106,11 @@ func configSet(store *settings.Store, argv [][]byte) resp.Error {
 		changed = append(changed, n.Setting)
 	}
 	var e resp.Error
-	store.Change(func(next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {
+	store.Change(func(old, next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {
 		for i, p := range changed {
 			refused := p.Set(next, values[i])
 			if refused == "" && p.Check != nil {
-				refused = p.Check(live, next)
+				refused = p.Check(live, old, next)
 			}
 			if refused != "" {
 				e = configSetFailed(p.Name, refused)

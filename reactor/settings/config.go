@@ -69,6 +69,9 @@ type Config struct {
 	// JournalDir, when set, makes every shard journal its changes to a file
 	// of its own there (journal.FileSink).
 	JournalDir string
+	// Ignored holds the redis.conf lines accepted without effect, by
+	// setting name, as given.
+	Ignored map[string]string
 }
 
 // The packed-encoding thresholds of Config.Encoding.
@@ -124,5 +127,11 @@ func (c *Config) Clone() Config {
 	d.Bind = append([]string(nil), c.Bind...)
 	d.CPUs = append([]int(nil), c.CPUs...)
 	d.LatencyPercentiles = append([]float64(nil), c.LatencyPercentiles...)
+	if c.Ignored != nil {
+		d.Ignored = make(map[string]string, len(c.Ignored))
+		for k, v := range c.Ignored {
+			d.Ignored[k] = v
+		}
+	}
 	return d
 }

@@ -90,3 +90,49 @@ func FuzzPercentiles(f *testing.F) {
 		}
 	})
 }
+
+// TestHiddenSettings keeps corekv's own start-only settings and the ignored
+// redis.conf lines out of CONFIG GET's patterns (Redis's CONFIG sanity test
+// sets every setting a pattern shows), while Find still knows them.
+func TestHiddenSettings(t *testing.T) {
+	for _, name := range []string{"shards", "pin", "spin", "spin-contended", "output-safety-cap", "pprof",
+		"journal-dir", "key-load-delay", "daemonize", "protected-mode", "dir", "dbfilename", "logfile", "tcp-keepalive"} {
+		s := Find(name)
+		if s == nil || !s.Hidden || s.Get == nil {
+			t.Errorf("%s: %+v, want a hidden setting CONFIG GET can show", name, s)
+		}
+	}
+	for _, n := range Names() {
+		if n.Setting.Ignored && n.Setting.Mutable {
+			t.Errorf("%s is ignored yet mutable", n.Name)
+		}
+	}
+	c := Defaults()
+	if err := Apply(&c, []Line{{Words: []string{"daemonize", "yes"}}}); err != nil {
+		t.Fatal(err)
+	}
+	d := c.Clone()
+	d.Ignored["daemonize"] = "no"
+	if got := Find("daemonize").Get(&c); got != "yes" {
+		t.Errorf("daemonize = %q after the line and a change to a clone, want yes", got)
+	}
+}
+
+// TestStartValue lets CONFIG SET give port and bind the values they have and
+// no other.
+func TestStartValue(t *testing.T) {
+	old := Defaults()
+	for _, tc := range []struct {
+		name, v string
+		ok      bool
+	}{{"port", "6379", true}, {"port", "6380", false}, {"bind", "127.0.0.1 ::1", true}, {"bind", "0.0.0.0", false}} {
+		s := Find(tc.name)
+		next := old.Clone()
+		if r := s.Set(&next, tc.v); r != "" {
+			t.Fatal(r)
+		}
+		if r := s.Check(nil, &old, &next); (r == "") != tc.ok {
+			t.Errorf("%s %q: %q", tc.name, tc.v, r)
+		}
+	}
+}
