@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,6 +63,8 @@ var settingValues = map[string]struct {
 	"client-query-buffer-limit": {[]string{"1073741824"}, "1073741824"},
 	"protected-mode":            {[]string{"no"}, "no"},
 	"dbfilename":                {[]string{"corekv.rdb"}, "corekv.rdb"},
+	"dir":                       {[]string{"/"}, "/"},
+	"enable-protected-configs":  {[]string{"LOCAL"}, "local"},
 }
 
 // TestSettingValuesCoverTable keeps settingValues complete: a setting CONFIG
@@ -306,5 +309,67 @@ func TestConfigGetHiddenLikeRedis(t *testing.T) {
 	if err := c.ConfigSet(ctx, "port", "1").Err(); errText(err) !=
 		"ERR CONFIG SET failed (possibly related to argument 'port') - corekv sets port only at start" {
 		t.Errorf("CONFIG SET port 1: %v", err)
+	}
+}
+
+// TestConfigProtected checks enable-protected-configs as Redis's
+// introspection suite does: no refuses CONFIG SET of dir and dbfilename as
+// redis-server (whose default is no) refuses it, local takes it from a
+// loopback client only, yes from any.
+func TestConfigProtected(t *testing.T) {
+	ref := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	defer ref.Close()
+	ctx := context.Background()
+	no := startServer(t, nil).client(t, 2)
+	for _, args := range [][]any{{"dir", "somedir"}, {"dbfilename", "somename"}, {"maxclients", "100", "dir", "/"}} {
+		full := append([]any{"CONFIG", "SET"}, args...)
+		want, got := errText(ref.Do(ctx, full...).Err()), errText(no.Do(ctx, full...).Err())
+		if want == "" || got != want {
+			t.Errorf("CONFIG SET %v: corekv %q, redis-server %q", args, got, want)
+		}
+	}
+
+	// A non-loopback address of this machine, if it has one, to be a
+	// remote client from.
+	var remote string
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
+				remote = ip.IP.String()
+				break
+			}
+		}
+	}
+	bind := []string{"127.0.0.1"}
+	if remote != "" {
+		bind = append(bind, remote)
+	}
+	args := append([]string{"--port", "0", "--enable-protected-configs", "local", "--bind"}, bind...)
+	srv := startServerArgs(t, nil, args)
+	local := srv.client(t, 2)
+	dir := t.TempDir()
+	if err := local.ConfigSet(ctx, "dir", dir).Err(); err != nil {
+		t.Fatalf("CONFIG SET dir from a local client: %v", err)
+	}
+	if got, _ := local.ConfigGet(ctx, "dir").Result(); got["dir"] != dir {
+		t.Errorf("CONFIG GET dir = %v, want %s", got, dir)
+	}
+	if err := local.ConfigSet(ctx, "dbfilename", "somename").Err(); err != nil {
+		t.Fatalf("CONFIG SET dbfilename from a local client: %v", err)
+	}
+	want := "ERR CONFIG SET failed (possibly related to argument 'dir') - No such file or directory"
+	if err := local.ConfigSet(ctx, "dir", filepath.Join(dir, "nosuch")).Err(); errText(err) != want {
+		t.Errorf("CONFIG SET dir to a missing one: %v, want %q", err, want)
+	}
+	if remote == "" {
+		t.Log("no non-loopback address: the remote client goes untested")
+		return
+	}
+	_, port, _ := net.SplitHostPort(srv.addr)
+	r := redis.NewClient(&redis.Options{Addr: net.JoinHostPort(remote, port), Protocol: 2})
+	defer r.Close()
+	want = "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"
+	if err := r.ConfigSet(ctx, "dir", dir).Err(); errText(err) != want {
+		t.Errorf("CONFIG SET dir from %s: %v, want %q", remote, err, want)
 	}
 }

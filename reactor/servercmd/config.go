@@ -46,7 +46,7 @@ func Config(c Core, cn Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "set") && len(argv)%2 != 0:
 		cn.Error(resp.ErrSyntax)
 	case resp.EqualFold(sub, "set"):
-		if e := configSet(c.Settings(), argv); e != "" {
+		if e := configSet(c.Settings(), cn, argv); e != "" {
 			cn.Error(e)
 			return
 		}
@@ -79,31 +79,49 @@ func findName(name string) *settings.Name {
 
 // configSet is CONFIG SET name value ...: it checks every pair first, on a
 // copy of the configuration, so that a bad one changes nothing (Redis sets
-// all or none), then applies them. Like Redis, the name errors quote the
-// name as given, the value errors the canonical one.
-func configSet(store *settings.Store, argv [][]byte) resp.Error {
+// all or none), then applies them. Like Redis, it answers the first name it
+// refuses (an unknown one before all others), quoting the name as given,
+// and the first value refused under the canonical name; every sensitive
+// value is redacted, whatever is refused.
+func configSet(store *settings.Store, cn Conn, argv [][]byte) resp.Error {
 	var (
 		changed []*settings.Setting
 		values  []string
+		unknown string
+		refusal resp.Error
 	)
+	var protectedMode string
+	store.View(func(c *settings.Config) { protectedMode = c.EnableProtected })
 	seen := map[string]bool{}
 	for i := 2; i < len(argv); i += 2 {
-		n := findName(string(argv[i]))
-		values = append(values, string(argv[i+1]))
-		if n != nil && n.Setting.Sensitive {
+		n, v := findName(string(argv[i])), string(argv[i+1])
+		if n == nil {
+			if unknown == "" && refusal == "" {
+				unknown = string(argv[i])
+			}
+			continue
+		}
+		if n.Setting.Sensitive {
 			argv[i+1] = Redacted
 		}
-		if n == nil {
-			return resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(argv[i]) + "'")
-		}
-		if !n.Setting.Mutable {
-			return configSetFailed(string(argv[i]), "can't set immutable config")
-		}
-		if seen[n.Name] {
-			return configSetFailed(string(argv[i]), "duplicate parameter")
+		switch {
+		case unknown != "" || refusal != "":
+		case !n.Setting.Mutable:
+			refusal = configSetFailed(string(argv[i]), "can't set immutable config")
+		case n.Setting.Protected && !allowedFrom(protectedMode, cn):
+			refusal = configSetFailed(string(argv[i]), "can't set protected config")
+		case seen[n.Name]:
+			refusal = configSetFailed(string(argv[i]), "duplicate parameter")
 		}
 		seen[n.Name] = true
 		changed = append(changed, n.Setting)
+		values = append(values, v)
+	}
+	if unknown != "" {
+		return resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + unknown + "'")
+	}
+	if refusal != "" {
+		return refusal
 	}
 	var e resp.Error
 	store.Change(func(old, next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {

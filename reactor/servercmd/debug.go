@@ -12,11 +12,16 @@ import (
 const errDebugNotAllowed resp.Error = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
 	"you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
 
-// debugAllowed applies enable-debug-command: like Redis, "local" means a
-// client whose address is 127.0.0.1 or ::1.
+// debugAllowed applies enable-debug-command.
 func debugAllowed(c Core, cn Conn) bool {
 	var mode string
 	c.Settings().View(func(conf *settings.Config) { mode = conf.EnableDebug })
+	return allowedFrom(mode, cn)
+}
+
+// allowedFrom applies enable-debug-command or enable-protected-configs: like
+// Redis, "local" means a client whose address is 127.0.0.1 or ::1.
+func allowedFrom(mode string, cn Conn) bool {
 	switch mode {
 	case "yes":
 		return true

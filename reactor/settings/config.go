@@ -44,6 +44,9 @@ type Config struct {
 	// EnableDebug is enable-debug-command: "no" refuses DEBUG, "yes" allows
 	// it, "local" allows it from 127.0.0.1 and ::1 only.
 	EnableDebug string
+	// EnableProtected is enable-protected-configs, which gates CONFIG SET
+	// of the Protected settings as EnableDebug gates DEBUG.
+	EnableProtected string
 	// ActiveExpireEffort (1 to 10; 0 means 1) raises the CPU share and the
 	// per-turn time active expiry may take while expired keys pile up, as
 	// Redis's active-expire-effort does.
@@ -110,6 +113,7 @@ func Defaults() Config {
 		Hz:                 10,
 		SpinMicros:         20,
 		EnableDebug:        "no",
+		EnableProtected:    "no",
 		ActiveExpireEffort: 1,
 
 		SlowlogSlowerThan:  10000,

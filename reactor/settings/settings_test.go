@@ -103,8 +103,8 @@ func TestHiddenSettings(t *testing.T) {
 		}
 	}
 	for _, n := range Names() {
-		if n.Setting.Ignored && n.Setting.Mutable {
-			t.Errorf("%s is ignored yet mutable", n.Name)
+		if n.Setting.Ignored && n.Setting.Mutable != n.Setting.Protected {
+			t.Errorf("%s is ignored, and mutable %v but protected %v", n.Name, n.Setting.Mutable, n.Setting.Protected)
 		}
 	}
 	c := Defaults()
@@ -133,6 +133,23 @@ func TestStartValue(t *testing.T) {
 		}
 		if r := s.Check(nil, &old, &next); (r == "") != tc.ok {
 			t.Errorf("%s %q: %q", tc.name, tc.v, r)
+		}
+	}
+}
+
+// TestCheckDir refuses a dir that is not one in the C library's words, as
+// Redis's chdir does.
+func TestCheckDir(t *testing.T) {
+	s := Find("dir")
+	for v, want := range map[string]string{
+		t.TempDir(): "", "/nonexistent-corekv": "No such file or directory", "/dev/null": "Not a directory",
+	} {
+		c := Defaults()
+		if r := s.Set(&c, v); r != "" {
+			t.Fatal(r)
+		}
+		if got := s.Check(nil, nil, &c); got != want {
+			t.Errorf("dir %s: %q, want %q", v, got, want)
 		}
 	}
 }

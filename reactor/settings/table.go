@@ -14,10 +14,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
@@ -54,6 +57,9 @@ type Setting struct {
 	// own start-only settings (which Redis's clients and test suites would
 	// otherwise try to CONFIG SET) and the redis.conf lines it ignores.
 	Hidden bool
+	// Protected settings are changed by CONFIG SET only as
+	// enable-protected-configs allows (Redis's PROTECTED_CONFIG).
+	Protected bool
 	// Ignored settings are redis.conf's persistence and daemon settings
 	// that corekv has no use for: accepted at start so that an existing
 	// file loads, kept as given for CONFIG GET by name, and immutable.
@@ -159,6 +165,8 @@ var Table = []Setting{
 	fixed("client-query-buffer-limit", strconv.Itoa(resp.MaxQueryBuffer)),
 	{Name: "enable-debug-command", Get: func(c *Config) string { return c.EnableDebug },
 		Set: enumSetting(func(c *Config, v string) { c.EnableDebug = v }, "no", "yes", "local")},
+	{Name: "enable-protected-configs", Get: func(c *Config) string { return c.EnableProtected },
+		Set: enumSetting(func(c *Config, v string) { c.EnableProtected = v }, "no", "yes", "local")},
 	{Name: "hz", Mutable: true, Get: func(c *Config) string { return strconv.Itoa(c.Hz) },
 		// As in Redis, the timer runs 1 to 500 times a second whatever the
 		// value, and CONFIG GET shows what it runs at.
@@ -227,8 +235,11 @@ var Table = []Setting{
 		Set: func(c *Config, v string) string { c.Pprof = v; return "" }},
 	{Name: "journal-dir", Hidden: true, Get: func(c *Config) string { return c.JournalDir },
 		Set: func(c *Config, v string) string { c.JournalDir = v; return "" }},
-	ignored("protected-mode", "yes"), ignored("daemonize", "no"), ignored("dir", ""), ignored("dbfilename", "dump.rdb"),
-	ignored("logfile", ""), ignored("tcp-keepalive", "300"),
+	ignored("protected-mode", "yes"), ignored("daemonize", "no"), ignored("logfile", ""), ignored("tcp-keepalive", "300"),
+	// Where Redis's snapshot would go: corekv writes none, but like Redis
+	// it lets CONFIG SET change them where enable-protected-configs allows.
+	protected(ignored("dbfilename", "dump.rdb")),
+	{Name: "dir", Multi: true, Ignored: true, Hidden: true, Protected: true, Mutable: true, Get: getDir, Set: setDir, Check: checkDir},
 }
 
 // Find returns the setting called name, by its name or an alias, in any
@@ -352,6 +363,49 @@ func ignored(name, def string) Setting {
 
 func getPort(c *Config) string { return strconv.Itoa(c.Port) }
 func getBind(c *Config) string { return strings.Join(c.Bind, " ") }
+
+func protected(s Setting) Setting {
+	s.Protected, s.Mutable = true, true
+	return s
+}
+
+// getDir shows dir as Redis does, absolute; by default the working
+// directory.
+func getDir(c *Config) string {
+	if v, ok := c.Ignored["dir"]; ok {
+		return v
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func setDir(c *Config, v string) string {
+	if abs, err := filepath.Abs(v); err == nil {
+		v = abs
+	}
+	if c.Ignored == nil {
+		c.Ignored = map[string]string{}
+	}
+	c.Ignored["dir"] = v
+	return ""
+}
+
+// checkDir refuses, as Redis's chdir does, a dir that is not one, with the
+// C library's words.
+func checkDir(_ *Live, _, next *Config) string {
+	fi, err := os.Stat(getDir(next))
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &errno):
+		msg := errno.Error()
+		return strings.ToUpper(msg[:1]) + msg[1:]
+	case err != nil:
+		return err.Error()
+	case !fi.IsDir():
+		return "Not a directory"
+	}
+	return ""
+}
 
 func hidden(s Setting) Setting {
 	s.Hidden = true
