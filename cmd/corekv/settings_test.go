@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -371,5 +373,136 @@ func TestConfigProtected(t *testing.T) {
 	want = "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"
 	if err := r.ConfigSet(ctx, "dir", dir).Err(); errText(err) != want {
 		t.Errorf("CONFIG SET dir from %s: %v, want %q", remote, err, want)
+	}
+}
+
+// startRedisWithConfig starts redis-server with the config file conf (and
+// no persistence) on a free port and returns a client of it.
+func startRedisWithConfig(t *testing.T, conf string) *redis.Client {
+	t.Helper()
+	port := compatFreePort(t)
+	logs := &safeBuffer{}
+	cmd := exec.Command(needTool(t, "redis-server"), conf, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { compatStop(t, cmd, done) })
+	c := redis.NewClient(&redis.Options{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Protocol: 2, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not answer PING:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return c
+}
+
+// rewrittenLines splits a rewritten file at the marker into the lines
+// before it and the set of lines after it (Redis adds them in an order of
+// its own), leaving out the lines of the settings named in skip.
+func rewrittenLines(text string, skip map[string]bool) (head []string, tail map[string]bool) {
+	tail = map[string]bool{}
+	marked := false
+	for _, l := range strings.Split(text, "\n") {
+		if name, _, _ := strings.Cut(l, " "); skip[name] {
+			continue
+		}
+		switch {
+		case l == settings.RewriteMarker:
+			marked = true
+		case marked && l != "":
+			tail[l] = true
+		case !marked:
+			head = append(head, l)
+		}
+	}
+	return head, tail
+}
+
+// TestConfigRewriteLikeRedis rewrites the same config file in both servers
+// after the same CONFIG SET and compares what they write: settings changed
+// in place, duplicate lines (a name and its alias too) removed, comments
+// kept, new settings after Redis's marker. corekv then starts from its file
+// with the same configuration; and without a file both refuse alike.
+func TestConfigRewriteLikeRedis(t *testing.T) {
+	const text = "# a comment\nmaxclients 500\n\nhz 20\nhz 30\nhash-max-ziplist-entries 20\nhash-max-listpack-entries 21\n" +
+		"loglevel notice\nslowlog-max-len 100\n"
+	dir := t.TempDir()
+	refConf, conf := filepath.Join(dir, "redis.conf"), filepath.Join(dir, "corekv.conf")
+	for _, p := range []string{refConf, conf} {
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := startRedisWithConfig(t, refConf)
+	c := startServerWithConfig(t, conf, "--port", "0", "--bind", "127.0.0.1").client(t, 2)
+	ctx := context.Background()
+	set := []any{"CONFIG", "SET", "maxclients", "10000", "hz", "15", "notify-keyspace-events", "Kx",
+		"hash-max-listpack-entries", "100", "slowlog-max-len", "128", "list-max-listpack-size", "-3",
+		"zset-max-listpack-value", "100", "slowlog-log-slower-than", "-1"}
+	for _, cl := range []*redis.Client{ref, c} {
+		if err := cl.Do(ctx, set...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.Do(ctx, "CONFIG", "REWRITE").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refText, _ := os.ReadFile(refConf)
+	got, _ := os.ReadFile(conf)
+	// What the flags gave, and what Redis always writes.
+	skip := map[string]bool{"port": true, "bind": true, "save": true, "appendonly": true, "dir": true, "user": true,
+		"latency-tracking-info-percentiles": true}
+	wantHead, wantTail := rewrittenLines(string(refText), skip)
+	gotHead, gotTail := rewrittenLines(string(got), skip)
+	if !slices.Equal(gotHead, wantHead) || !maps.Equal(gotTail, wantTail) {
+		t.Errorf("corekv rewrote\n%s\nredis-server\n%s", got, refText)
+	}
+
+	before, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := startServerWithConfig(t, conf, "--port", "0").client(t, 2)
+	after, err := c2.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(before, "port")
+	delete(after, "port")
+	if !maps.Equal(before, after) {
+		t.Errorf("restarted from the rewritten file:\n%v\nwant\n%v", after, before)
+	}
+
+	// DEBUG CONFIG-REWRITE-FORCE-ALL writes every setting; the server
+	// starts from that file too, with the same configuration.
+	dbg := startServerWithConfig(t, conf, "--port", "0", "--enable-debug-command", "yes").client(t, 2)
+	if err := dbg.Do(ctx, "DEBUG", "CONFIG-REWRITE-FORCE-ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := os.ReadFile(conf)
+	for i := range settings.Table {
+		if s := &settings.Table[i]; !strings.Contains(string(all), "\n"+s.Name+" ") {
+			t.Errorf("DEBUG CONFIG-REWRITE-FORCE-ALL wrote no %s line:\n%s", s.Name, all)
+		}
+	}
+	c3 := startServerWithConfig(t, conf, "--port", "0").client(t, 2)
+	after, _ = c3.ConfigGet(ctx, "*").Result()
+	delete(after, "port")
+	before["enable-debug-command"] = "yes"
+	if !maps.Equal(before, after) {
+		t.Errorf("restarted from the file of every setting:\n%v\nwant\n%v", after, before)
+	}
+
+	noFile := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	defer noFile.Close()
+	want := errText(noFile.Do(ctx, "CONFIG", "REWRITE").Err())
+	if got := errText(startServer(t, nil).client(t, 2).Do(ctx, "CONFIG", "REWRITE").Err()); want == "" || got != want {
+		t.Errorf("CONFIG REWRITE without a file: %q, redis-server %q", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package servercmd
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
@@ -9,7 +10,7 @@ import (
 )
 
 // Config is CONFIG: GET and SET over the one table of settings, RESETSTAT,
-// REWRITE (there is no file to rewrite) and HELP.
+// REWRITE of the file the server was started with, and HELP.
 func Config(c Core, cn Conn, argv [][]byte) {
 	sub := argv[1]
 	switch {
@@ -54,11 +55,25 @@ func Config(c Core, cn Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
 		c.ConfigResetStat(cn)
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
-		cn.Error(resp.Error("ERR The server is running without a config file"))
+		configRewrite(c, cn, false)
 	case resp.EqualFold(sub, "help"):
 		cn.Help(configHelp)
 	default:
 		cn.Error(resp.ErrUnknownSubcommand("config", sub))
+	}
+}
+
+// configRewrite is CONFIG REWRITE, and DEBUG CONFIG-REWRITE-FORCE-ALL with
+// all: the file the server was started with, rewritten with the running
+// configuration (settings.Rewrite).
+func configRewrite(c Core, cn Conn, all bool) {
+	switch err := c.Settings().Rewrite(all); {
+	case errors.Is(err, settings.ErrNoConfigFile):
+		cn.Error(resp.Error("ERR " + err.Error()))
+	case err != nil:
+		cn.Error(resp.Error("ERR Rewriting config file: " + settings.Strerror(err)))
+	default:
+		cn.OK()
 	}
 }
 
@@ -149,6 +164,8 @@ var configHelp = []string{
 	"    Set the configuration <directive> to <value>.",
 	"RESETSTAT",
 	"    Reset statistics reported by the INFO command.",
+	"REWRITE",
+	"    Rewrite the configuration file.",
 	"HELP",
 	"    Print this help.",
 }

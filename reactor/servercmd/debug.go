@@ -46,6 +46,8 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 	switch {
 	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
 		c.DebugSleep(cn, resp.ParseFloatPrefix(argv[2]))
+	case resp.EqualFold(sub, "config-rewrite-force-all") && len(argv) == 2:
+		configRewrite(c, cn, true)
 	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
 		// Redis reads the flag with atoi: a C int from the leading digits,
 		// 0 when there are none.
@@ -62,6 +64,8 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 // debugHelp is what DEBUG HELP answers.
 var debugHelp = []string{
 	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CONFIG-REWRITE-FORCE-ALL",
+	"    CONFIG REWRITE, writing every setting, those at their defaults too.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
 	"SET-ACTIVE-EXPIRE <0|1>",

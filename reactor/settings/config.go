@@ -12,6 +12,9 @@ type Config struct {
 	// Shards is the shard count; 0 at start-up means one per CPU of the
 	// affinity mask (see cmd/corekv's placement), which then sets it.
 	Shards int
+	// ShardsGiven is the shard count as given, 0 for the default, which
+	// CONFIG REWRITE writes back.
+	ShardsGiven int
 	// Pin is auto, yes or no: whether shard i is pinned to the i-th CPU of
 	// the affinity mask. Start-up turns it into CPUs.
 	Pin string
@@ -72,6 +75,9 @@ type Config struct {
 	// JournalDir, when set, makes every shard journal its changes to a file
 	// of its own there (journal.FileSink).
 	JournalDir string
+	// ConfigFile is the absolute path of the config file the server was
+	// started with, which CONFIG REWRITE rewrites; "" when there is none.
+	ConfigFile string
 	// Ignored holds the redis.conf lines accepted without effect, by
 	// setting name, as given.
 	Ignored map[string]string

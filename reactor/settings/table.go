@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
@@ -57,6 +56,12 @@ type Setting struct {
 	// own start-only settings (which Redis's clients and test suites would
 	// otherwise try to CONFIG SET) and the redis.conf lines it ignores.
 	Hidden bool
+	// Given, where set, is the value CONFIG REWRITE writes instead of
+	// Get's: the one start-up was given rather than what it made of it.
+	Given func(c *Config) string
+	// Quoted values are written within quotes by CONFIG REWRITE, as Redis
+	// writes its string settings.
+	Quoted bool
 	// Protected settings are changed by CONFIG SET only as
 	// enable-protected-configs allows (Redis's PROTECTED_CONFIG).
 	Protected bool
@@ -126,10 +131,11 @@ var Table = []Setting{
 	{Name: "databases", Get: func(c *Config) string { return strconv.Itoa(c.Databases) },
 		Set: intSetting(1, 256, func(c *Config, n int64) { c.Databases = int(n) })},
 	{Name: "shards", Hidden: true, Get: func(c *Config) string { return strconv.Itoa(c.Shards) },
-		Set: intSetting(0, 1024, func(c *Config, n int64) { c.Shards = int(n) })},
+		Given: func(c *Config) string { return strconv.Itoa(c.ShardsGiven) },
+		Set:   intSetting(0, 1024, func(c *Config, n int64) { c.Shards = int(n) })},
 	{Name: "pin", Hidden: true, Get: func(c *Config) string { return c.Pin },
 		Set: enumSetting(func(c *Config, v string) { c.Pin = v }, "auto", "yes", "no")},
-	{Name: "requirepass", Mutable: true, Sensitive: true, Get: func(c *Config) string { return c.RequirePass },
+	{Name: "requirepass", Mutable: true, Sensitive: true, Quoted: true, Get: func(c *Config) string { return c.RequirePass },
 		Set:   func(c *Config, v string) string { c.RequirePass = v; return "" },
 		Apply: func(l *Live, c *Config) { p := c.RequirePass; l.Pass.Store(&p) }},
 	{Name: "maxclients", Mutable: true, Get: func(c *Config) string { return strconv.Itoa(c.MaxClients) },
@@ -150,7 +156,7 @@ var Table = []Setting{
 		}},
 	{Name: "output-safety-cap", Hidden: true, Get: func(c *Config) string { return strconv.FormatInt(c.OutputSafetyCap, 10) },
 		Set: memorySetting(0, math.MaxInt64, func(c *Config, n int64) { c.OutputSafetyCap = n })},
-	{Name: "notify-keyspace-events", Mutable: true,
+	{Name: "notify-keyspace-events", Mutable: true, Quoted: true,
 		Get: func(c *Config) string { return shardowner.NotifyClassesString(c.NotifyClasses) },
 		Set: func(c *Config, v string) string {
 			classes, ok := shardowner.ParseNotifyClasses(v)
@@ -231,15 +237,15 @@ var Table = []Setting{
 	encoding("hll-sparse-max-bytes", "", HLLSparseMaxBytes, true),
 	encoding("list-max-listpack-size", "list-max-ziplist-size", ListMaxListpack, false),
 	encoding("list-compress-depth", "", ListCompressDepth, false),
-	{Name: "pprof", Hidden: true, Get: func(c *Config) string { return c.Pprof },
+	{Name: "pprof", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.Pprof },
 		Set: func(c *Config, v string) string { c.Pprof = v; return "" }},
-	{Name: "journal-dir", Hidden: true, Get: func(c *Config) string { return c.JournalDir },
+	{Name: "journal-dir", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.JournalDir },
 		Set: func(c *Config, v string) string { c.JournalDir = v; return "" }},
-	ignored("protected-mode", "yes"), ignored("daemonize", "no"), ignored("logfile", ""), ignored("tcp-keepalive", "300"),
+	ignored("protected-mode", "yes"), ignored("daemonize", "no"), quoted(ignored("logfile", "")), ignored("tcp-keepalive", "300"),
 	// Where Redis's snapshot would go: corekv writes none, but like Redis
 	// it lets CONFIG SET change them where enable-protected-configs allows.
-	protected(ignored("dbfilename", "dump.rdb")),
-	{Name: "dir", Multi: true, Ignored: true, Hidden: true, Protected: true, Mutable: true, Get: getDir, Set: setDir, Check: checkDir},
+	protected(quoted(ignored("dbfilename", "dump.rdb"))),
+	{Name: "dir", Multi: true, Ignored: true, Hidden: true, Protected: true, Quoted: true, Mutable: true, Get: getDir, Set: setDir, Check: checkDir},
 }
 
 // Find returns the setting called name, by its name or an alias, in any
@@ -394,17 +400,18 @@ func setDir(c *Config, v string) string {
 // C library's words.
 func checkDir(_ *Live, _, next *Config) string {
 	fi, err := os.Stat(getDir(next))
-	var errno syscall.Errno
 	switch {
-	case errors.As(err, &errno):
-		msg := errno.Error()
-		return strings.ToUpper(msg[:1]) + msg[1:]
 	case err != nil:
-		return err.Error()
+		return Strerror(err)
 	case !fi.IsDir():
 		return "Not a directory"
 	}
 	return ""
+}
+
+func quoted(s Setting) Setting {
+	s.Quoted = true
+	return s
 }
 
 func hidden(s Setting) Setting {
