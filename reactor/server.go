@@ -175,7 +175,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
-	s.conf.Change(func(c *settings.Config, _ *settings.Live) ([]*settings.Setting, bool) {
+	s.conf.Change(func(_, c *settings.Config, _ *settings.Live) ([]*settings.Setting, bool) {
 		c.Port = port
 		return nil, false
 	})

@@ -236,7 +236,8 @@ func TestConfigSetAllOrNone(t *testing.T) {
 			failed("client-output-buffer-limit", "Wrong number of arguments in buffer limit configuration.")},
 		{[]any{"client-output-buffer-limit", "foo 0 0 0"},
 			failed("client-output-buffer-limit", "Invalid client class specified in buffer limit configuration.")},
-		{[]any{"maxclients", "50", "port", "7000"}, failed("port", "can't set immutable config")},
+		{[]any{"maxclients", "50", "databases", "8"}, failed("databases", "can't set immutable config")},
+		{[]any{"maxclients", "50", "port", "7000"}, failed("port", "corekv sets port only at start")},
 		{[]any{"maxclients", "50", "nosuch", "1"}, "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'"},
 	}
 	for _, tc := range cases {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/corekv/corekv/reactor"
@@ -77,6 +78,9 @@ func parseArgs(args []string) (options, error) {
 			return o, err
 		}
 		fileText = string(data)
+		if o.cfg.ConfigFile, err = filepath.Abs(args[0]); err != nil {
+			return o, err
+		}
 		if lines, err = settings.FileLines(fileText); err != nil {
 			return o, err
 		}
@@ -112,5 +116,6 @@ func parseArgs(args []string) (options, error) {
 		return o, err
 	}
 	o.shards, o.pin, o.pprof = o.cfg.Shards, o.cfg.Pin, o.cfg.Pprof
+	o.cfg.ShardsGiven = o.cfg.Shards
 	return o, nil
 }

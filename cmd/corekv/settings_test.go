@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,6 +56,17 @@ var settingValues = map[string]struct {
 	"timeout":              {[]string{"0"}, "0"},
 	"maxmemory":            {[]string{"0"}, "0"},
 	"maxmemory-policy":     {[]string{"noeviction"}, "noeviction"},
+	"maxmemory-samples":    {[]string{"5"}, "5"},
+	"maxmemory-clients":    {[]string{"0"}, "0"},
+	"key-load-delay":       {[]string{"0"}, "0"},
+	"replicaof":            {[]string{""}, ""},
+
+	"proto-max-bulk-len":        {[]string{"536870912"}, "536870912"},
+	"client-query-buffer-limit": {[]string{"1073741824"}, "1073741824"},
+	"protected-mode":            {[]string{"no"}, "no"},
+	"dbfilename":                {[]string{"corekv.rdb"}, "corekv.rdb"},
+	"dir":                       {[]string{"/"}, "/"},
+	"enable-protected-configs":  {[]string{"LOCAL"}, "local"},
 }
 
 // TestSettingValuesCoverTable keeps settingValues complete: a setting CONFIG
@@ -60,6 +74,10 @@ var settingValues = map[string]struct {
 func TestSettingValuesCoverTable(t *testing.T) {
 	for i := range settings.Table {
 		s := &settings.Table[i]
+		// Every test server is given its own port and bind.
+		if s.Name == "port" || s.Name == "bind" {
+			continue
+		}
 		if _, ok := settingValues[s.Name]; s.Mutable && !ok {
 			t.Errorf("settingValues has no value for %s, which CONFIG SET takes", s.Name)
 		}
@@ -150,7 +168,7 @@ func TestSettingsRefusedAlike(t *testing.T) {
 	}
 	// And what start-up alone may set is refused at run time, as Redis
 	// refuses an immutable setting.
-	for _, name := range []string{"databases", "shards", "spin", "enable-debug-command", "output-safety-cap"} {
+	for _, name := range []string{"databases", "shards", "spin", "enable-debug-command", "output-safety-cap", "daemonize", "replicaof"} {
 		want := "ERR CONFIG SET failed (possibly related to argument '" + name + "') - can't set immutable config"
 		if err := c.ConfigSet(ctx, name, "1").Err(); errText(err) != want {
 			t.Errorf("CONFIG SET %s 1: %v, want %q", name, err, want)
@@ -205,4 +223,286 @@ func runCorekv(t *testing.T, args ...string) (string, int) {
 		t.Fatalf("corekv %q: %v", args, err)
 	}
 	return string(out), 0
+}
+
+// TestConfigGetHiddenLikeRedis compares with redis-server what CONFIG GET
+// shows of the settings Redis hides from its patterns (key-load-delay) and
+// of corekv's own start-only ones, hidden the same way, and the refusals of
+// CONFIG SET that Redis's introspection suite checks.
+func TestConfigGetHiddenLikeRedis(t *testing.T) {
+	ref := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	defer ref.Close()
+	c := startServer(t, nil, "--shards", "2").client(t, 2)
+	ctx := context.Background()
+
+	for name, cl := range map[string]*redis.Client{"redis-server": ref, "corekv": c} {
+		all, err := cl.ConfigGet(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, hidden := range []string{"key-load-delay", "daemonize", "dir"} {
+			if _, ok := all[hidden]; ok && hidden == "key-load-delay" || ok && name == "corekv" {
+				t.Errorf("%s: CONFIG GET * shows %s", name, hidden)
+			}
+		}
+		got, err := cl.ConfigGet(ctx, "key-load-delay").Result()
+		if err != nil || got["key-load-delay"] != "0" {
+			t.Errorf("%s: CONFIG GET key-load-delay = %v, %v", name, got, err)
+		}
+		multi, err := cl.Do(ctx, "CONFIG", "GET", "maxmemory", "maxmemory*", "bind", "*of").StringSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for i := 0; i < len(multi); i += 2 {
+			if seen[multi[i]] {
+				t.Errorf("%s: CONFIG GET answers %s twice", name, multi[i])
+			}
+			seen[multi[i]] = true
+		}
+		for _, want := range []string{"maxmemory", "maxmemory-samples", "maxmemory-clients", "bind", "slaveof", "replicaof"} {
+			if !seen[want] {
+				t.Errorf("%s: CONFIG GET maxmemory maxmemory* bind *of lacks %s: %v", name, want, multi)
+			}
+		}
+	}
+	for _, name := range []string{"shards", "pin", "spin", "spin-contended", "output-safety-cap", "pprof", "journal-dir"} {
+		all, _ := c.ConfigGet(ctx, "*").Result()
+		if _, ok := all[name]; ok {
+			t.Errorf("CONFIG GET * shows %s, which only the start sets", name)
+		}
+		if got, err := c.ConfigGet(ctx, name).Result(); err != nil || len(got) != 1 {
+			t.Errorf("CONFIG GET %s = %v, %v", name, got, err)
+		}
+	}
+	if got, _ := c.ConfigGet(ctx, "shards").Result(); got["shards"] != "2" {
+		t.Errorf("CONFIG GET shards = %v", got)
+	}
+
+	// Each of these is answered alike by both (a name and its alias are
+	// two settings to Redis's duplicate check); the values are ones both
+	// servers hold, so that only the names decide.
+	for _, args := range [][]any{
+		{"daemonize", "yes"}, {"replicaof", "no one"}, {"databases", "16"},
+		{"maxmemory", "0", "maxmemory", "0"}, {"maxclients", "100", "MAXCLIENTS", "100"},
+		{"hash-max-listpack-entries", "512", "hash-max-ziplist-entries", "512"},
+		{"nosuch", "1"}, {"maxclients"},
+	} {
+		full := append([]any{"CONFIG", "SET"}, args...)
+		want, got := errText(ref.Do(ctx, full...).Err()), errText(c.Do(ctx, full...).Err())
+		if got != want {
+			t.Errorf("CONFIG SET %v: corekv %q, redis-server %q", args, got, want)
+		}
+	}
+	// And each setting set to the value it has is taken, as Redis's CONFIG
+	// sanity test does with every setting CONFIG GET * shows but those it
+	// knows to be immutable.
+	all, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range all {
+		if s := settings.Find(name); s.Mutable {
+			if err := c.ConfigSet(ctx, name, v).Err(); err != nil {
+				t.Errorf("CONFIG SET %s %q (its own value): %v", name, v, err)
+			}
+		}
+	}
+	if err := c.ConfigSet(ctx, "port", "1").Err(); errText(err) !=
+		"ERR CONFIG SET failed (possibly related to argument 'port') - corekv sets port only at start" {
+		t.Errorf("CONFIG SET port 1: %v", err)
+	}
+}
+
+// TestConfigProtected checks enable-protected-configs as Redis's
+// introspection suite does: no refuses CONFIG SET of dir and dbfilename as
+// redis-server (whose default is no) refuses it, local takes it from a
+// loopback client only, yes from any.
+func TestConfigProtected(t *testing.T) {
+	ref := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	defer ref.Close()
+	ctx := context.Background()
+	no := startServer(t, nil).client(t, 2)
+	for _, args := range [][]any{{"dir", "somedir"}, {"dbfilename", "somename"}, {"maxclients", "100", "dir", "/"}} {
+		full := append([]any{"CONFIG", "SET"}, args...)
+		want, got := errText(ref.Do(ctx, full...).Err()), errText(no.Do(ctx, full...).Err())
+		if want == "" || got != want {
+			t.Errorf("CONFIG SET %v: corekv %q, redis-server %q", args, got, want)
+		}
+	}
+
+	// A non-loopback address of this machine, if it has one, to be a
+	// remote client from.
+	var remote string
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
+				remote = ip.IP.String()
+				break
+			}
+		}
+	}
+	bind := []string{"127.0.0.1"}
+	if remote != "" {
+		bind = append(bind, remote)
+	}
+	args := append([]string{"--port", "0", "--enable-protected-configs", "local", "--bind"}, bind...)
+	srv := startServerArgs(t, nil, args)
+	local := srv.client(t, 2)
+	dir := t.TempDir()
+	if err := local.ConfigSet(ctx, "dir", dir).Err(); err != nil {
+		t.Fatalf("CONFIG SET dir from a local client: %v", err)
+	}
+	if got, _ := local.ConfigGet(ctx, "dir").Result(); got["dir"] != dir {
+		t.Errorf("CONFIG GET dir = %v, want %s", got, dir)
+	}
+	if err := local.ConfigSet(ctx, "dbfilename", "somename").Err(); err != nil {
+		t.Fatalf("CONFIG SET dbfilename from a local client: %v", err)
+	}
+	want := "ERR CONFIG SET failed (possibly related to argument 'dir') - No such file or directory"
+	if err := local.ConfigSet(ctx, "dir", filepath.Join(dir, "nosuch")).Err(); errText(err) != want {
+		t.Errorf("CONFIG SET dir to a missing one: %v, want %q", err, want)
+	}
+	if remote == "" {
+		t.Log("no non-loopback address: the remote client goes untested")
+		return
+	}
+	_, port, _ := net.SplitHostPort(srv.addr)
+	r := redis.NewClient(&redis.Options{Addr: net.JoinHostPort(remote, port), Protocol: 2})
+	defer r.Close()
+	want = "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"
+	if err := r.ConfigSet(ctx, "dir", dir).Err(); errText(err) != want {
+		t.Errorf("CONFIG SET dir from %s: %v, want %q", remote, err, want)
+	}
+}
+
+// startRedisWithConfig starts redis-server with the config file conf (and
+// no persistence) on a free port and returns a client of it.
+func startRedisWithConfig(t *testing.T, conf string) *redis.Client {
+	t.Helper()
+	port := compatFreePort(t)
+	logs := &safeBuffer{}
+	cmd := exec.Command(needTool(t, "redis-server"), conf, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { compatStop(t, cmd, done) })
+	c := redis.NewClient(&redis.Options{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Protocol: 2, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not answer PING:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return c
+}
+
+// rewrittenLines splits a rewritten file at the marker into the lines
+// before it and the set of lines after it (Redis adds them in an order of
+// its own), leaving out the lines of the settings named in skip.
+func rewrittenLines(text string, skip map[string]bool) (head []string, tail map[string]bool) {
+	tail = map[string]bool{}
+	marked := false
+	for _, l := range strings.Split(text, "\n") {
+		if name, _, _ := strings.Cut(l, " "); skip[name] {
+			continue
+		}
+		switch {
+		case l == settings.RewriteMarker:
+			marked = true
+		case marked && l != "":
+			tail[l] = true
+		case !marked:
+			head = append(head, l)
+		}
+	}
+	return head, tail
+}
+
+// TestConfigRewriteLikeRedis rewrites the same config file in both servers
+// after the same CONFIG SET and compares what they write: settings changed
+// in place, duplicate lines (a name and its alias too) removed, comments
+// kept, new settings after Redis's marker. corekv then starts from its file
+// with the same configuration; and without a file both refuse alike.
+func TestConfigRewriteLikeRedis(t *testing.T) {
+	const text = "# a comment\nmaxclients 500\n\nhz 20\nhz 30\nhash-max-ziplist-entries 20\nhash-max-listpack-entries 21\n" +
+		"loglevel notice\nslowlog-max-len 100\n"
+	dir := t.TempDir()
+	refConf, conf := filepath.Join(dir, "redis.conf"), filepath.Join(dir, "corekv.conf")
+	for _, p := range []string{refConf, conf} {
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := startRedisWithConfig(t, refConf)
+	c := startServerWithConfig(t, conf, "--port", "0", "--bind", "127.0.0.1").client(t, 2)
+	ctx := context.Background()
+	set := []any{"CONFIG", "SET", "maxclients", "10000", "hz", "15", "notify-keyspace-events", "Kx",
+		"hash-max-listpack-entries", "100", "slowlog-max-len", "128", "list-max-listpack-size", "-3",
+		"zset-max-listpack-value", "100", "slowlog-log-slower-than", "-1"}
+	for _, cl := range []*redis.Client{ref, c} {
+		if err := cl.Do(ctx, set...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.Do(ctx, "CONFIG", "REWRITE").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refText, _ := os.ReadFile(refConf)
+	got, _ := os.ReadFile(conf)
+	// What the flags gave, and what Redis always writes.
+	skip := map[string]bool{"port": true, "bind": true, "save": true, "appendonly": true, "dir": true, "user": true,
+		"latency-tracking-info-percentiles": true}
+	wantHead, wantTail := rewrittenLines(string(refText), skip)
+	gotHead, gotTail := rewrittenLines(string(got), skip)
+	if !slices.Equal(gotHead, wantHead) || !maps.Equal(gotTail, wantTail) {
+		t.Errorf("corekv rewrote\n%s\nredis-server\n%s", got, refText)
+	}
+
+	before, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := startServerWithConfig(t, conf, "--port", "0").client(t, 2)
+	after, err := c2.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(before, "port")
+	delete(after, "port")
+	if !maps.Equal(before, after) {
+		t.Errorf("restarted from the rewritten file:\n%v\nwant\n%v", after, before)
+	}
+
+	// DEBUG CONFIG-REWRITE-FORCE-ALL writes every setting; the server
+	// starts from that file too, with the same configuration.
+	dbg := startServerWithConfig(t, conf, "--port", "0", "--enable-debug-command", "yes").client(t, 2)
+	if err := dbg.Do(ctx, "DEBUG", "CONFIG-REWRITE-FORCE-ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := os.ReadFile(conf)
+	for i := range settings.Table {
+		if s := &settings.Table[i]; !strings.Contains(string(all), "\n"+s.Name+" ") {
+			t.Errorf("DEBUG CONFIG-REWRITE-FORCE-ALL wrote no %s line:\n%s", s.Name, all)
+		}
+	}
+	c3 := startServerWithConfig(t, conf, "--port", "0").client(t, 2)
+	after, _ = c3.ConfigGet(ctx, "*").Result()
+	delete(after, "port")
+	before["enable-debug-command"] = "yes"
+	if !maps.Equal(before, after) {
+		t.Errorf("restarted from the file of every setting:\n%v\nwant\n%v", after, before)
+	}
+
+	noFile := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	defer noFile.Close()
+	want := errText(noFile.Do(ctx, "CONFIG", "REWRITE").Err())
+	if got := errText(startServer(t, nil).client(t, 2).Do(ctx, "CONFIG", "REWRITE").Err()); want == "" || got != want {
+		t.Errorf("CONFIG REWRITE without a file: %q, redis-server %q", got, want)
+	}
 }

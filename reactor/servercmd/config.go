@@ -2,6 +2,7 @@ package servercmd
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
@@ -9,7 +10,7 @@ import (
 )
 
 // Config is CONFIG: GET and SET over the one table of settings, RESETSTAT,
-// REWRITE (there is no file to rewrite) and HELP.
+// REWRITE of the file the server was started with, and HELP.
 func Config(c Core, cn Conn, argv [][]byte) {
 	sub := argv[1]
 	switch {
@@ -30,7 +31,7 @@ func Config(c Core, cn Conn, argv [][]byte) {
 					continue
 				}
 				for _, n := range settings.Names() {
-					if !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
+					if !n.Setting.Hidden && !seen[n.Name] && shardowner.MatchGlob(pat, []byte(n.Name), true) {
 						seen[n.Name] = true
 						pairs = append(pairs, n.Name, n.Setting.Get(conf))
 					}
@@ -46,7 +47,7 @@ func Config(c Core, cn Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "set") && len(argv)%2 != 0:
 		cn.Error(resp.ErrSyntax)
 	case resp.EqualFold(sub, "set"):
-		if e := configSet(c.Settings(), argv); e != "" {
+		if e := configSet(c.Settings(), cn, argv); e != "" {
 			cn.Error(e)
 			return
 		}
@@ -54,11 +55,25 @@ func Config(c Core, cn Conn, argv [][]byte) {
 	case resp.EqualFold(sub, "resetstat") && len(argv) == 2:
 		c.ConfigResetStat(cn)
 	case resp.EqualFold(sub, "rewrite") && len(argv) == 2:
-		cn.Error(resp.Error("ERR The server is running without a config file"))
+		configRewrite(c, cn, false)
 	case resp.EqualFold(sub, "help"):
 		cn.Help(configHelp)
 	default:
 		cn.Error(resp.ErrUnknownSubcommand("config", sub))
+	}
+}
+
+// configRewrite is CONFIG REWRITE, and DEBUG CONFIG-REWRITE-FORCE-ALL with
+// all: the file the server was started with, rewritten with the running
+// configuration (settings.Rewrite).
+func configRewrite(c Core, cn Conn, all bool) {
+	switch err := c.Settings().Rewrite(all); {
+	case errors.Is(err, settings.ErrNoConfigFile):
+		cn.Error(resp.Error("ERR " + err.Error()))
+	case err != nil:
+		cn.Error(resp.Error("ERR Rewriting config file: " + settings.Strerror(err)))
+	default:
+		cn.OK()
 	}
 }
 
@@ -79,38 +94,56 @@ func findName(name string) *settings.Name {
 
 // configSet is CONFIG SET name value ...: it checks every pair first, on a
 // copy of the configuration, so that a bad one changes nothing (Redis sets
-// all or none), then applies them. Like Redis, the name errors quote the
-// name as given, the value errors the canonical one.
-func configSet(store *settings.Store, argv [][]byte) resp.Error {
+// all or none), then applies them. Like Redis, it answers the first name it
+// refuses (an unknown one before all others), quoting the name as given,
+// and the first value refused under the canonical name; every sensitive
+// value is redacted, whatever is refused.
+func configSet(store *settings.Store, cn Conn, argv [][]byte) resp.Error {
 	var (
 		changed []*settings.Setting
 		values  []string
+		unknown string
+		refusal resp.Error
 	)
+	var protectedMode string
+	store.View(func(c *settings.Config) { protectedMode = c.EnableProtected })
 	seen := map[string]bool{}
 	for i := 2; i < len(argv); i += 2 {
-		n := findName(string(argv[i]))
-		values = append(values, string(argv[i+1]))
-		if n != nil && n.Setting.Sensitive {
+		n, v := findName(string(argv[i])), string(argv[i+1])
+		if n == nil {
+			if unknown == "" && refusal == "" {
+				unknown = string(argv[i])
+			}
+			continue
+		}
+		if n.Setting.Sensitive {
 			argv[i+1] = Redacted
 		}
-		if n == nil {
-			return resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(argv[i]) + "'")
-		}
-		if !n.Setting.Mutable {
-			return configSetFailed(string(argv[i]), "can't set immutable config")
-		}
-		if seen[n.Name] {
-			return configSetFailed(string(argv[i]), "duplicate parameter")
+		switch {
+		case unknown != "" || refusal != "":
+		case !n.Setting.Mutable:
+			refusal = configSetFailed(string(argv[i]), "can't set immutable config")
+		case n.Setting.Protected && !allowedFrom(protectedMode, cn):
+			refusal = configSetFailed(string(argv[i]), "can't set protected config")
+		case seen[n.Name]:
+			refusal = configSetFailed(string(argv[i]), "duplicate parameter")
 		}
 		seen[n.Name] = true
 		changed = append(changed, n.Setting)
+		values = append(values, v)
+	}
+	if unknown != "" {
+		return resp.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + unknown + "'")
+	}
+	if refusal != "" {
+		return refusal
 	}
 	var e resp.Error
-	store.Change(func(next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {
+	store.Change(func(old, next *settings.Config, live *settings.Live) ([]*settings.Setting, bool) {
 		for i, p := range changed {
 			refused := p.Set(next, values[i])
 			if refused == "" && p.Check != nil {
-				refused = p.Check(live, next)
+				refused = p.Check(live, old, next)
 			}
 			if refused != "" {
 				e = configSetFailed(p.Name, refused)
@@ -131,6 +164,8 @@ var configHelp = []string{
 	"    Set the configuration <directive> to <value>.",
 	"RESETSTAT",
 	"    Reset statistics reported by the INFO command.",
+	"REWRITE",
+	"    Rewrite the configuration file.",
 	"HELP",
 	"    Print this help.",
 }

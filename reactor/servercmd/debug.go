@@ -12,11 +12,16 @@ import (
 const errDebugNotAllowed resp.Error = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
 	"you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
 
-// debugAllowed applies enable-debug-command: like Redis, "local" means a
-// client whose address is 127.0.0.1 or ::1.
+// debugAllowed applies enable-debug-command.
 func debugAllowed(c Core, cn Conn) bool {
 	var mode string
 	c.Settings().View(func(conf *settings.Config) { mode = conf.EnableDebug })
+	return allowedFrom(mode, cn)
+}
+
+// allowedFrom applies enable-debug-command or enable-protected-configs: like
+// Redis, "local" means a client whose address is 127.0.0.1 or ::1.
+func allowedFrom(mode string, cn Conn) bool {
 	switch mode {
 	case "yes":
 		return true
@@ -41,6 +46,8 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 	switch {
 	case resp.EqualFold(sub, "sleep") && len(argv) == 3:
 		c.DebugSleep(cn, resp.ParseFloatPrefix(argv[2]))
+	case resp.EqualFold(sub, "config-rewrite-force-all") && len(argv) == 2:
+		configRewrite(c, cn, true)
 	case resp.EqualFold(sub, "set-active-expire") && len(argv) == 3:
 		// Redis reads the flag with atoi: a C int from the leading digits,
 		// 0 when there are none.
@@ -57,6 +64,8 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 // debugHelp is what DEBUG HELP answers.
 var debugHelp = []string{
 	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CONFIG-REWRITE-FORCE-ALL",
+	"    CONFIG REWRITE, writing every setting, those at their defaults too.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
 	"SET-ACTIVE-EXPIRE <0|1>",

@@ -12,6 +12,9 @@ type Config struct {
 	// Shards is the shard count; 0 at start-up means one per CPU of the
 	// affinity mask (see cmd/corekv's placement), which then sets it.
 	Shards int
+	// ShardsGiven is the shard count as given, 0 for the default, which
+	// CONFIG REWRITE writes back.
+	ShardsGiven int
 	// Pin is auto, yes or no: whether shard i is pinned to the i-th CPU of
 	// the affinity mask. Start-up turns it into CPUs.
 	Pin string
@@ -44,6 +47,9 @@ type Config struct {
 	// EnableDebug is enable-debug-command: "no" refuses DEBUG, "yes" allows
 	// it, "local" allows it from 127.0.0.1 and ::1 only.
 	EnableDebug string
+	// EnableProtected is enable-protected-configs, which gates CONFIG SET
+	// of the Protected settings as EnableDebug gates DEBUG.
+	EnableProtected string
 	// ActiveExpireEffort (1 to 10; 0 means 1) raises the CPU share and the
 	// per-turn time active expiry may take while expired keys pile up, as
 	// Redis's active-expire-effort does.
@@ -69,6 +75,12 @@ type Config struct {
 	// JournalDir, when set, makes every shard journal its changes to a file
 	// of its own there (journal.FileSink).
 	JournalDir string
+	// ConfigFile is the absolute path of the config file the server was
+	// started with, which CONFIG REWRITE rewrites; "" when there is none.
+	ConfigFile string
+	// Ignored holds the redis.conf lines accepted without effect, by
+	// setting name, as given.
+	Ignored map[string]string
 }
 
 // The packed-encoding thresholds of Config.Encoding.
@@ -107,6 +119,7 @@ func Defaults() Config {
 		Hz:                 10,
 		SpinMicros:         20,
 		EnableDebug:        "no",
+		EnableProtected:    "no",
 		ActiveExpireEffort: 1,
 
 		SlowlogSlowerThan:  10000,
@@ -124,5 +137,11 @@ func (c *Config) Clone() Config {
 	d.Bind = append([]string(nil), c.Bind...)
 	d.CPUs = append([]int(nil), c.CPUs...)
 	d.LatencyPercentiles = append([]float64(nil), c.LatencyPercentiles...)
+	if c.Ignored != nil {
+		d.Ignored = make(map[string]string, len(c.Ignored))
+		for k, v := range c.Ignored {
+			d.Ignored[k] = v
+		}
+	}
 	return d
 }

@@ -90,37 +90,106 @@ func FlagLines(groups [][]string, fileText string) []Line {
 	return out
 }
 
-// SplitLine splits a config line on spaces, honouring double and single
-// quotes as redis.conf does; ok is false when a quote is left open.
+// SplitLine splits a config line into words as redis.conf is read: on
+// white space, with double quotes that take Redis's escapes (\n, \r, \t,
+// \b, \a, \xHH, and a backslash before any other character for that
+// character) and single quotes that take \' only. ok is false when a quote
+// is left open or closed quotes are followed by anything but white space.
 func SplitLine(s string) (words []string, ok bool) {
-	var cur strings.Builder
-	in := byte(0)
-	started := false
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case in != 0 && ch == in:
-			in = 0
-		case in != 0:
-			cur.WriteByte(ch)
-		case ch == '"' || ch == '\'':
-			in, started = ch, true
-		case ch == ' ' || ch == '\t':
-			if started {
-				words = append(words, cur.String())
-				cur.Reset()
-				started = false
-			}
-		default:
-			cur.WriteByte(ch)
-			started = true
+	isSpace := func(ch byte) bool {
+		return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'
+	}
+	i := 0
+	for {
+		for i < len(s) && isSpace(s[i]) {
+			i++
 		}
-	}
-	if in != 0 {
-		return nil, false
-	}
-	if started {
+		if i == len(s) {
+			return words, true
+		}
+		var cur strings.Builder
+		in := byte(0)
+		for ; ; i++ {
+			if i == len(s) {
+				if in != 0 {
+					return nil, false
+				}
+				break
+			}
+			ch := s[i]
+			if in == '"' {
+				switch {
+				case ch == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
+					cur.WriteByte(unhex(s[i+2])<<4 | unhex(s[i+3]))
+					i += 3
+				case ch == '\\' && i+1 < len(s):
+					i++
+					cur.WriteByte(unescape(s[i]))
+				case ch == '"':
+					if i+1 < len(s) && !isSpace(s[i+1]) {
+						return nil, false
+					}
+					in = 0
+				default:
+					cur.WriteByte(ch)
+				}
+				continue
+			}
+			if in == '\'' {
+				switch {
+				case ch == '\\' && i+1 < len(s) && s[i+1] == '\'':
+					cur.WriteByte('\'')
+					i++
+				case ch == '\'':
+					if i+1 < len(s) && !isSpace(s[i+1]) {
+						return nil, false
+					}
+					in = 0
+				default:
+					cur.WriteByte(ch)
+				}
+				continue
+			}
+			if isSpace(ch) {
+				break
+			}
+			if ch == '"' || ch == '\'' {
+				in = ch
+				continue
+			}
+			cur.WriteByte(ch)
+		}
 		words = append(words, cur.String())
 	}
-	return words, true
+}
+
+// unescape is the byte a backslash and ch stand for in double quotes.
+func unescape(ch byte) byte {
+	switch ch {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
+	}
+	return ch
+}
+
+func isHex(ch byte) bool {
+	return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'f' || ch >= 'A' && ch <= 'F'
+}
+
+func unhex(ch byte) byte {
+	switch {
+	case ch >= 'a':
+		return ch - 'a' + 10
+	case ch >= 'A':
+		return ch - 'A' + 10
+	}
+	return ch - '0'
 }

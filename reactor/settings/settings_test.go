@@ -90,3 +90,133 @@ func FuzzPercentiles(f *testing.F) {
 		}
 	})
 }
+
+// TestHiddenSettings keeps corekv's own start-only settings and the ignored
+// redis.conf lines out of CONFIG GET's patterns (Redis's CONFIG sanity test
+// sets every setting a pattern shows), while Find still knows them.
+func TestHiddenSettings(t *testing.T) {
+	for _, name := range []string{"shards", "pin", "spin", "spin-contended", "output-safety-cap", "pprof",
+		"journal-dir", "key-load-delay", "daemonize", "protected-mode", "dir", "dbfilename", "logfile", "tcp-keepalive"} {
+		s := Find(name)
+		if s == nil || !s.Hidden || s.Get == nil {
+			t.Errorf("%s: %+v, want a hidden setting CONFIG GET can show", name, s)
+		}
+	}
+	for _, n := range Names() {
+		if n.Setting.Ignored && n.Setting.Mutable != n.Setting.Protected {
+			t.Errorf("%s is ignored, and mutable %v but protected %v", n.Name, n.Setting.Mutable, n.Setting.Protected)
+		}
+	}
+	c := Defaults()
+	if err := Apply(&c, []Line{{Words: []string{"daemonize", "yes"}}}); err != nil {
+		t.Fatal(err)
+	}
+	d := c.Clone()
+	d.Ignored["daemonize"] = "no"
+	if got := Find("daemonize").Get(&c); got != "yes" {
+		t.Errorf("daemonize = %q after the line and a change to a clone, want yes", got)
+	}
+}
+
+// TestStartValue lets CONFIG SET give port and bind the values they have and
+// no other.
+func TestStartValue(t *testing.T) {
+	old := Defaults()
+	for _, tc := range []struct {
+		name, v string
+		ok      bool
+	}{{"port", "6379", true}, {"port", "6380", false}, {"bind", "127.0.0.1 ::1", true}, {"bind", "0.0.0.0", false}} {
+		s := Find(tc.name)
+		next := old.Clone()
+		if r := s.Set(&next, tc.v); r != "" {
+			t.Fatal(r)
+		}
+		if r := s.Check(nil, &old, &next); (r == "") != tc.ok {
+			t.Errorf("%s %q: %q", tc.name, tc.v, r)
+		}
+	}
+}
+
+// TestCheckDir refuses a dir that is not one in the C library's words, as
+// Redis's chdir does.
+func TestCheckDir(t *testing.T) {
+	s := Find("dir")
+	for v, want := range map[string]string{
+		t.TempDir(): "", "/nonexistent-corekv": "No such file or directory", "/dev/null": "Not a directory",
+	} {
+		c := Defaults()
+		if r := s.Set(&c, v); r != "" {
+			t.Fatal(r)
+		}
+		if got := s.Check(nil, nil, &c); got != want {
+			t.Errorf("dir %s: %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestRewrite brings a file up to date as Redis's CONFIG REWRITE does.
+func TestRewrite(t *testing.T) {
+	old := "# keep me\nmaxclients 500\n\n\nhz 20\nhz 30\nhash-max-ziplist-entries 20\nhash-max-listpack-entries 21\n" +
+		"loglevel notice\nnot-a-setting 1\n"
+	c := Defaults()
+	c.Hz, c.Encoding[HashMaxEntries], c.RequirePass, c.SlowlogMaxLen = 15, 100, `a b"c`, 64
+	want := "# keep me\nmaxclients 10000\n\nhz 15\n\nhash-max-listpack-entries 100\n\nloglevel notice\nnot-a-setting 1\n" +
+		"\n" + RewriteMarker + "\nrequirepass \"a b\\\"c\"\nslowlog-max-len 64\n"
+	if got := Rewrite(old, &c, false); got != want {
+		t.Errorf("Rewrite:\n%s\nwant\n%s", got, want)
+	}
+	// Rewriting again changes nothing, and adds no second marker.
+	if got := Rewrite(want, &c, false); got != want {
+		t.Errorf("Rewrite of its own output:\n%s\nwant\n%s", got, want)
+	}
+	// A file of every setting (DEBUG CONFIG-REWRITE-FORCE-ALL) loads back
+	// into the same configuration.
+	c.Ignored = map[string]string{"dir": "/tmp", "logfile": "x y.log"}
+	all := Rewrite("", &c, true)
+	lines, err := FileLines(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Defaults()
+	if err := Apply(&d, lines); err != nil {
+		t.Fatalf("%v\n%s", err, all)
+	}
+	for i := range Table {
+		s := &Table[i]
+		if s.Get(&c) != s.Get(&d) {
+			t.Errorf("%s: %q written, %q read back", s.Name, s.Get(&c), s.Get(&d))
+		}
+	}
+}
+
+// TestSplitLineQuoting reads redis.conf's quotes and escapes, and reads back
+// what Quote writes.
+func TestSplitLineQuoting(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`a b  c`, []string{"a", "b", "c"}},
+		{`save ""`, []string{"save", ""}},
+		{`x "a b\"c\\d\n\x41"`, []string{"x", "a b\"c\\d\nA"}},
+		{`x 'it\'s "q"'`, []string{"x", `it's "q"`}},
+		{`x a"b c"`, []string{"x", "ab c"}},
+		{"x \t y", []string{"x", "y"}},
+	} {
+		got, ok := SplitLine(tc.in)
+		if !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("SplitLine(%s) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	for _, bad := range []string{`x "abc`, `x 'abc`, `x "a"b`, `x 'a'b`} {
+		if got, ok := SplitLine(bad); ok {
+			t.Errorf("SplitLine(%s) = %q, want refused", bad, got)
+		}
+	}
+	for _, v := range []string{"", "plain", `a "b" \c`, "tab\there\r\n", "\x00\x7f\xff", "\a\b"} {
+		got, ok := SplitLine("x " + Quote(v))
+		if !ok || len(got) != 2 || got[1] != v {
+			t.Errorf("Quote(%q) = %s, read back as %q", v, Quote(v), got)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,17 +43,31 @@ type Setting struct {
 	// Mutable settings may be changed by CONFIG SET; the others only at
 	// start.
 	Mutable bool
-	// Check is a further check that only makes sense at run time (nil:
-	// none).
-	Check func(l *Live, c *Config) (refused string)
+	// Check is a further check that only makes sense at run time, of the
+	// value next would take over old (nil: none).
+	Check func(l *Live, old, next *Config) (refused string)
 	// Apply makes c's value take effect where the server reads it at run
 	// time (nil: it reads the Config).
 	Apply func(l *Live, c *Config)
 	// Sensitive values are redacted from the slow log, as Redis does.
 	Sensitive bool
+	// Hidden settings are left out of CONFIG GET's patterns and answered
+	// only when asked for by name, as Redis's hidden configs are: corekv's
+	// own start-only settings (which Redis's clients and test suites would
+	// otherwise try to CONFIG SET) and the redis.conf lines it ignores.
+	Hidden bool
+	// Given, where set, is the value CONFIG REWRITE writes instead of
+	// Get's: the one start-up was given rather than what it made of it.
+	Given func(c *Config) string
+	// Quoted values are written within quotes by CONFIG REWRITE, as Redis
+	// writes its string settings.
+	Quoted bool
+	// Protected settings are changed by CONFIG SET only as
+	// enable-protected-configs allows (Redis's PROTECTED_CONFIG).
+	Protected bool
 	// Ignored settings are redis.conf's persistence and daemon settings
 	// that corekv has no use for: accepted at start so that an existing
-	// file loads, unknown to CONFIG.
+	// file loads, kept as given for CONFIG GET by name, and immutable.
 	Ignored bool
 }
 
@@ -97,9 +113,13 @@ const (
 // have one fixed value here (which clients read), and the redis.conf lines
 // it accepts without effect.
 var Table = []Setting{
-	{Name: "port", Get: func(c *Config) string { return strconv.Itoa(c.Port) },
-		Set: intSetting(0, 65535, func(c *Config, n int64) { c.Port = int(n) })},
-	{Name: "bind", Multi: true, Get: func(c *Config) string { return strings.Join(c.Bind, " ") },
+	// port and bind are mutable in Redis; corekv's cores listen from the
+	// start, so CONFIG SET takes only the value they already have.
+	{Name: "port", Mutable: true, Get: getPort,
+		Set:   intSetting(0, 65535, func(c *Config, n int64) { c.Port = int(n) }),
+		Check: startValue("port", getPort)},
+	{Name: "bind", Multi: true, Mutable: true, Get: getBind,
+		Check: startValue("bind", getBind),
 		Set: func(c *Config, v string) string {
 			f := strings.Fields(v)
 			if len(f) == 0 {
@@ -110,11 +130,12 @@ var Table = []Setting{
 		}},
 	{Name: "databases", Get: func(c *Config) string { return strconv.Itoa(c.Databases) },
 		Set: intSetting(1, 256, func(c *Config, n int64) { c.Databases = int(n) })},
-	{Name: "shards", Get: func(c *Config) string { return strconv.Itoa(c.Shards) },
-		Set: intSetting(0, 1024, func(c *Config, n int64) { c.Shards = int(n) })},
-	{Name: "pin", Get: func(c *Config) string { return c.Pin },
+	{Name: "shards", Hidden: true, Get: func(c *Config) string { return strconv.Itoa(c.Shards) },
+		Given: func(c *Config) string { return strconv.Itoa(c.ShardsGiven) },
+		Set:   intSetting(0, 1024, func(c *Config, n int64) { c.Shards = int(n) })},
+	{Name: "pin", Hidden: true, Get: func(c *Config) string { return c.Pin },
 		Set: enumSetting(func(c *Config, v string) { c.Pin = v }, "auto", "yes", "no")},
-	{Name: "requirepass", Mutable: true, Sensitive: true, Get: func(c *Config) string { return c.RequirePass },
+	{Name: "requirepass", Mutable: true, Sensitive: true, Quoted: true, Get: func(c *Config) string { return c.RequirePass },
 		Set:   func(c *Config, v string) string { c.RequirePass = v; return "" },
 		Apply: func(l *Live, c *Config) { p := c.RequirePass; l.Pass.Store(&p) }},
 	{Name: "maxclients", Mutable: true, Get: func(c *Config) string { return strconv.Itoa(c.MaxClients) },
@@ -133,9 +154,9 @@ var Table = []Setting{
 			l.OutputHard.Store(c.OutputHardLimit)
 			l.PubsubLimits(c.OutputLimits[2])
 		}},
-	{Name: "output-safety-cap", Get: func(c *Config) string { return strconv.FormatInt(c.OutputSafetyCap, 10) },
+	{Name: "output-safety-cap", Hidden: true, Get: func(c *Config) string { return strconv.FormatInt(c.OutputSafetyCap, 10) },
 		Set: memorySetting(0, math.MaxInt64, func(c *Config, n int64) { c.OutputSafetyCap = n })},
-	{Name: "notify-keyspace-events", Mutable: true,
+	{Name: "notify-keyspace-events", Mutable: true, Quoted: true,
 		Get: func(c *Config) string { return shardowner.NotifyClassesString(c.NotifyClasses) },
 		Set: func(c *Config, v string) string {
 			classes, ok := shardowner.ParseNotifyClasses(v)
@@ -150,6 +171,8 @@ var Table = []Setting{
 	fixed("client-query-buffer-limit", strconv.Itoa(resp.MaxQueryBuffer)),
 	{Name: "enable-debug-command", Get: func(c *Config) string { return c.EnableDebug },
 		Set: enumSetting(func(c *Config, v string) { c.EnableDebug = v }, "no", "yes", "local")},
+	{Name: "enable-protected-configs", Get: func(c *Config) string { return c.EnableProtected },
+		Set: enumSetting(func(c *Config, v string) { c.EnableProtected = v }, "no", "yes", "local")},
 	{Name: "hz", Mutable: true, Get: func(c *Config) string { return strconv.Itoa(c.Hz) },
 		// As in Redis, the timer runs 1 to 500 times a second whatever the
 		// value, and CONFIG GET shows what it runs at.
@@ -158,9 +181,9 @@ var Table = []Setting{
 	{Name: "active-expire-effort", Mutable: true, Get: func(c *Config) string { return strconv.Itoa(c.ActiveExpireEffort) },
 		Set:   intSetting(1, 10, func(c *Config, n int64) { c.ActiveExpireEffort = int(n) }),
 		Apply: func(l *Live, c *Config) { l.ExpireEffort.Store(int32(min(max(c.ActiveExpireEffort, 1), 10))) }},
-	{Name: "spin", Get: func(c *Config) string { return strconv.Itoa(c.SpinMicros) },
+	{Name: "spin", Hidden: true, Get: func(c *Config) string { return strconv.Itoa(c.SpinMicros) },
 		Set: intSetting(0, math.MaxInt32, func(c *Config, n int64) { c.SpinMicros = int(n) })},
-	{Name: "spin-contended", Get: func(c *Config) string { return yesNo(c.SpinContended) },
+	{Name: "spin-contended", Hidden: true, Get: func(c *Config) string { return yesNo(c.SpinContended) },
 		Set: boolSetting(func(c *Config, b bool) { c.SpinContended = b })},
 	fixed("timeout", "0"),
 	// Without persistence, the only schedule is none and the AOF is off;
@@ -184,6 +207,18 @@ var Table = []Setting{
 		}},
 	fixed("maxmemory", "0"),
 	fixed("maxmemory-policy", "noeviction"),
+	fixed("maxmemory-samples", "5"),
+	fixed("maxmemory-clients", "0"),
+	// A master with no replicas, which Redis's CONFIG SET cannot change.
+	{Name: "replicaof", Aliases: []string{"slaveof"}, Multi: true, Get: func(*Config) string { return "" },
+		Set: func(_ *Config, v string) string {
+			if v != "" {
+				return "corekv has no replication"
+			}
+			return ""
+		}},
+	// Redis's hidden delay per key loaded; corekv loads nothing.
+	hidden(fixed("key-load-delay", "0")),
 	{Name: "slowlog-log-slower-than", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.SlowlogSlowerThan, 10) },
 		Set:   intSetting(SlowlogSlowerThanMin, math.MaxInt64, func(c *Config, n int64) { c.SlowlogSlowerThan = n }),
 		Apply: func(l *Live, c *Config) { l.Slowlog.SlowerThan.Store(c.SlowlogSlowerThan) }},
@@ -202,12 +237,15 @@ var Table = []Setting{
 	encoding("hll-sparse-max-bytes", "", HLLSparseMaxBytes, true),
 	encoding("list-max-listpack-size", "list-max-ziplist-size", ListMaxListpack, false),
 	encoding("list-compress-depth", "", ListCompressDepth, false),
-	{Name: "pprof", Get: func(c *Config) string { return c.Pprof },
+	{Name: "pprof", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.Pprof },
 		Set: func(c *Config, v string) string { c.Pprof = v; return "" }},
-	{Name: "journal-dir", Get: func(c *Config) string { return c.JournalDir },
+	{Name: "journal-dir", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.JournalDir },
 		Set: func(c *Config, v string) string { c.JournalDir = v; return "" }},
-	ignored("protected-mode"), ignored("daemonize"), ignored("dir"), ignored("dbfilename"), ignored("logfile"),
-	ignored("tcp-keepalive"),
+	ignored("protected-mode", "yes"), ignored("daemonize", "no"), quoted(ignored("logfile", "")), ignored("tcp-keepalive", "300"),
+	// Where Redis's snapshot would go: corekv writes none, but like Redis
+	// it lets CONFIG SET change them where enable-protected-configs allows.
+	protected(quoted(ignored("dbfilename", "dump.rdb"))),
+	{Name: "dir", Multi: true, Ignored: true, Hidden: true, Protected: true, Quoted: true, Mutable: true, Get: getDir, Set: setDir, Check: checkDir},
 }
 
 // Find returns the setting called name, by its name or an alias, in any
@@ -227,8 +265,9 @@ func Find(name string) *Setting {
 	return nil
 }
 
-// Names lists every name CONFIG GET matches a pattern against, aliases
-// included, each with its setting, in table order.
+// Names lists every name CONFIG knows, aliases included, each with its
+// setting, in table order; CONFIG GET matches a pattern against those that
+// are not Hidden.
 func Names() []Name { return names }
 
 // Name is one spelling of a setting.
@@ -241,9 +280,6 @@ var names = func() []Name {
 	var out []Name
 	for i := range Table {
 		s := &Table[i]
-		if s.Ignored {
-			continue
-		}
 		out = append(out, Name{s.Name, s})
 		for _, a := range s.Aliases {
 			out = append(out, Name{a, s})
@@ -301,9 +337,9 @@ func enumSetting(store func(c *Config, v string), words ...string) func(*Config,
 }
 
 // fixed is a Redis setting that has one value in corekv, shown for the
-// clients that read it and not settable.
+// clients that read it; CONFIG SET takes that value and refuses any other.
 func fixed(name, value string) Setting {
-	return Setting{Name: name, Get: func(*Config) string { return value },
+	return Setting{Name: name, Mutable: true, Get: func(*Config) string { return value },
 		Set: func(_ *Config, v string) string {
 			if v != value {
 				return "corekv has no other " + name + " than " + strconv.Quote(value)
@@ -312,8 +348,86 @@ func fixed(name, value string) Setting {
 		}}
 }
 
-func ignored(name string) Setting {
-	return Setting{Name: name, Multi: true, Ignored: true, Set: func(*Config, string) string { return "" }}
+// ignored is a redis.conf line corekv accepts and does nothing with;
+// CONFIG GET by name shows what was given, or Redis's default.
+func ignored(name, def string) Setting {
+	return Setting{Name: name, Multi: true, Ignored: true, Hidden: true,
+		Get: func(c *Config) string {
+			if v, ok := c.Ignored[name]; ok {
+				return v
+			}
+			return def
+		},
+		Set: func(c *Config, v string) string {
+			if c.Ignored == nil {
+				c.Ignored = map[string]string{}
+			}
+			c.Ignored[name] = v
+			return ""
+		}}
+}
+
+func getPort(c *Config) string { return strconv.Itoa(c.Port) }
+func getBind(c *Config) string { return strings.Join(c.Bind, " ") }
+
+func protected(s Setting) Setting {
+	s.Protected, s.Mutable = true, true
+	return s
+}
+
+// getDir shows dir as Redis does, absolute; by default the working
+// directory.
+func getDir(c *Config) string {
+	if v, ok := c.Ignored["dir"]; ok {
+		return v
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func setDir(c *Config, v string) string {
+	if abs, err := filepath.Abs(v); err == nil {
+		v = abs
+	}
+	if c.Ignored == nil {
+		c.Ignored = map[string]string{}
+	}
+	c.Ignored["dir"] = v
+	return ""
+}
+
+// checkDir refuses, as Redis's chdir does, a dir that is not one, with the
+// C library's words.
+func checkDir(_ *Live, _, next *Config) string {
+	fi, err := os.Stat(getDir(next))
+	switch {
+	case err != nil:
+		return Strerror(err)
+	case !fi.IsDir():
+		return "Not a directory"
+	}
+	return ""
+}
+
+func quoted(s Setting) Setting {
+	s.Quoted = true
+	return s
+}
+
+func hidden(s Setting) Setting {
+	s.Hidden = true
+	return s
+}
+
+// startValue refuses, at run time, any value but the one the server runs
+// with, for the settings Redis changes live and corekv sets only at start.
+func startValue(name string, get func(c *Config) string) func(*Live, *Config, *Config) string {
+	return func(_ *Live, old, next *Config) string {
+		if get(old) != get(next) {
+			return "corekv sets " + name + " only at start"
+		}
+		return ""
+	}
 }
 
 // encoding is a threshold of an aggregate's packed encoding, under its
@@ -348,7 +462,7 @@ func encodingField(e *shardowner.EncodingConfig, field int) *atomic.Int64 {
 
 // checkMaxClients refuses, as Redis does, a maxclients above the current one
 // that the open file limit cannot hold once raised as far as it goes.
-func checkMaxClients(l *Live, c *Config) string {
+func checkMaxClients(l *Live, _, c *Config) string {
 	n := int64(c.MaxClients)
 	if n <= l.MaxClients.Load() {
 		return ""
@@ -574,14 +688,14 @@ func (s *Store) View(f func(c *Config)) {
 	f(&s.conf)
 }
 
-// Change calls f with a copy of the configuration to change; unless f
+// Change calls f with the configuration and a copy of it to change; unless f
 // refuses, the copy becomes the configuration and each setting f names in
 // changed takes effect.
-func (s *Store) Change(f func(next *Config, live *Live) (changed []*Setting, refused bool)) {
+func (s *Store) Change(f func(old, next *Config, live *Live) (changed []*Setting, refused bool)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := s.conf.Clone()
-	changed, refused := f(&next, &s.live)
+	changed, refused := f(&s.conf, &next, &s.live)
 	if refused {
 		return
 	}
