@@ -9,8 +9,13 @@ import (
 
 // listen opens a non-blocking listening socket on addr:port with
 // SO_REUSEPORT, so that every core can open its own on the same address and
-// the kernel spreads incoming connections over them.
-func listen(addr string, port int) (fd int, boundPort int, err error) {
+// the kernel spreads incoming connections over them. first is the first
+// core's socket on addr: SO_REUSEPORT would let it join the sockets of
+// another process that listens there too (another corekv), and the two
+// would share the connections unnoticed, so the port must be free of any
+// listener first, as Redis's bind would find it ("address already in
+// use").
+func listen(addr string, port int, first bool) (fd int, boundPort int, err error) {
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
 		return -1, 0, fmt.Errorf("bind address %q: %w", addr, err)
@@ -42,6 +47,11 @@ func listen(addr string, port int) (fd int, boundPort int, err error) {
 	} else {
 		sa = &unix.SockaddrInet4{Port: port, Addr: ip.Unmap().As4()}
 	}
+	if first && port != 0 {
+		if err := portFree(family, sa); err != nil {
+			return fail(err)
+		}
+	}
 	if err := unix.Bind(fd, sa); err != nil {
 		return fail(err)
 	}
@@ -59,6 +69,25 @@ func listen(addr string, port int) (fd int, boundPort int, err error) {
 		boundPort = a.Port
 	}
 	return fd, boundPort, nil
+}
+
+// portFree binds a socket without SO_REUSEPORT to sa and lets it go: the
+// bind fails while any socket listens there.
+func portFree(family int, sa unix.Sockaddr) error {
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err != nil {
+		return err
+	}
+	if family == unix.AF_INET6 {
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1); err != nil {
+			return err
+		}
+	}
+	return unix.Bind(fd, sa)
 }
 
 // sockaddrString formats a socket address as Redis prints it in CLIENT LIST:

@@ -138,6 +138,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	})
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
+	usable := make([]bool, len(cfg.Bind)) // the addresses the first core could listen on
 	for i := 0; i < cfg.Shards; i++ {
 		cpu := -1
 		if len(cfg.CPUs) > 0 {
@@ -151,8 +152,11 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		s.cores = append(s.cores, c)
 		opened := 0
 		var lastErr error
-		for _, addr := range cfg.Bind {
-			fd, bound, err := listen(addr, port)
+		for k, addr := range cfg.Bind {
+			if i > 0 && !usable[k] {
+				continue
+			}
+			fd, bound, err := listen(addr, port, i == 0)
 			if err != nil {
 				lastErr = err
 				if i == 0 {
@@ -163,6 +167,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 			// Port 0 asks the kernel for a free port; every other
 			// listener then shares the one it picked.
 			port = bound
+			usable[k] = true
 			if err := c.addListener(fd); err != nil {
 				s.closeListeners()
 				return nil, err
