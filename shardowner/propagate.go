@@ -33,9 +33,10 @@ var (
 )
 
 // propagateSet records SET key val with the absolute expiry the write gave
-// it (0: none), whatever form the command took (SET … EX, SETEX, GET, NX).
-func propagateSet(c *Ctx, key, val []byte, expireAt int64) {
-	if !c.Journaling() {
+// it (0: none) for a SET, SETEX or PSETEX whose options (flags) set a TTL:
+// any other replays as it was received.
+func propagateSet(c *Ctx, key, val []byte, flags int, expireAt int64) {
+	if !c.Journaling() || flags&optExpireMask == 0 {
 		return
 	}
 	if expireAt == 0 {

@@ -248,7 +248,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		if flags&optGet == 0 {
 			if stored(c, storeString(c, key, val, expireAt)) {
 				notifySet(c, key, flags)
-				propagateSet(c, key, val, expireAt)
+				propagateSet(c, key, val, flags, expireAt)
 				c.W.OK()
 			}
 			return
@@ -258,7 +258,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, name string) 
 		mark := replyOld(c, old, found)
 		if storedAfterReply(c, mark, storeString(c, key, val, expireAt)) {
 			notifySet(c, key, flags)
-			propagateSet(c, key, val, expireAt)
+			propagateSet(c, key, val, flags, expireAt)
 		}
 		return
 	}

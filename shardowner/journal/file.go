@@ -60,11 +60,9 @@ func FilePath(dir string, shard int) string {
 	return filepath.Join(dir, fmt.Sprintf("journal-%d.resp", shard))
 }
 
-// Write copies records for the writer goroutine.
-func (f *FileSink) Write(shard int, records []byte) {
-	b := bytebufferpool.Get()
-	b.B = append(b.B[:0], records...)
-	f.ch <- chunk{shard, b}
+// Write hands records to the writer goroutine.
+func (f *FileSink) Write(shard int, records *bytebufferpool.ByteBuffer) {
+	f.ch <- chunk{shard, records}
 }
 
 func (f *FileSink) write() {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/valyala/bytebufferpool"
 )
 
 // Each shard's records reach its own file, whole and in order, however the
@@ -25,10 +27,10 @@ func TestFileSinkKeepsEachShardsOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var turn []byte
 			for i := range 200 {
-				turn = AppendCommand(turn[:0], []byte("SET"), []byte("k"+strconv.Itoa(i)), []byte(strconv.Itoa(sh)))
-				f.Write(sh, turn) // the sink copies: turn is reused
+				turn := bytebufferpool.Get()
+				turn.B = AppendCommand(turn.B[:0], []byte("SET"), []byte("k"+strconv.Itoa(i)), []byte(strconv.Itoa(sh)))
+				f.Write(sh, turn)
 			}
 		}()
 	}

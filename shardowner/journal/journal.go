@@ -24,12 +24,16 @@ package journal
 
 import (
 	"strconv"
+
+	"github.com/valyala/bytebufferpool"
 )
 
 // A Sink takes a shard's records, once per loop turn of the shard. Write runs
-// on the shard's thread and must not keep records after it returns.
+// on the shard's thread; records are the sink's from then on, and it puts
+// them back in bytebufferpool when it is done with them, so that a turn's
+// records are handed over, not copied.
 type Sink interface {
-	Write(shard int, records []byte)
+	Write(shard int, records *bytebufferpool.ByteBuffer)
 }
 
 // Owner names a transaction to a shard: its client and the client's
@@ -42,8 +46,9 @@ type Owner struct {
 // Journal collects one shard's records. The zero value is not ready: use
 // New. Only the shard's thread touches it.
 type Journal struct {
-	buf []byte // records not yet handed to the sink
-	db  int    // the database the stream's last SELECT named; -1 before any
+	buf []byte                     // records not yet handed to the sink, in out's storage
+	out *bytebufferpool.ByteBuffer // what Flush hands over
+	db  int                        // the database the stream's last SELECT named; -1 before any
 
 	cur      *part // the part the running command writes to; nil: the stream
 	explicit bool  // the running command recorded its effects itself
@@ -223,11 +228,13 @@ func (j *Journal) Flush(shard int, sink Sink) {
 	if len(j.buf) == 0 {
 		return
 	}
-	sink.Write(shard, j.buf)
-	j.buf = j.buf[:0]
-	if cap(j.buf) > 4<<20 {
-		j.buf = nil
+	if j.out == nil {
+		j.out = new(bytebufferpool.ByteBuffer)
 	}
+	j.out.B = j.buf
+	sink.Write(shard, j.out)
+	j.out = bytebufferpool.Get()
+	j.buf = j.out.B[:0]
 }
 
 // AppendCommand appends argv to b as a RESP array of bulk strings.

@@ -3,12 +3,17 @@ package journal
 import (
 	"strings"
 	"testing"
+
+	"github.com/valyala/bytebufferpool"
 )
 
 // sink keeps what each shard handed over.
 type sink map[int][]byte
 
-func (s sink) Write(shard int, b []byte) { s[shard] = append(s[shard], b...) }
+func (s sink) Write(shard int, b *bytebufferpool.ByteBuffer) {
+	s[shard] = append(s[shard], b.B...)
+	bytebufferpool.Put(b)
+}
 
 func words(line string) [][]byte {
 	var out [][]byte
