@@ -8,13 +8,14 @@ import (
 )
 
 func TestParseKeySpecs(t *testing.T) {
-	got := parseKeySpecs("x", "OW update 1; RO access 2 -1; RM delete 3 -1 2; RW access delete 2 numkeys; RO ? -- why not")
+	got := parseKeySpecs("x", "OW update 1; RO access 2 -1; RM delete 3 -1 2; RW access delete 2 numkeys; RO ? -- why not; OW update keyword STORE 6")
 	want := []KeySpec{
 		{Flags: KeyOW | KeyUpdate, Begin: 1, Step: 1},
 		{Flags: KeyRO | KeyAccess, Begin: 2, Last: -1, Step: 1},
 		{Flags: KeyRM | KeyDelete, Begin: 3, Last: -1, Step: 2},
 		{Flags: KeyRW | KeyAccess | KeyDelete, Begin: 2, Step: 1, NumKeys: true},
 		{Flags: KeyRO, Notes: "why not"},
+		{Flags: KeyOW | KeyUpdate, Begin: 6, Step: 1, Keyword: "STORE"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseKeySpecs:\n got %+v\nwant %+v", got, want)
@@ -22,7 +23,7 @@ func TestParseKeySpecs(t *testing.T) {
 	if got := parseKeySpecs("x", ""); got != nil {
 		t.Errorf("no specs: %+v", got)
 	}
-	for _, bad := range []string{"RO", "RO 0", "RO x", "RO 1 -1 0", "RO 1 x", "RO ? 1", "RO 1 2 3 4", "RO 1;RO 2"} {
+	for _, bad := range []string{"RO", "RO 0", "RO x", "RO 1 -1 0", "RO 1 x", "RO ? 1", "RO 1 2 3 4", "RO 1;RO 2", "RO keyword STORE", "RO keyword STORE 0"} {
 		func() {
 			defer func() {
 				if recover() == nil {
