@@ -128,6 +128,8 @@ func TestKeyRange(t *testing.T) {
 		{"object", 0, 0, 0},
 		{"ping", 0, 0, 0},
 		{"ssubscribe", 1, -1, 1},
+		{"georadius", 1, 1, 1},
+		{"geosearchstore", 1, 2, 1},
 	} {
 		c := LookupString(tc.name)
 		if f, l, s := c.KeyRange(); f != tc.first || l != tc.last || s != tc.step {
@@ -162,6 +164,12 @@ func TestGetKeys(t *testing.T) {
 		{"sort_ro k store a", "k:RO,access"},
 		{"blpop a b 0", "a:RW,access,delete b:RW,access,delete"},
 		{"sdiffstore d a b", "d:OW,update a:RO,access b:RO,access"},
+		{"georadius k 1 2 3 km store a storedist b", "k:RO,access a:OW,update b:OW,update"},
+		{"georadius k 1 2 3 km store a store b", "k:RO,access a:OW,update"},
+		{"georadius k 1 2 3 store a b", "k:RO,access"},
+		{"georadius k 1 2 3 km count 1 store", "k:RO,access"},
+		{"georadiusbymember k m 3 km STORE a", "k:RO,access a:OW,update"},
+		{"geosearchstore d s frommember m byradius 1 km", "d:OW,update s:RO,access"},
 	} {
 		argv := [][]byte{}
 		for _, a := range strings.Fields(tc.args) {
