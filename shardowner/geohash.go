@@ -263,12 +263,20 @@ func geoSteps(rangeM, lat float64) uint {
 }
 
 // geoMove is c moved dlon cells east and dlat north, wrapping round the
-// grid.
+// grid. Only a coordinate that moves is held to the grid: a centre at the
+// top of a range keeps its spilled bit in the other one, as in Redis.
 func geoMove(c geoCell, dlon, dlat int) geoCell {
 	mask := uint32(1)<<c.step - 1
-	lat := (gatherBits(c.bits) + uint32(dlat)) & mask
-	lon := (gatherBits(c.bits>>1) + uint32(dlon)) & mask
-	return geoCell{geoInterleave(lat, lon), c.step}
+	bits := c.bits
+	if dlon != 0 {
+		lon := (gatherBits(bits>>1) + uint32(dlon)) & mask
+		bits = bits&0x5555555555555555 | spreadBits(lon)<<1
+	}
+	if dlat != 0 {
+		lat := (gatherBits(bits) + uint32(dlat)) & mask
+		bits = bits&^0x5555555555555555 | spreadBits(lat)
+	}
+	return geoCell{bits, c.step}
 }
 
 // geoCells are the cells a search of shape reads, in the order it reads
