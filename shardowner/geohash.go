@@ -188,14 +188,14 @@ func geoLatDistance(lat1, lat2 float64) float64 {
 // geoDistance is the haversine distance in metres between two points.
 func geoDistance(lon1, lat1, lon2, lat2 float64) float64 {
 	lon1r, lon2r := degRad(lon1), degRad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
+	v := geoSin((lon2r - lon1r) / 2)
 	if v == 0 {
 		return geoLatDistance(lat1, lat2)
 	}
 	lat1r, lat2r := degRad(lat1), degRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(math.Cos(lat1r)*math.Cos(lat2r))*v*v)
-	return 2.0 * geoEarthRadius * math.Asin(math.Sqrt(a))
+	u := geoSin((lat2r - lat1r) / 2)
+	a := float64(u*u) + float64(float64(geoCos(lat1r)*geoCos(lat2r))*v*v)
+	return 2.0 * geoEarthRadius * geoAsin(math.Sqrt(a))
 }
 
 // geoShape is a search area: a circle of radius, or a box of width by
@@ -231,8 +231,8 @@ func (s *geoShape) bounds() [4]float64 {
 		h, w = s.conv*(s.height/2), s.conv*(s.width/2)
 	}
 	latDelta := radDeg(h / geoEarthRadius)
-	top := radDeg(w / geoEarthRadius / math.Cos(degRad(s.lat+latDelta)))
-	bottom := radDeg(w / geoEarthRadius / math.Cos(degRad(s.lat-latDelta)))
+	top := radDeg(w / geoEarthRadius / geoCos(degRad(s.lat+latDelta)))
+	bottom := radDeg(w / geoEarthRadius / geoCos(degRad(s.lat-latDelta)))
 	// Away from the equator the box is widest at the side nearer it.
 	d := top
 	if s.lat < 0 {
