@@ -42,19 +42,24 @@ type KeySpec struct {
 	// from the end of the arguments.
 	Last    int
 	Step    int
-	NumKeys bool   // the count of keys stands at Begin and its keys follow it
+	NumKeys bool // the count of keys stands at Begin and its keys follow it
+	// Keyword, when set, begins the search at the first argument from
+	// Begin on that is this word (GEORADIUS's STORE): the key follows it.
+	Keyword string
 	Notes   string // Redis's remark on the spec, if any
 }
 
 // Range reports whether s is a plain range: a known first key and a last
 // key fixed or counted from the end.
-func (s *KeySpec) Range() bool { return s.Begin > 0 && !s.NumKeys }
+func (s *KeySpec) Range() bool { return s.Begin > 0 && !s.NumKeys && s.Keyword == "" }
 
 // parseKeySpecs reads a command table row's KeySpecs. Specs are separated
 // by "; "; each is its flags, the position it begins at ("?" when
 // unknown), then either nothing (that one key), "numkeys" (a count of
-// keys stands there) or the last key relative to it and the step. Notes
-// follow " -- ". A malformed description is a bug in the table.
+// keys stands there) or the last key relative to it and the step; or
+// "keyword", the word and the position the search for it starts from
+// (the one key follows the word). Notes follow " -- ". A malformed
+// description is a bug in the table.
 func parseKeySpecs(name, desc string) []KeySpec {
 	if desc == "" {
 		return nil
@@ -77,6 +82,13 @@ func parseKeySpecs(name, desc string) []KeySpec {
 		if !bad && rest[0] == "?" {
 			s.Step = 0
 			bad = len(rest) != 1
+		} else if !bad && rest[0] == "keyword" {
+			bad = len(rest) != 3
+			if !bad {
+				s.Keyword = rest[1]
+				n, err := strconv.Atoi(rest[2])
+				s.Begin, bad = n, err != nil || n <= 0
+			}
 		} else if !bad {
 			n, err := strconv.Atoi(rest[0])
 			s.Begin, bad = n, err != nil || n <= 0
@@ -234,6 +246,21 @@ func (c *Command) specKeys(argv [][]byte) ([]KeyRef, bool) {
 			return nil, false
 		}
 		first, last, step := s.Begin, 0, s.Step
+		if s.Keyword != "" {
+			// The first argument that is the word, from Begin to the one
+			// before the last; none, no key.
+			first = 0
+			for i := s.Begin; i < len(argv)-1; i++ {
+				if resp.EqualFold(argv[i], strings.ToLower(s.Keyword)) {
+					first = i + 1
+					break
+				}
+			}
+			if first > 0 {
+				keys = append(keys, KeyRef{Pos: first, Flags: s.Flags})
+			}
+			continue
+		}
 		if s.NumKeys {
 			n, ok := resp.ParseInt(argv[s.Begin])
 			// Redis takes the count as a C int.

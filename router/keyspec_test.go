@@ -8,13 +8,14 @@ import (
 )
 
 func TestParseKeySpecs(t *testing.T) {
-	got := parseKeySpecs("x", "OW update 1; RO access 2 -1; RM delete 3 -1 2; RW access delete 2 numkeys; RO ? -- why not")
+	got := parseKeySpecs("x", "OW update 1; RO access 2 -1; RM delete 3 -1 2; RW access delete 2 numkeys; RO ? -- why not; OW update keyword STORE 6")
 	want := []KeySpec{
 		{Flags: KeyOW | KeyUpdate, Begin: 1, Step: 1},
 		{Flags: KeyRO | KeyAccess, Begin: 2, Last: -1, Step: 1},
 		{Flags: KeyRM | KeyDelete, Begin: 3, Last: -1, Step: 2},
 		{Flags: KeyRW | KeyAccess | KeyDelete, Begin: 2, Step: 1, NumKeys: true},
 		{Flags: KeyRO, Notes: "why not"},
+		{Flags: KeyOW | KeyUpdate, Begin: 6, Step: 1, Keyword: "STORE"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseKeySpecs:\n got %+v\nwant %+v", got, want)
@@ -22,7 +23,7 @@ func TestParseKeySpecs(t *testing.T) {
 	if got := parseKeySpecs("x", ""); got != nil {
 		t.Errorf("no specs: %+v", got)
 	}
-	for _, bad := range []string{"RO", "RO 0", "RO x", "RO 1 -1 0", "RO 1 x", "RO ? 1", "RO 1 2 3 4", "RO 1;RO 2"} {
+	for _, bad := range []string{"RO", "RO 0", "RO x", "RO 1 -1 0", "RO 1 x", "RO ? 1", "RO 1 2 3 4", "RO 1;RO 2", "RO keyword STORE", "RO keyword STORE 0"} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -127,6 +128,8 @@ func TestKeyRange(t *testing.T) {
 		{"object", 0, 0, 0},
 		{"ping", 0, 0, 0},
 		{"ssubscribe", 1, -1, 1},
+		{"georadius", 1, 1, 1},
+		{"geosearchstore", 1, 2, 1},
 	} {
 		c := LookupString(tc.name)
 		if f, l, s := c.KeyRange(); f != tc.first || l != tc.last || s != tc.step {
@@ -161,6 +164,12 @@ func TestGetKeys(t *testing.T) {
 		{"sort_ro k store a", "k:RO,access"},
 		{"blpop a b 0", "a:RW,access,delete b:RW,access,delete"},
 		{"sdiffstore d a b", "d:OW,update a:RO,access b:RO,access"},
+		{"georadius k 1 2 3 km store a storedist b", "k:RO,access a:OW,update b:OW,update"},
+		{"georadius k 1 2 3 km store a store b", "k:RO,access a:OW,update"},
+		{"georadius k 1 2 3 store a b", "k:RO,access"},
+		{"georadius k 1 2 3 km count 1 store", "k:RO,access"},
+		{"georadiusbymember k m 3 km STORE a", "k:RO,access a:OW,update"},
+		{"geosearchstore d s frommember m byradius 1 km", "d:OW,update s:RO,access"},
 	} {
 		argv := [][]byte{}
 		for _, a := range strings.Fields(tc.args) {

@@ -338,6 +338,8 @@ func TestRedisArity(t *testing.T) {
 		"zrange": -4, "zrangebylex": -4, "zrangebyscore": -4, "zrangestore": -5, "zrank": 3, "zrem": -3, "zremrangebylex": 4,
 		"zremrangebyrank": 4, "zremrangebyscore": 4, "zrevrange": -4, "zrevrangebylex": -4, "zrevrangebyscore": -4,
 		"zrevrank": 3, "zscan": -3, "zscore": 3, "zunion": -3, "zunionstore": -4,
+		"geoadd": -5, "geodist": -4, "geohash": -2, "geopos": -2, "georadius": -6, "georadius_ro": -6,
+		"georadiusbymember": -5, "georadiusbymember_ro": -5, "geosearch": -7, "geosearchstore": -8,
 	}
 	for _, c := range Commands() {
 		if c.Internal {

@@ -603,7 +603,7 @@ func compatScripts() []compatScript {
 			in("ECHO \"tab\\there\\n\"\r\n"), in("ECHO ''\r\n"), in("GET\r\n"),
 			in("GET \"unbalanced\r\n"), s("PING"),
 		}},
-	}, append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...)...)
+	}, append(append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...), compatGeoScripts()...)...)
 }
 
 // compatUnknownSubcommands asks every container for subcommands it lacks:

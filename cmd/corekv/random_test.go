@@ -1048,6 +1048,7 @@ func init() {
 	diffCommands = append(append(diffCommands, diffSortCommands()...), diffBlockingCommands()...)
 	diffCommands = append(diffCommands, diffBitmapCommands()...)
 	diffCommands = append(diffCommands, diffHLLCommands()...)
+	diffCommands = append(diffCommands, diffGeoCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}

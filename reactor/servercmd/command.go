@@ -274,11 +274,19 @@ func writeKeySpec(w *resp.Writer, s *router.KeySpec) {
 	w.BulkString("begin_search")
 	w.Map(2)
 	w.BulkString("type")
-	if s.Begin == 0 {
+	switch {
+	case s.Begin == 0:
 		w.BulkString("unknown")
 		w.BulkString("spec")
 		w.Map(0)
-	} else {
+	case s.Keyword != "":
+		w.BulkString("keyword")
+		w.BulkString("spec")
+		w.Map(2)
+		w.BulkString("keyword")
+		w.BulkString(s.Keyword)
+		writeIntField(w, "startfrom", s.Begin)
+	default:
 		w.BulkString("index")
 		w.BulkString("spec")
 		w.Map(1)
