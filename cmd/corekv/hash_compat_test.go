@@ -45,6 +45,9 @@ func compatHashScripts() []compatScript {
 			s("CONFIG SET hash-max-listpack-value 1kb"), s("CONFIG GET hash-max-ziplist-value"),
 			s("CONFIG SET hash-max-listpack-value abc"), s("CONFIG SET hash-max-listpack-value -1"),
 			s("CONFIG SET hash-max-listpack-entries -1"), s("CONFIG SET hash-max-listpack-entries abc"),
+			// A refused value is named by the alias it was given by.
+			s("CONFIG SET hash-max-ziplist-entries abc"), s("CONFIG SET HASH-MAX-ZIPLIST-VALUE -1"),
+			a("CONFIG", "SET", "hash-max-ziplist-entries", ""),
 			s("CONFIG SET set-max-intset-entries 100"), s("CONFIG GET set-max-intset-entries"),
 			s("CONFIG SET set-max-intset-entries 512"), defaults,
 		}},

@@ -96,11 +96,13 @@ func findName(name string) *settings.Name {
 // copy of the configuration, so that a bad one changes nothing (Redis sets
 // all or none), then applies them. Like Redis, it answers the first name it
 // refuses (an unknown one before all others), quoting the name as given,
-// and the first value refused under the canonical name; every sensitive
-// value is redacted, whatever is refused.
+// and the first value refused under the name it was given by, in the
+// table's spelling (an alias stays the alias); every sensitive value is
+// redacted, whatever is refused.
 func configSet(store *settings.Store, cn Conn, argv [][]byte) resp.Error {
 	var (
 		changed []*settings.Setting
+		names   []string // as the table spells the name each was given by
 		values  []string
 		unknown string
 		refusal resp.Error
@@ -130,6 +132,7 @@ func configSet(store *settings.Store, cn Conn, argv [][]byte) resp.Error {
 		}
 		seen[n.Name] = true
 		changed = append(changed, n.Setting)
+		names = append(names, n.Name)
 		values = append(values, v)
 	}
 	if unknown != "" {
@@ -146,7 +149,7 @@ func configSet(store *settings.Store, cn Conn, argv [][]byte) resp.Error {
 				refused = p.Check(live, old, next)
 			}
 			if refused != "" {
-				e = configSetFailed(p.Name, refused)
+				e = configSetFailed(names[i], refused)
 				return nil, true
 			}
 		}
