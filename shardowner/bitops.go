@@ -580,6 +580,11 @@ func bitfield(c *Ctx, argv [][]byte, readOnly bool) {
 	}
 	if changes {
 		c.Notify(NotifyString, "setbit", key)
+	} else if grew {
+		// Every write failed (OVERFLOW FAIL) yet the key was created or
+		// zero-extended: no event, as in Redis, but a change the journal
+		// must replay.
+		c.Changed()
 	}
 }
 
