@@ -220,3 +220,18 @@ func TestSplitLineQuoting(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitLine: no config line makes the parser panic, and a value that
+// CONFIG REWRITE writes (Quote) reads back as itself.
+func FuzzSplitLine(f *testing.F) {
+	for _, s := range []string{`a b  c`, `save ""`, `x "a b\"c\\d\n\x41"`, `x 'it\'s "q"'`, `x "abc`, "x\x00\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		SplitLine(s)
+		words, ok := SplitLine("name " + Quote(s))
+		if !ok || len(words) != 2 || words[1] != s {
+			t.Fatalf("Quote(%q) = %s reads back as %q, %v", s, Quote(s), words, ok)
+		}
+	})
+}

@@ -220,9 +220,6 @@ func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 	j.free = append(j.free, p)
 }
 
-// Pending reports whether records wait for the sink.
-func (j *Journal) Pending() bool { return len(j.buf) > 0 }
-
 // Flush hands the records collected since the last Flush to sink.
 func (j *Journal) Flush(shard int, sink Sink) {
 	if len(j.buf) == 0 {
