@@ -179,45 +179,38 @@ var (
 // nothing) there is no block: what the part holds (the expiry of a key it
 // held) goes into the stream as it is.
 func (j *Journal) EndTx(o Owner, id uint64, parts int) {
-	p := j.parts[o]
-	if p == nil {
-		if parts == 0 {
-			return
-		}
-		p = &part{}
-	} else {
-		delete(j.parts, o)
+	p := j.parts[o] // nil: the transaction changed nothing here
+	if p == nil && parts == 0 {
+		return
 	}
-	if parts == 0 {
-		start := 0
-		for _, r := range p.recs {
-			j.selectDB(r.db)
-			j.buf = append(j.buf, p.b[start:r.end]...)
-			start = r.end
-		}
-	} else {
+	if parts > 0 {
 		j.buf = append(j.buf, "#tx "...)
 		j.buf = strconv.AppendUint(j.buf, id, 10)
 		j.buf = append(j.buf, ' ')
 		j.buf = strconv.AppendInt(j.buf, int64(parts), 10)
 		j.buf = append(j.buf, "\r\n"...)
 		j.buf = AppendCommand(j.buf, wordMulti)
+	}
+	if p != nil {
 		start := 0
 		for _, r := range p.recs {
 			j.selectDB(r.db)
-			if r.shared {
+			if r.shared && parts > 0 {
 				j.buf = append(j.buf, "#all\r\n"...)
 			}
 			j.buf = append(j.buf, p.b[start:r.end]...)
 			start = r.end
 		}
+		delete(j.parts, o)
+		p.b, p.recs = p.b[:0], p.recs[:0]
+		if cap(p.b) > 1<<20 {
+			p.b = nil
+		}
+		j.free = append(j.free, p)
+	}
+	if parts > 0 {
 		j.buf = AppendCommand(j.buf, wordExec)
 	}
-	p.b, p.recs = p.b[:0], p.recs[:0]
-	if cap(p.b) > 1<<20 {
-		p.b = nil
-	}
-	j.free = append(j.free, p)
 }
 
 // Flush hands the records collected since the last Flush to sink.
