@@ -94,7 +94,7 @@ func serverArgv(tl *tools, t target, port int, onlyRedis bool) []string {
 		return append(argv, tl.RedisServer, "--port", p, "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--protected-mode", "no")
 	}
-	argv = append(argv, tl.Corekv, "--port", p, "--bind", "127.0.0.1")
+	argv = append(argv, tl.Corekv, "--port", p, "--bind", "127.0.0.1", "--save", "")
 	if t.Shards > 0 {
 		argv = append(argv, "--shards", strconv.Itoa(t.Shards))
 	}

@@ -111,6 +111,14 @@ type Core struct {
 	// debugSlept is how long this turn has blocked in DEBUG SLEEP.
 	sleepers   []debugSleeper
 	debugSlept time.Duration
+
+	// saveWaits are the SAVEs waiting for their file; snapWaiting says the
+	// snapshot walk waits for the file's writer (persist.go).
+	saveWaits   []saveWait
+	snapWaiting bool
+	// misconf refuses writes: the last save failed (errMisconf). Each
+	// timer run and each save's end refresh it.
+	misconf bool
 }
 
 // coreStats are counted by the core alone, without atomics.
@@ -391,6 +399,14 @@ func (c *Core) turn(maxWait int) {
 		// One hand-off per turn, after expiry has recorded its DELs.
 		j.Flush(c.id, c.srv.journal)
 	}
+	if c.shard.Snap != nil {
+		c.snapWaiting = c.shard.SnapshotStep()
+		end = time.Now()
+	}
+	if len(c.saveWaits) > 0 {
+		c.answerSaves()
+		c.misconf = c.srv.saver.RefusesWrites()
+	}
 	if now >= c.nextTimer {
 		c.timers(now)
 		end = time.Now()
@@ -419,10 +435,14 @@ func (c *Core) resetMaxima() {
 
 // timeout is how long epoll_wait may sleep: 0 while work waits.
 func (c *Core) timeout(now time.Time) int {
-	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() {
+	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() ||
+		(c.shard.Snap != nil && !c.snapWaiting) {
 		return 0
 	}
 	d := c.nextTimer - now.UnixMilli()
+	if c.shard.Snap != nil || len(c.saveWaits) > 0 {
+		d = min(d, 1) // the writer's progress wakes nobody
+	}
 	if d < 0 {
 		return 0
 	}
@@ -1060,6 +1080,10 @@ func (c *Core) timers(now int64) {
 		t.Tick()
 	}
 	c.adaptExpire()
+	c.misconf = c.srv.saver.RefusesWrites()
+	if c.id == 0 {
+		c.savePoints(time.UnixMilli(now))
+	}
 	c.updateStale()
 	c.inst.sample(now, [instantCount]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
 	c.publishStats()
@@ -1078,6 +1102,7 @@ func (c *Core) publishStats() {
 		expired += t.Expired()
 	}
 	p.counters[servercmd.CntExpired].Store(expired)
+	p.counters[servercmd.CntDirty].Store(c.shard.Dirty)
 	p.counters[servercmd.CntExpireNs].Store(c.stats.expireNs)
 	p.counters[servercmd.CntExpireCapped].Store(c.stats.expireCapped)
 	p.stalePerc.Store(math.Float64bits(c.exp.stale))

@@ -44,6 +44,11 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
 		return
 	}
+	if c.misconf && (cmd.Flags&router.FlagWrite != 0 || cmd.Home == router.HomePing) {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(c.rejectInMulti(cn, cmd, errMisconf))
+		return
+	}
 	if cn.subs != nil && cn.proto == 2 && cn.subscribed() && !subscribedAllowed(cmd) {
 		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 		cn.errorReply(errSubscribed(cmd, argv))

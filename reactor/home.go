@@ -31,6 +31,8 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeHello:    serverCmd(servercmd.Hello),
 	router.HomeInfo:     serverCmd(servercmd.Info),
 	router.HomeLastSave: serverCmd(servercmd.LastSave),
+	router.HomeSave:     serverCmd(servercmd.Save),
+	router.HomeBgSave:   serverCmd(servercmd.BgSave),
 	router.HomePing:     (*Core).ping,
 	router.HomeQuit:     (*Core).quit,
 	router.HomeReset:    (*Core).reset,

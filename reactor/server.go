@@ -16,6 +16,7 @@ import (
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
 	"github.com/corekv/corekv/shardowner/journal"
+	"github.com/corekv/corekv/shardowner/snapshot"
 	"golang.org/x/sys/unix"
 )
 
@@ -56,7 +57,8 @@ type Server struct {
 	stopping     atomic.Bool
 	drainedCores atomic.Int32
 	stopOnce     sync.Once
-	done         chan struct{}
+	done         chan struct{} // closed once stopped, the save at shutdown done
+	coresDone    chan struct{} // closed once every core has stopped
 	// ShutdownRequested is closed when a client sends SHUTDOWN.
 	ShutdownRequested chan struct{}
 	shutdownOnce      sync.Once
@@ -92,6 +94,10 @@ type Server struct {
 	// journal takes the shards' change journals; nil: nobody does, and the
 	// shards record nothing.
 	journal *journal.FileSink
+	// saver is the snapshot state (persist.go); shutdownSave says whether
+	// the server saves once its cores stop (nil: as the save points say).
+	saver        *snapshot.Saver
+	shutdownSave atomic.Pointer[bool]
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -112,6 +118,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		start:             time.Now(),
 		replID:            newReplID(),
 		done:              make(chan struct{}),
+		coresDone:         make(chan struct{}),
 		ShutdownRequested: make(chan struct{}),
 		registry:          make(map[int64]*Conn),
 		infoReqs:          make(map[uint64]*servercmd.Request),
@@ -121,7 +128,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.slowlog = shardowner.NewSlowlogConfig()
 	s.enc = shardowner.NewEncodingConfig()
 	s.slowlog.Client = s.clientOf
+	s.saver = snapshot.NewSaver(s.start, s.wakeCores)
 	s.conf = settings.NewStore(&cfg, settings.Live{
+		Persist:    &s.saver.Policy,
 		MaxClients: &s.maxClients,
 		FitClients: func(n int64) int64 {
 			fit, _ := fitFDLimit(n, reservedFDs(&s.cfg))
@@ -180,6 +189,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
+	s.initSaver()
 	s.conf.Change(func(_, c *settings.Config, _ *settings.Live) ([]*settings.Setting, bool) {
 		c.Port = port
 		return nil, false
@@ -223,6 +233,15 @@ func (s *Server) Start() {
 	}
 	go func() {
 		s.wg.Wait()
+		close(s.coresDone)
+		if s.savesAtShutdown() {
+			s.log.Info("saving the final RDB snapshot before exiting")
+			if err := s.saveAtShutdown(); err != nil {
+				s.log.Error("error trying to save the DB", "err", err)
+			} else {
+				s.log.Info("DB saved on disk")
+			}
+		}
 		if s.journal != nil {
 			if err := s.journal.Close(); err != nil {
 				s.log.Error("journal", "err", err)
@@ -243,7 +262,10 @@ func (s *Server) Stop(timeout time.Duration) {
 		}
 	})
 	select {
-	case <-s.done:
+	case <-s.coresDone:
+		// The cores have stopped: the save at shutdown, if any, runs to
+		// its end.
+		<-s.done
 	case <-time.After(timeout):
 		s.log.Warn("shutdown timed out with replies still in flight")
 	}

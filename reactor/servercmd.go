@@ -9,6 +9,7 @@ import (
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // This file is what the server commands (reactor/servercmd) see of a core
@@ -96,11 +97,21 @@ func (c *Core) PubSub() servercmd.Directory  { return &c.srv.ps }
 func (c *Core) NowMs() int64                 { return c.shard.Clock.Ms }
 func (c *Core) SetActiveExpire(on bool)      { c.srv.activeExpire.Store(on) }
 
-// Shutdown is SHUTDOWN's effect: the server stops.
-func (c *Core) Shutdown() {
+// Shutdown is SHUTDOWN's effect: the server stops, saving first as save
+// says.
+func (c *Core) Shutdown(save *bool) {
 	c.log.Warn("user requested shutdown")
+	if save != nil {
+		c.srv.shutdownSave.Store(save)
+	}
 	c.srv.requestShutdown()
 }
+
+// Save is SAVE's and BGSAVE's effect (persist.go).
+func (c *Core) Save(scn servercmd.Conn, mode string) error { return c.startSave(scn.(*Conn), mode) }
+
+// Saver is the server's snapshot state.
+func (c *Core) Saver() *snapshot.Saver { return c.srv.saver }
 
 // DebugSleep is DEBUG SLEEP, which blocks this core's loop.
 func (c *Core) DebugSleep(cn servercmd.Conn, secs float64) { c.debugSleep(cn.(*Conn), secs) }
@@ -142,6 +153,7 @@ func (s *Server) serverInfo() servercmd.ServerInfo {
 		ReplID: s.replID, StatGen: s.statGen.Load(), MemoryPeak: &s.memoryPeak,
 	}
 	si.Channels, si.Patterns, si.SShards = s.ps.sizes()
+	si.Persist = s.saver.Status()
 	for _, c := range s.cores {
 		si.CoreCPUs = append(si.CoreCPUs, c.cpu)
 	}
@@ -290,6 +302,8 @@ func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]by
 		s.mu.Unlock()
 		si := s.serverInfo()
 		r.Write(&w, &si)
+	case cmdSnapshot:
+		cutReply(&w, argv)
 	case cmdResetAll:
 		// The cores reset their longest turns when they see the new
 		// generation.

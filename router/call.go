@@ -89,12 +89,34 @@ func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 // reports whether it replied an error. While the shard journals, it also
 // records what the command changed (journaled).
 func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	if ctx.Shard.Snap != nil && (cmd.Flags&FlagWrite != 0 || cmd.Internal) {
+		snapshotAhead(ctx, cmd, argv)
+	}
 	if j := ctx.Shard.Journal; j != nil {
 		return journaled(j, ctx, cmd, argv, o)
 	}
 	errs := ctx.W.Errors
 	cmd.Run(ctx, argv)
 	return ctx.W.Errors != errs
+}
+
+// snapshotAhead lets a snapshot being walked write the keys cmd may
+// change before it changes them (shardowner.BeforeWrite): the keys it
+// names, and under MOVE and COPY … DB the key in the other database.
+func snapshotAhead(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
+	sh := ctx.Shard
+	var buf [16]int
+	for _, i := range cmd.KeyIndexes(buf[:0], argv) {
+		sh.BeforeWrite(ctx.DB, argv[i])
+	}
+	if to, ok := copyTarget(cmd, argv, len(sh.DBs)); ok && to != ctx.DB {
+		sh.BeforeWrite(to, argv[2])
+	}
+	if cmd.Name == "move" && len(argv) == 3 {
+		if to, err := shardowner.DBIndex(argv[2], len(sh.DBs)); err == "" && to != ctx.DB {
+			sh.BeforeWrite(to, argv[1])
+		}
+	}
 }
 
 // journaled runs cmd as run does and records its change in the shard's

@@ -26,13 +26,14 @@ const (
 	FlagSkipSlowlog
 	FlagFast
 	FlagNoAuth
-	FlagNoMulti     // refused inside MULTI (SHUTDOWN)
-	FlagMovableKeys // keys that FirstKey, LastKey and Step do not describe (SORT, a key count)
+	FlagNoAsyncLoading // refused while a replica loads its master's data in the background (SAVE, BGSAVE)
+	FlagNoMulti        // refused inside MULTI (SHUTDOWN)
+	FlagMovableKeys    // keys that FirstKey, LastKey and Step do not describe (SORT, a key count)
 	FlagAllowBusy
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "no_multi", "movablekeys", "allow_busy"}
+	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "no_async_loading", "no_multi", "movablekeys", "allow_busy"}
 
 // Category is a set of Redis's ACL categories. The bits stand in Redis's
 // order, which is the order COMMAND INFO lists a command's categories in.
@@ -141,6 +142,10 @@ const (
 	// CombineHome: the client's core answers through Exec.HomeReply once
 	// every shard has run its part (INFO, CONFIG RESETSTAT).
 	CombineHome
+	// CombineCut: as CombineHome, but every shard's part runs under the
+	// locks of all shards, at one instant for every transaction (a
+	// snapshot's cut).
+	CombineCut
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection
@@ -161,6 +166,8 @@ const (
 	HomeHello
 	HomeInfo
 	HomeLastSave
+	HomeSave
+	HomeBgSave
 	HomePing
 	HomeQuit
 	HomeReset

@@ -51,6 +51,8 @@ var commands = []Command{
 	{Name: "latency", Home: HomeLatency, Arity: -2, Subcommands: latencySubcommands, Group: "server", Summary: "A container for latency diagnostics commands", Since: "2.8.13", Complexity: "Depends on subcommand."},
 	{Name: "slowlog", Arity: -2, Route: RouteAll, Combine: CombineSlowlog, Run: so.Slowlog, Subcommands: slowlogSubcommands, Group: "server", Summary: "A container for slow log commands", Since: "2.2.12", Complexity: "Depends on subcommand."},
 	{Name: "monitor", Home: HomeMonitor, Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "Listen for all requests received by the server in real time", Since: "1.0.0"},
+	{Name: "save", Home: HomeSave, Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Cats: CatAdmin | CatDangerous, Group: "server", Summary: "Synchronously save the dataset to disk", Since: "1.0.0", Complexity: "O(N) where N is the total number of keys in all databases"},
+	{Name: "bgsave", Home: HomeBgSave, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, Cats: CatAdmin | CatDangerous, Group: "server", Summary: "Asynchronously save the dataset to disk", Since: "1.0.0", Complexity: "O(1)", History: []string{"3.2.2 Added the `SCHEDULE` option."}, Args: "?=SCHEDULE@3.2.2"},
 	{Name: "shutdown", Home: HomeShutdown, Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", History: []string{"7.0.0 Added the `NOW`, `FORCE` and `ABORT` modifiers."}, Args: "?nosave_save%o(=NOSAVE =SAVE) ?=NOW@7.0.0 ?=FORCE@7.0.0 ?=ABORT@7.0.0"},
 	{Name: "time", Home: HomeTime, Arity: 1, Flags: FlagLoading | FlagStale | f, Tips: "nondeterministic_output", Group: "server", Summary: "Return the current server time", Since: "2.6.0", Complexity: "O(1)"},
 
@@ -279,6 +281,7 @@ var commands = []Command{
 	// RESETSTAT, zeroes them); the client's core answers once all have
 	// (CombineHome)
 	{Name: "corekv.info", Arity: 2, Route: RouteAll, Combine: CombineHome, Run: so.InternalInfo, Internal: true},
+	{Name: "corekv.snapshot", Arity: 3, Route: RouteAll, Combine: CombineCut, Run: so.InternalSnapshot, Internal: true},
 	{Name: "corekv.resetstat", Arity: 1, Route: RouteAll, Combine: CombineHome, Run: so.InternalResetStats, Internal: true},
 
 	// A MONITOR line for another core's monitors, formatted by the core of

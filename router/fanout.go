@@ -364,7 +364,7 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		out = p.randomKey(out)
 	case CombineSlowlog:
 		out = p.slowlog(out, ex.Slowlog())
-	case CombineHome:
+	case CombineHome, CombineCut:
 		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
 	}
 	s.Reply = out

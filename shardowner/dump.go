@@ -2,6 +2,7 @@ package shardowner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strconv"
 
@@ -43,27 +44,50 @@ func Dump(c *Ctx, argv [][]byte) {
 
 // appendObject appends v as an RDB object: its type, then its body.
 func appendObject(dst []byte, v Value) []byte {
+	return appendObjectBody(append(dst, objectType(v)), v)
+}
+
+// objectType is the RDB type v is written as: a string plainly, an
+// aggregate as a count and its elements (a list, set, hash, or sorted set
+// with binary scores), which Redis converts on load to the encoding their
+// sizes call for.
+func objectType(v Value) byte {
+	switch v.Kind {
+	case KindList:
+		return rdbTypeList
+	case KindSet:
+		return rdbTypeSet
+	case KindHash:
+		return rdbTypeHash
+	case KindZSet:
+		return rdbTypeZSet2
+	}
+	return rdbTypeString
+}
+
+// appendObjectBody appends the body of v's RDB object, of objectType(v).
+func appendObjectBody(dst []byte, v Value) []byte {
 	var tmp [20]byte
 	switch v.Kind {
 	case KindString:
 		if v.IsInt {
-			return appendRDBString(append(dst, rdbTypeString), strconv.AppendInt(tmp[:0], v.Int, 10))
+			return appendRDBString(dst, strconv.AppendInt(tmp[:0], v.Int, 10))
 		}
-		return appendRDBString(append(dst, rdbTypeString), v.Str)
+		return appendRDBString(dst, v.Str)
 	case KindList:
-		dst = appendRDBLen(append(dst, rdbTypeList), listLen(v))
+		dst = appendRDBLen(dst, listLen(v))
 		listEach(v, 0, func(e []byte) bool {
 			dst = appendRDBString(dst, e)
 			return true
 		})
 	case KindSet:
-		dst = appendRDBLen(append(dst, rdbTypeSet), aggLen(v))
+		dst = appendRDBLen(dst, aggLen(v))
 		eachMember(v, func(m []byte) bool {
 			dst = appendRDBString(dst, m)
 			return true
 		})
 	case KindHash:
-		dst = appendRDBLen(append(dst, rdbTypeHash), aggLen(v))
+		dst = appendRDBLen(dst, aggLen(v))
 		eachField(v, func(f []byte, val Value) bool {
 			dst = appendRDBString(dst, f)
 			if val.IsInt {
@@ -75,7 +99,7 @@ func appendObject(dst []byte, v Value) []byte {
 		})
 	case KindZSet:
 		z := zviewOf(v)
-		dst = appendRDBLen(append(dst, rdbTypeZSet2), z.len())
+		dst = appendRDBLen(dst, z.len())
 		for pi := range z.npages() {
 			body := z.page(pi)
 			for off := 0; off < len(body); {
@@ -87,6 +111,17 @@ func appendObject(dst []byte, v Value) []byte {
 		}
 	}
 	return dst
+}
+
+// appendKeyRecord appends key and v as an RDB file's key record: the
+// expiry (EXPIRETIME_MS) when v has one, the type, the key, the body.
+func appendKeyRecord(dst, key []byte, v Value) []byte {
+	if v.ExpireAt != 0 {
+		dst = append(dst, rdbOpExpireMs)
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(v.ExpireAt))
+	}
+	dst = appendRDBString(append(dst, objectType(v)), key)
+	return appendObjectBody(dst, v)
 }
 
 // Restore: RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds]

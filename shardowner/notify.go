@@ -173,6 +173,9 @@ func notifyChannel(b []byte, prefix string, db int, name []byte) []byte {
 // the journal records the expiry as a DEL, then notify publishes it.
 func (s *Shard) expireHook(t *Table, notify func(key []byte)) func(key []byte) {
 	return func(key []byte) {
+		if s.Snap != nil {
+			s.beforeExpire(t, key)
+		}
 		if j := s.Journal; j != nil {
 			j.Expired(s.dbOf(t), key)
 		}

@@ -41,6 +41,10 @@ const (
 	rdbTypeListQuicklist2 = 18
 )
 
+// rdbOpExpireMs starts a key record of an RDB file with its expiry, in
+// Unix milliseconds.
+const rdbOpExpireMs = 252
+
 // rdbVersion is the RDB version DUMP writes and the newest RESTORE takes.
 const rdbVersion = 10
 

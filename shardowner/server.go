@@ -31,7 +31,9 @@ func FlushDB(c *Ctx, argv [][]byte) {
 	if !flushMode(c, argv) {
 		return
 	}
-	c.Table().Clear()
+	if !c.Shard.detachForSnapshot(c.DB) {
+		c.Table().Clear()
+	}
 	c.W.OK()
 }
 
@@ -40,8 +42,10 @@ func FlushAll(c *Ctx, argv [][]byte) {
 	if !flushMode(c, argv) {
 		return
 	}
-	for _, t := range c.Shard.DBs {
-		t.Clear()
+	for db, t := range c.Shard.DBs {
+		if !c.Shard.detachForSnapshot(db) {
+			t.Clear()
+		}
 	}
 	c.W.OK()
 }

@@ -48,6 +48,12 @@ type Shard struct {
 	// Journal collects the records of what changes the shard's data, for
 	// whoever consumes them; nil: nobody does, and nothing is recorded.
 	Journal *journal.Journal
+	// Snap is the snapshot being walked (snapshot.go); nil: none.
+	Snap *Snapshot
+	// SnapshotFor finds the sink of the snapshot a cut names, telling it
+	// the shard's change count at the cut, and whether its records are
+	// compressed; nil, or a nil sink: no such snapshot runs.
+	SnapshotFor func(id, dirty uint64) (sink SnapshotSink, compress bool)
 	// Dirty counts the changes made to the shard's data: a handler's
 	// keyspace event (Notify) is one, whether or not events are enabled.
 	// The call path compares it around a command to know whether the
@@ -112,11 +118,18 @@ func NewShard(id, count, databases int) *Shard {
 	s := &Shard{ID: id, Count: count, DBs: make([]*Table, databases), Enc: NewEncodingConfig(),
 		rng: uint64(id)*0x9e3779b97f4a7c15 + uint64(time.Now().UnixNano())}
 	for i := range s.DBs {
-		s.DBs[i] = NewTable(&s.Clock)
-		s.DBs[i].OnExpire = s.expireHook(s.DBs[i], s.tableHook(s.DBs[i], NotifyExpired, "expired"))
-		s.DBs[i].OnNew = s.newHook(s.DBs[i], s.tableHook(s.DBs[i], NotifyNew, "new"))
+		s.DBs[i] = s.newDBTable()
 	}
 	return s
+}
+
+// newDBTable returns an empty table for a database of the shard, with its
+// expiry and creation hooks.
+func (s *Shard) newDBTable() *Table {
+	t := NewTable(&s.Clock)
+	t.OnExpire = s.expireHook(t, s.tableHook(t, NotifyExpired, "expired"))
+	t.OnNew = s.newHook(t, s.tableHook(t, NotifyNew, "new"))
+	return t
 }
 
 // errFull answers a write that the shard's table has no room for

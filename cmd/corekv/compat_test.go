@@ -679,14 +679,15 @@ func compatFreePort(t *testing.T) int {
 	return port
 }
 
-// compatStartRedis starts redis-server without persistence on a free port and
-// waits until it answers PING.
-func compatStartRedis(t *testing.T, path string) string {
+// compatStartRedis starts redis-server without persistence on a free port,
+// with extra arguments after the defaults, and waits until it answers PING.
+func compatStartRedis(t *testing.T, path string, extra ...string) string {
 	t.Helper()
 	port := compatFreePort(t)
 	logs := &safeBuffer{}
-	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--enable-debug-command", "yes", "--dir", t.TempDir(), "--loglevel", "warning")
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--enable-debug-command", "yes", "--dir", t.TempDir(), "--loglevel", "warning"}, extra...)
+	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start redis-server: %v", err)
@@ -736,6 +737,7 @@ func compatStartCorekv(t testing.TB, bin string, shards int, extra ...string) *c
 	// DEBUG is on in both servers (redis-server too), so DEBUG SLEEP compares.
 	args := append([]string{"--port", "0", "--bind", "127.0.0.1", "--shards", strconv.Itoa(shards), "--enable-debug-command", "yes"}, extra...)
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir() // where its snapshots go (dir)
 	srv := &compatCorekv{logs: &safeBuffer{}}
 	srv.watch = newExitWatch(srv.logs)
 	cmd.Stdout = srv.logs

@@ -15,6 +15,7 @@ func TestBusyPortRefused(t *testing.T) {
 	port := compatFreePort(t)
 	startServerArgs(t, nil, []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--shards", "2"})
 	cmd := exec.Command(corekvBinary(t), "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--shards", "2")
+	cmd.Dir = t.TempDir()
 	done := make(chan struct{})
 	var out []byte
 	var err error

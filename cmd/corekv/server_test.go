@@ -173,6 +173,9 @@ func startServerArgs(t testing.TB, wrapper []string, args []string) *server {
 	full = append(full, bin)
 	full = append(full, args...)
 	cmd := exec.Command(full[0], full[1:]...)
+	// Its own working directory: the default dir, where its snapshots go
+	// and whose dump.rdb it loads.
+	cmd.Dir = t.TempDir()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

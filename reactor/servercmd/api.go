@@ -1,6 +1,6 @@
 // Package servercmd owns the server commands: INFO, CONFIG, CLIENT,
 // COMMAND, LATENCY, DEBUG (but for the sleep itself), PUBSUB, TIME,
-// LASTSAVE and SHUTDOWN, the connection commands that read the server's
+// SAVE, BGSAVE, LASTSAVE and SHUTDOWN, the connection commands that read the server's
 // settings (AUTH, HELLO), and the statistics and client listings they show. They run on the client's home core, which
 // hands them the connection and itself through the small interfaces below;
 // the loop, the connections, their buffers and reply slots, and the rings
@@ -13,6 +13,7 @@ import (
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // Conn is what a server command needs of the connection that sent it.
@@ -105,8 +106,14 @@ type Core interface {
 	// user (user nil: AUTH with a password alone), and the error to send
 	// when they do not.
 	CheckPass(user, pass []byte) resp.Error
-	// Shutdown stops the server.
-	Shutdown()
+	// Shutdown stops the server; save says whether it saves the dataset
+	// first (nil: as the save points say).
+	Shutdown(save *bool)
+	// Save cuts every shard for a new snapshot for cn, answered as mode
+	// says (SaveBackground, SaveForeground).
+	Save(cn Conn, mode string) error
+	// Saver is the server's snapshot state.
+	Saver() *snapshot.Saver
 	// DebugSleep is DEBUG SLEEP, which the loop does.
 	DebugSleep(cn Conn, secs float64)
 	SetActiveExpire(on bool)
@@ -130,6 +137,8 @@ type ServerInfo struct {
 	MemoryPeak *atomic.Uint64
 	// Percentiles is latency-tracking-info-percentiles.
 	Percentiles []float64
+	// Persist is the snapshots' state.
+	Persist snapshot.Status
 }
 
 // errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do

@@ -39,6 +39,7 @@ const (
 	CntMisses                      // keyspace_misses
 	CntSlowTurns                   // slow_loop_turns
 	CntErrorReplies                // total_error_replies
+	CntDirty                       // changes made, for rdb_changes_since_last_save
 	CounterCount
 )
 
@@ -294,15 +295,27 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("gc_cycles", ms.NumGC)
 	}
 	if section("persistence") {
-		// corekv keeps nothing on disk: never loading, saving or writing an
-		// AOF. It does not count changes since a save, so it has no
-		// rdb_changes_since_last_save.
+		// The dataset is loaded before the server listens, so it is never
+		// loading here. A snapshot takes no fork: no copy-on-write.
+		p := &s.Persist
 		kv("loading", 0)
 		kv("async_loading", 0)
-		kv("rdb_bgsave_in_progress", 0)
-		kv("rdb_last_save_time", s.Start.Unix())
-		kv("rdb_last_bgsave_status", "ok")
-		kv("rdb_saves", 0)
+		kv("current_cow_peak", 0)
+		kv("current_cow_size", 0)
+		kv("current_cow_size_age", 0)
+		kv("current_fork_perc", "0.00")
+		kv("current_save_keys_processed", 0)
+		kv("current_save_keys_total", 0)
+		kv("rdb_changes_since_last_save", t.N[CntDirty]-p.DirtyAtSave)
+		kv("rdb_bgsave_in_progress", b2i(p.InProgress))
+		kv("rdb_last_save_time", p.LastSave.Unix())
+		kv("rdb_last_bgsave_status", okErr(p.LastOK))
+		kv("rdb_last_bgsave_time_sec", p.LastSecs)
+		kv("rdb_current_bgsave_time_sec", p.CurrentSecs)
+		kv("rdb_saves", p.Saves)
+		kv("rdb_last_cow_size", 0)
+		kv("rdb_last_load_keys_expired", p.LoadExpired)
+		kv("rdb_last_load_keys_loaded", p.LoadLoaded)
 		kv("aof_enabled", 0)
 		kv("aof_rewrite_in_progress", 0)
 		kv("aof_rewrite_scheduled", 0)
@@ -471,4 +484,18 @@ func humanBytes(n uint64) string {
 		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 2, 64) + "K"
 	}
 	return strconv.FormatUint(n, 10) + "B"
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func okErr(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "err"
 }

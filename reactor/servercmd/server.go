@@ -1,10 +1,12 @@
 package servercmd
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // Time is TIME: the server's clock, seconds and microseconds.
@@ -17,20 +19,91 @@ func Time(c Core, cn Conn, argv [][]byte) {
 	cn.End()
 }
 
-// LastSave is LASTSAVE: the server's start, as nothing has been saved
-// since.
+// LastSave is LASTSAVE: when the last save succeeded (the server's start
+// before any).
 func LastSave(c Core, cn Conn, argv [][]byte) {
 	w := cn.Begin()
-	w.Int(c.Server().Start.Unix())
+	w.Int(c.Saver().Status().LastSave.Unix())
 	cn.End()
 }
 
-// Shutdown is SHUTDOWN. Its options are accepted and change nothing:
-// there is nothing to save.
+// Modes of a save, for Core.Save.
+const (
+	SaveBackground = "bg" // BGSAVE: answered once every shard is cut
+	SaveForeground = "fg" // SAVE: answered once the file is in place
+)
+
+// Redis's replies to a save that cannot start.
+const (
+	errBgsaveInProgress resp.Error = "ERR Background save already in progress"
+	errSaveFailed       resp.Error = "ERR Background save failed"
+)
+
+// Save is SAVE: the dataset is written, and then the reply comes. Unlike
+// Redis's, the server goes on serving other clients meanwhile; the file
+// holds the dataset as it was when SAVE ran.
+func Save(c Core, cn Conn, argv [][]byte) {
+	if err := c.Save(cn, SaveForeground); err != nil {
+		if errors.Is(err, snapshot.ErrInProgress) {
+			cn.Error(errBgsaveInProgress)
+			return
+		}
+		cn.Error(errSaveFailed)
+	}
+}
+
+// BgSave is BGSAVE [SCHEDULE], answered once every shard is cut. While a
+// save runs BGSAVE is refused, and BGSAVE SCHEDULE answered "scheduled":
+// the save starts once the running one has ended.
+func BgSave(c Core, cn Conn, argv [][]byte) {
+	schedule := false
+	if len(argv) > 2 || (len(argv) == 2 && !resp.EqualFold(argv[1], "schedule")) {
+		cn.Error(resp.ErrSyntax)
+		return
+	}
+	if len(argv) == 2 {
+		schedule = true
+	}
+	if cn.InExec() {
+		// EXEC cannot wait for the other cores' cut: the save runs right
+		// after EXEC, as a scheduled one.
+		c.Saver().Schedule()
+		w := cn.Begin()
+		w.Simple("Background saving scheduled")
+		cn.End()
+		return
+	}
+	err := c.Save(cn, SaveBackground)
+	switch {
+	case err == nil:
+	case errors.Is(err, snapshot.ErrInProgress) && schedule:
+		c.Saver().Schedule()
+		w := cn.Begin()
+		w.Simple("Background saving scheduled")
+		cn.End()
+	case errors.Is(err, snapshot.ErrInProgress):
+		cn.Error(errBgsaveInProgress)
+	default:
+		cn.Error(errSaveFailed)
+	}
+}
+
+// Shutdown is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: with SAVE, or
+// with a save point and not NOSAVE, the dataset is saved once the cores
+// have stopped. NOW and FORCE change nothing: there are no replicas to
+// wait for.
 func Shutdown(c Core, cn Conn, argv [][]byte) {
+	var save *bool
 	for _, a := range argv[1:] {
 		switch {
-		case resp.EqualFold(a, "nosave"), resp.EqualFold(a, "save"), resp.EqualFold(a, "now"), resp.EqualFold(a, "force"):
+		case resp.EqualFold(a, "nosave"), resp.EqualFold(a, "save"):
+			if save != nil {
+				cn.Error(resp.ErrSyntax)
+				return
+			}
+			b := resp.EqualFold(a, "save")
+			save = &b
+		case resp.EqualFold(a, "now"), resp.EqualFold(a, "force"):
 		case resp.EqualFold(a, "abort"):
 			cn.Error(resp.Error("ERR No shutdown in progress."))
 			return
@@ -39,7 +112,7 @@ func Shutdown(c Core, cn Conn, argv [][]byte) {
 			return
 		}
 	}
-	c.Shutdown()
+	c.Shutdown(save)
 	// Like Redis, a successful SHUTDOWN sends no reply: the connection
 	// closes when the server stops.
 }

@@ -1,5 +1,7 @@
 package settings
 
+import "github.com/corekv/corekv/shardowner/snapshot"
+
 // Config is what a server starts with, every setting of Table in one place.
 // The settings CONFIG SET may change are copied into the server's atomics at
 // start (Live) and again whenever they change.
@@ -75,6 +77,16 @@ type Config struct {
 	// JournalDir, when set, makes every shard journal its changes to a file
 	// of its own there (journal.FileSink).
 	JournalDir string
+	// SavePoints are save's pairs: a snapshot after so many seconds with
+	// so many changes; none, no automatic snapshots.
+	SavePoints []snapshot.Point
+	// DBFilename and Dir are where snapshots go (dbfilename, dir; Dir
+	// absolute). RDBCompression, RDBChecksum and StopWritesOnBgsaveError
+	// are rdbcompression, rdbchecksum and stop-writes-on-bgsave-error.
+	DBFilename, Dir         string
+	RDBCompression          bool
+	RDBChecksum             bool
+	StopWritesOnBgsaveError bool
 	// ConfigFile is the absolute path of the config file the server was
 	// started with, which CONFIG REWRITE rewrites; "" when there is none.
 	ConfigFile string
@@ -122,6 +134,12 @@ func Defaults() Config {
 		EnableProtected:    "no",
 		ActiveExpireEffort: 1,
 
+		SavePoints:              []snapshot.Point{{Seconds: 3600, Changes: 1}, {Seconds: 300, Changes: 100}, {Seconds: 60, Changes: 10000}},
+		DBFilename:              "dump.rdb",
+		RDBCompression:          true,
+		RDBChecksum:             true,
+		StopWritesOnBgsaveError: true,
+
 		SlowlogSlowerThan:  10000,
 		SlowlogMaxLen:      128,
 		LatencyPercentiles: []float64{50, 99, 99.9},
@@ -137,6 +155,7 @@ func (c *Config) Clone() Config {
 	d.Bind = append([]string(nil), c.Bind...)
 	d.CPUs = append([]int(nil), c.CPUs...)
 	d.LatencyPercentiles = append([]float64(nil), c.LatencyPercentiles...)
+	d.SavePoints = append([]snapshot.Point(nil), c.SavePoints...)
 	if c.Ignored != nil {
 		d.Ignored = make(map[string]string, len(c.Ignored))
 		for k, v := range c.Ignored {

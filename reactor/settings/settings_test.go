@@ -96,7 +96,7 @@ func FuzzPercentiles(f *testing.F) {
 // sets every setting a pattern shows), while Find still knows them.
 func TestHiddenSettings(t *testing.T) {
 	for _, name := range []string{"shards", "pin", "spin", "spin-contended", "output-safety-cap", "pprof",
-		"journal-dir", "key-load-delay", "daemonize", "protected-mode", "dir", "dbfilename", "logfile", "tcp-keepalive"} {
+		"journal-dir", "key-load-delay", "daemonize", "protected-mode", "logfile", "tcp-keepalive"} {
 		s := Find(name)
 		if s == nil || !s.Hidden || s.Get == nil {
 			t.Errorf("%s: %+v, want a hidden setting CONFIG GET can show", name, s)

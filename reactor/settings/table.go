@@ -23,6 +23,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // Setting is one configuration setting.
@@ -88,6 +89,8 @@ type Live struct {
 	Slowlog  *shardowner.SlowlogConfig
 	Enc      *shardowner.EncodingConfig
 	Events   *shardowner.NotifyConfig
+	// Persist is the snapshot settings the saver reads; nil: none.
+	Persist *snapshot.Policy
 }
 
 // ApplyAll makes every setting of c take effect, as at start.
@@ -186,15 +189,33 @@ var Table = []Setting{
 	{Name: "spin-contended", Hidden: true, Get: func(c *Config) string { return yesNo(c.SpinContended) },
 		Set: boolSetting(func(c *Config, b bool) { c.SpinContended = b })},
 	fixed("timeout", "0"),
-	// Without persistence, the only schedule is none and the AOF is off;
-	// accepting those lets clients and test suites that ask for them work.
-	{Name: "save", Multi: true, Mutable: true, Get: func(c *Config) string { return "" },
+	// Snapshots (shardowner/snapshot): where they go, how they are
+	// written, and when they are taken by themselves.
+	{Name: "save", Multi: true, Mutable: true, Get: func(c *Config) string { return snapshot.FormatPoints(c.SavePoints) },
 		Set: func(c *Config, v string) string {
-			if strings.TrimSpace(v) != "" {
-				return "corekv has no persistence, so save can only be empty"
+			ps, refused := snapshot.ParsePoints(v)
+			if refused == "" {
+				c.SavePoints = ps
 			}
+			return refused
+		},
+		Apply: applyPersist},
+	{Name: "dbfilename", Mutable: true, Protected: true, Quoted: true, Get: func(c *Config) string { return c.DBFilename },
+		Set: func(c *Config, v string) string {
+			if v != filepath.Base(v) || v == "" || v == "." || v == ".." {
+				return "dbfilename can't be a path, just a filename"
+			}
+			c.DBFilename = v
 			return ""
-		}},
+		},
+		Apply: applyPersist},
+	{Name: "dir", Mutable: true, Protected: true, Quoted: true, Get: getDir, Set: setDir, Check: checkDir, Apply: applyPersist},
+	{Name: "rdbcompression", Mutable: true, Get: func(c *Config) string { return yesNo(c.RDBCompression) },
+		Set: boolSetting(func(c *Config, b bool) { c.RDBCompression = b }), Apply: applyPersist},
+	{Name: "rdbchecksum", Get: func(c *Config) string { return yesNo(c.RDBChecksum) },
+		Set: boolSetting(func(c *Config, b bool) { c.RDBChecksum = b }), Apply: applyPersist},
+	{Name: "stop-writes-on-bgsave-error", Mutable: true, Get: func(c *Config) string { return yesNo(c.StopWritesOnBgsaveError) },
+		Set: boolSetting(func(c *Config, b bool) { c.StopWritesOnBgsaveError = b }), Apply: applyPersist},
 	{Name: "appendonly", Mutable: true, Get: func(c *Config) string { return "no" },
 		Set: func(c *Config, v string) string {
 			switch strings.ToLower(v) {
@@ -242,10 +263,6 @@ var Table = []Setting{
 	{Name: "journal-dir", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.JournalDir },
 		Set: func(c *Config, v string) string { c.JournalDir = v; return "" }},
 	ignored("protected-mode", "yes"), ignored("daemonize", "no"), quoted(ignored("logfile", "")), ignored("tcp-keepalive", "300"),
-	// Where Redis's snapshot would go: corekv writes none, but like Redis
-	// it lets CONFIG SET change them where enable-protected-configs allows.
-	protected(quoted(ignored("dbfilename", "dump.rdb"))),
-	{Name: "dir", Multi: true, Ignored: true, Hidden: true, Protected: true, Quoted: true, Mutable: true, Get: getDir, Set: setDir, Check: checkDir},
 }
 
 // Find returns the setting called name, by its name or an alias, in any
@@ -378,8 +395,8 @@ func protected(s Setting) Setting {
 // getDir shows dir as Redis does, absolute; by default the working
 // directory.
 func getDir(c *Config) string {
-	if v, ok := c.Ignored["dir"]; ok {
-		return v
+	if c.Dir != "" {
+		return c.Dir
 	}
 	wd, _ := os.Getwd()
 	return wd
@@ -389,11 +406,16 @@ func setDir(c *Config, v string) string {
 	if abs, err := filepath.Abs(v); err == nil {
 		v = abs
 	}
-	if c.Ignored == nil {
-		c.Ignored = map[string]string{}
-	}
-	c.Ignored["dir"] = v
+	c.Dir = v
 	return ""
+}
+
+// applyPersist hands the snapshot settings to the saver.
+func applyPersist(l *Live, c *Config) {
+	if l.Persist != nil {
+		l.Persist.Set(snapshot.PolicyValues{Points: c.SavePoints, Dir: getDir(c), File: c.DBFilename,
+			Compress: c.RDBCompression, Check: c.RDBChecksum, StopWritesOnError: c.StopWritesOnBgsaveError})
+	}
 }
 
 // checkDir refuses, as Redis's chdir does, a dir that is not one, with the

@@ -71,6 +71,7 @@ type Table struct {
 	ix        [2]index // ix[1] is in use only while rehashing
 	rehashIdx int      // next bucket of ix[0] to migrate; -1 when not rehashing
 	scanning  int      // Scans calling back: lookups then leave a resize where it is
+	frozen    int      // Freeze: no resize starts either (walk.go)
 	ar        arena
 	exp       wheel
 	expired   uint64 // keys deleted because they expired
@@ -138,7 +139,7 @@ func newTable(clock *Clock, pool *blockPool) *Table {
 // limit, expired count, watcher and hooks.
 func (t *Table) reset() {
 	limit := t.ar.pageLimit
-	*t = Table{clock: t.clock, rehashIdx: -1, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired,
+	*t = Table{clock: t.clock, rehashIdx: -1, frozen: t.frozen, scanning: t.scanning, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired,
 		watcher: t.watcher, OnExpire: t.OnExpire, OnNew: t.OnNew}
 	t.ar.pool = t.pool
 	t.ar.pageLimit = limit
@@ -232,7 +233,7 @@ func (t *Table) insert(h uint64, ref uint32) {
 		ix := &t.ix[0]
 		if ix.dir == nil {
 			*ix = newIndex(1, t.pool)
-		} else if ix.count >= maxLoad*int(ix.mask+1) {
+		} else if ix.count >= maxLoad*int(ix.mask+1) && t.frozen == 0 {
 			t.startRehash(2 * (ix.mask + 1))
 		}
 	}
@@ -254,7 +255,7 @@ func (t *Table) insert(h uint64, ref uint32) {
 
 func (t *Table) maybeShrink() {
 	ix := &t.ix[0]
-	if t.rehashing() || ix.mask == 0 || ix.count*minLoadDiv >= int(ix.mask+1) {
+	if t.rehashing() || t.frozen > 0 || ix.mask == 0 || ix.count*minLoadDiv >= int(ix.mask+1) {
 		return
 	}
 	n := uint32(1)

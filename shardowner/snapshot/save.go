@@ -1,0 +1,182 @@
+// Package snapshot turns the shards' snapshot records into one RDB stream:
+// the shards walk their tables (shardowner.StartSnapshot) and hand it
+// chunks of key records; a goroutine of its own writes the header, the
+// databases' sizes at the cut, the chunks as they come (a SELECTDB where
+// the database changes) and the end with its checksum, so that no shard
+// thread waits on the disk. A Save writes to any io.Writer: a file (File,
+// which renames it into place only once it is whole), or later a replica's
+// socket.
+package snapshot
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/valyala/bytebufferpool"
+)
+
+// Options are how the file is written.
+type Options struct {
+	Checksum bool // rdbchecksum: a CRC-64 at the end, else zeros
+	// Aux are the header's auxiliary fields, in order.
+	Aux []Aux
+}
+
+// Save is one snapshot being written. It is a shardowner.SnapshotSink.
+type Save struct {
+	shards, databases int
+	opts              Options
+	out               *bufio.Writer
+
+	mu      sync.Mutex
+	wake    *sync.Cond
+	queue   []chunk
+	cuts    int
+	keys    []int // per database, summed over the shards' cuts
+	expires []int
+	done    int
+	aborted bool
+	backlog atomic.Int64
+
+	finished chan struct{}
+	err      error
+	written  int64
+}
+
+type chunk struct {
+	db  int
+	buf *bytebufferpool.ByteBuffer
+}
+
+// ErrAborted ends a Save that Abort stopped.
+var ErrAborted = errors.New("snapshot aborted")
+
+// Start begins writing a snapshot of shards shards with the given number
+// of databases to out. The shards' records follow (Cut, Chunk, Done); Wait
+// returns once all is written.
+func Start(out io.Writer, shards, databases int, opts Options) *Save {
+	s := &Save{shards: shards, databases: databases, opts: opts, out: bufio.NewWriterSize(out, 256<<10),
+		keys: make([]int, databases), expires: make([]int, databases), finished: make(chan struct{})}
+	s.wake = sync.NewCond(&s.mu)
+	go s.write()
+	return s
+}
+
+// Cut records the sizes of a shard's databases at the cut.
+func (s *Save) Cut(shard int, keys, expires []int) {
+	s.mu.Lock()
+	for db := range keys {
+		s.keys[db] += keys[db]
+		s.expires[db] += expires[db]
+	}
+	s.cuts++
+	s.mu.Unlock()
+	s.wake.Signal()
+}
+
+// Chunk queues records of database db for the writer, which owns buf.
+func (s *Save) Chunk(shard, db int, buf *bytebufferpool.ByteBuffer) {
+	s.backlog.Add(int64(len(buf.B)))
+	s.mu.Lock()
+	if s.aborted {
+		s.mu.Unlock()
+		s.backlog.Add(-int64(len(buf.B)))
+		bytebufferpool.Put(buf)
+		return
+	}
+	s.queue = append(s.queue, chunk{db, buf})
+	s.mu.Unlock()
+	s.wake.Signal()
+}
+
+// Done records that a shard has sent everything.
+func (s *Save) Done(shard int) {
+	s.mu.Lock()
+	s.done++
+	s.mu.Unlock()
+	s.wake.Signal()
+}
+
+// Backlog is the bytes queued and not yet written.
+func (s *Save) Backlog() int { return int(s.backlog.Load()) }
+
+// Abort stops the save: what is queued is dropped and Wait returns
+// ErrAborted once the writer has stopped. The shards must stop sending
+// (shardowner.AbortSnapshot) too.
+func (s *Save) Abort() {
+	s.mu.Lock()
+	s.aborted = true
+	s.mu.Unlock()
+	s.wake.Signal()
+}
+
+// Finished is closed once the writer has stopped.
+func (s *Save) Finished() <-chan struct{} { return s.finished }
+
+// Wait waits for the writer and returns its error.
+func (s *Save) Wait() error {
+	<-s.finished
+	return s.err
+}
+
+// Written is the bytes the stream holds, once finished.
+func (s *Save) Written() int64 { return s.written }
+
+func (s *Save) write() {
+	defer close(s.finished)
+	w := newStream(s.out)
+	w.header(s.opts.Aux)
+	// The databases' sizes go first, each under its own SELECTDB, so the
+	// loader can size its tables before the keys come.
+	s.mu.Lock()
+	for s.cuts < s.shards && !s.aborted {
+		s.wake.Wait()
+	}
+	s.mu.Unlock()
+	for db := range s.databases {
+		if s.keys[db] > 0 {
+			w.selectDB(db)
+			w.resizeDB(uint64(s.keys[db]), uint64(s.expires[db]))
+		}
+	}
+	last := -1
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && s.done < s.shards && !s.aborted {
+			s.wake.Wait()
+		}
+		q, aborted, all := s.queue, s.aborted, s.done == s.shards
+		s.queue = nil
+		s.mu.Unlock()
+		if aborted {
+			for _, c := range q {
+				s.backlog.Add(-int64(len(c.buf.B)))
+				bytebufferpool.Put(c.buf)
+			}
+			s.err = ErrAborted
+			return
+		}
+		for _, c := range q {
+			if c.db != last {
+				w.selectDB(c.db)
+				last = c.db
+			}
+			w.raw(c.buf.B)
+			s.backlog.Add(-int64(len(c.buf.B)))
+			bytebufferpool.Put(c.buf)
+		}
+		if all && len(q) == 0 {
+			break
+		}
+	}
+	w.end(s.opts.Checksum)
+	if w.err != nil {
+		s.err = w.err
+		return
+	}
+	s.err = s.out.Flush()
+	s.written = w.n
+}
