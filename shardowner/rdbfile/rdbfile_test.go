@@ -63,7 +63,7 @@ func TestAppendString(t *testing.T) {
 		{long, false, "\x3c" + long},
 		{long, true, ""},
 		{"abcdefghijklmnopqrstuvwxyz", true, "\x1aabcdefghijklmnopqrstuvwxyz"}, // incompressible
-		{strings.Repeat("a", 20), true, "\x14" + strings.Repeat("a", 20)},    // not over 20
+		{strings.Repeat("a", 20), true, "\x14" + strings.Repeat("a", 20)},      // not over 20
 	} {
 		got := AppendString([]byte("x"), []byte(c.s), c.compress)
 		if got[0] != 'x' {
@@ -105,9 +105,9 @@ func TestAppendStringAllocs(t *testing.T) {
 func TestReaderBounds(t *testing.T) {
 	for _, p := range []string{
 		"", "\x40", "\x80\x00", "\x81\x00\x00", "\x05abc", "\xc0", "\xc1\x00", "\xc2\x00\x00",
-		"\xc3\x01\x7f\x00",           // claims to expand 1 byte into 127
-		"\xc3\x02\x05\x01a",          // expands to 2, not 5
-		"\xc3\x02\x02\x20\x00",       // reference before the start
+		"\xc3\x01\x7f\x00",             // claims to expand 1 byte into 127
+		"\xc3\x02\x05\x01a",            // expands to 2, not 5
+		"\xc3\x02\x02\x20\x00",         // reference before the start
 		"\xc4", "\x82\x00\x00\x00\x01", // unknown encodings
 	} {
 		r := NewReader([]byte(p))

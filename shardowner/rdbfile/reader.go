@@ -13,9 +13,10 @@ type Reader struct {
 	p   []byte
 	off int // bytes consumed, for error messages
 
-	// Scratch holds the last LZF or integer string read. The caller may
-	// give it a buffer to reuse and take it back after.
+	// Scratch holds the last LZF string read. The caller may give it a
+	// buffer to reuse and take it back after.
 	Scratch []byte
+	tmp     [20]byte // the last integer string read
 }
 
 // NewReader returns a Reader over p.
@@ -102,8 +103,8 @@ func (r *Reader) Count(min int) (int, bool) {
 	return int(n), true
 }
 
-// String reads an RDB string. The result aliases the input or r.Scratch,
-// and is valid until the next read.
+// String reads an RDB string. The result aliases the input, r.Scratch or
+// r itself, and is valid until the next read.
 func (r *Reader) String() ([]byte, bool) {
 	n, encoded, ok := r.Len()
 	if !ok {
@@ -132,10 +133,7 @@ func (r *Reader) String() ([]byte, bool) {
 	return nil, false
 }
 
-func (r *Reader) intText(v int64) []byte {
-	r.Scratch = strconv.AppendInt(r.Scratch[:0], v, 10)
-	return r.Scratch
-}
+func (r *Reader) intText(v int64) []byte { return strconv.AppendInt(r.tmp[:0], v, 10) }
 
 // lzf reads an LZF string: its compressed and plain lengths, then the
 // compressed bytes.
