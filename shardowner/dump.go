@@ -9,6 +9,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/kvtable"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 // Errors of DUMP and RESTORE, Redis's texts.
@@ -47,40 +48,40 @@ func appendObject(dst []byte, v Value) []byte {
 	switch v.Kind {
 	case KindString:
 		if v.IsInt {
-			return appendRDBString(append(dst, rdbTypeString), strconv.AppendInt(tmp[:0], v.Int, 10))
+			return rdbfile.AppendRawString(append(dst, rdbfile.TypeString), strconv.AppendInt(tmp[:0], v.Int, 10))
 		}
-		return appendRDBString(append(dst, rdbTypeString), v.Str)
+		return rdbfile.AppendRawString(append(dst, rdbfile.TypeString), v.Str)
 	case KindList:
-		dst = appendRDBLen(append(dst, rdbTypeList), listLen(v))
+		dst = rdbfile.AppendLen(append(dst, rdbfile.TypeList), listLen(v))
 		listEach(v, 0, func(e []byte) bool {
-			dst = appendRDBString(dst, e)
+			dst = rdbfile.AppendRawString(dst, e)
 			return true
 		})
 	case KindSet:
-		dst = appendRDBLen(append(dst, rdbTypeSet), aggLen(v))
+		dst = rdbfile.AppendLen(append(dst, rdbfile.TypeSet), aggLen(v))
 		eachMember(v, func(m []byte) bool {
-			dst = appendRDBString(dst, m)
+			dst = rdbfile.AppendRawString(dst, m)
 			return true
 		})
 	case KindHash:
-		dst = appendRDBLen(append(dst, rdbTypeHash), aggLen(v))
+		dst = rdbfile.AppendLen(append(dst, rdbfile.TypeHash), aggLen(v))
 		eachField(v, func(f []byte, val Value) bool {
-			dst = appendRDBString(dst, f)
+			dst = rdbfile.AppendRawString(dst, f)
 			if val.IsInt {
-				dst = appendRDBString(dst, strconv.AppendInt(tmp[:0], val.Int, 10))
+				dst = rdbfile.AppendRawString(dst, strconv.AppendInt(tmp[:0], val.Int, 10))
 			} else {
-				dst = appendRDBString(dst, val.Str)
+				dst = rdbfile.AppendRawString(dst, val.Str)
 			}
 			return true
 		})
 	case KindZSet:
 		z := zviewOf(v)
-		dst = appendRDBLen(append(dst, rdbTypeZSet2), z.len())
+		dst = rdbfile.AppendLen(append(dst, rdbfile.TypeZSet2), z.len())
 		for pi := range z.npages() {
 			body := z.page(pi)
 			for off := 0; off < len(body); {
 				m, _, next := zAt(body, off)
-				dst = appendRDBString(dst, m)
+				dst = rdbfile.AppendRawString(dst, m)
 				dst = append(dst, body[next-8:next]...) // the score's float64, little endian
 				off = next
 			}
