@@ -18,6 +18,9 @@ import (
 // Version is the RDB version Writer writes and the newest Parse reads.
 const Version = 10
 
+// magic starts a file of Version.
+const magic = "REDIS0010"
+
 // Opcodes, in the place of an object type byte.
 const (
 	OpFunctionPreGA = 246 // functions as Redis 7.0 release candidates wrote them

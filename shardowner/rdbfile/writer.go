@@ -57,7 +57,7 @@ func (w *Writer) flush() error {
 
 // Header writes the magic, the version and the AUX fields.
 func (w *Writer) Header(aux ...Aux) error {
-	w.buf = append(w.buf[:0], "REDIS0010"...)
+	w.buf = append(w.buf[:0], magic...)
 	for _, a := range aux {
 		w.buf = AppendAux(w.buf, []byte(a.Key), []byte(a.Val))
 	}
