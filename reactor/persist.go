@@ -2,14 +2,22 @@ package reactor
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -79,11 +87,11 @@ func (s *Server) initSaver() {
 // 7.0 writes that mean something here.
 func (s *Server) saveAux() []snapshot.Aux {
 	return []snapshot.Aux{
-		{Key: "redis-ver", Value: RedisVersion},
-		{Key: "redis-bits", Value: "64"},
-		{Key: "ctime", Value: strconv.FormatInt(time.Now().Unix(), 10)},
-		{Key: "used-mem", Value: strconv.FormatUint(heapInUse(), 10)},
-		{Key: "aof-base", Value: "0"},
+		{Key: "redis-ver", Val: RedisVersion},
+		rdbfile.AuxInt("redis-bits", 64),
+		rdbfile.AuxInt("ctime", time.Now().Unix()),
+		rdbfile.AuxInt("used-mem", int64(heapInUse())),
+		rdbfile.AuxInt("aof-base", 0),
 	}
 }
 
@@ -187,4 +195,127 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse + ms.StackInuse
+}
+
+// loadAtStart loads the snapshot file (dir/dbfilename), when there is one,
+// before any core runs: every shard's goroutine reads the whole file and
+// stores the keys it owns, so the shards convert their records in
+// parallel. A file that cannot be read whole stops the start: no partial
+// dataset is served.
+func (s *Server) loadAtStart() error {
+	pv := s.saver.Policy.Get()
+	path := filepath.Join(pv.Dir, pv.File)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("opening the RDB file %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("short read loading %s: the file is empty", path)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		return fmt.Errorf("mapping the RDB file %s: %w", path, err)
+	}
+	defer unix.Munmap(data)
+	start := time.Now()
+	loaders := make([]rdbLoader, len(s.cores))
+	var wg sync.WaitGroup
+	for i, c := range s.cores {
+		c.shard.Clock.Ms = start.UnixMilli()
+		loaders[i] = rdbLoader{shard: c.shard, shards: len(s.cores), log: s.log, first: i == 0}
+		wg.Add(1)
+		go func(l *rdbLoader) {
+			defer wg.Done()
+			l.err = rdbfile.ParseWith(data, l, rdbfile.Options{SkipChecksum: !pv.Check})
+		}(&loaders[i])
+	}
+	wg.Wait()
+	var keys, expired int64
+	for i := range loaders {
+		if err := loaders[i].err; err != nil {
+			for _, c := range s.cores {
+				for _, t := range c.shard.DBs {
+					t.Clear()
+				}
+			}
+			return fmt.Errorf("loading the RDB file %s: %w", path, err)
+		}
+		keys += loaders[i].loaded
+		expired += loaders[i].expired
+	}
+	s.saver.Loaded(keys, expired)
+	s.log.Info("DB loaded from disk", "file", path, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()),
+		"keys", keys, "expired", expired)
+	return nil
+}
+
+// rdbLoader stores the records of one shard's keys (rdbfile.Handler).
+type rdbLoader struct {
+	shard           *shardowner.Shard
+	shards          int
+	log             *slog.Logger
+	first           bool // the one that logs what concerns the whole file
+	db              int
+	loaded, expired int64
+	err             error
+}
+
+func (l *rdbLoader) Aux(key, val []byte) error {
+	if l.first && string(key) == "redis-ver" {
+		l.log.Info("loading RDB produced by version " + string(val))
+	}
+	return nil
+}
+
+func (l *rdbLoader) SelectDB(db int) error {
+	if db >= len(l.shard.DBs) {
+		return fmt.Errorf("the file was created by a server configured for more than %d databases", len(l.shard.DBs))
+	}
+	l.db = db
+	return nil
+}
+
+func (l *rdbLoader) ResizeDB(size, expires uint64) error { return nil }
+
+func (l *rdbLoader) Key(r *rdbfile.Record) error {
+	if router.ShardOf(r.Key, l.shards) != l.shard.ID {
+		return nil
+	}
+	switch r.Type {
+	case rdbfile.TypeStreamListpacks, rdbfile.TypeStreamListpacks2:
+		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
+	}
+	exp := r.ExpireAt
+	if exp < 0 {
+		exp = 0
+	}
+	ok, err := l.shard.LoadRecord(l.db, r.Key, r.Type, r.Object, exp)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		l.loaded++
+	default:
+		l.expired++
+	}
+	return nil
+}
+
+func (l *rdbLoader) Function(code []byte) error {
+	return errors.New("the file holds functions (FUNCTION LOAD), which corekv does not run yet")
+}
+
+func (l *rdbLoader) ModuleAux(m *rdbfile.ModuleError) error {
+	if l.first {
+		l.log.Warn("skipping module aux data: corekv has no modules", "module", m.Error())
+	}
+	return nil
 }

@@ -190,6 +190,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s.port = port
 	s.initSaver()
+	if err := s.loadAtStart(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	s.conf.Change(func(_, c *settings.Config, _ *settings.Live) ([]*settings.Setting, bool) {
 		c.Port = port
 		return nil, false

@@ -2,7 +2,6 @@ package shardowner
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"strconv"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/kvtable"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 // Errors of DUMP and RESTORE, Redis's texts.
@@ -42,9 +42,10 @@ func Dump(c *Ctx, argv [][]byte) {
 	bytebufferpool.Put(b)
 }
 
-// appendObject appends v as an RDB object: its type, then its body.
+// appendObject appends v as an RDB object: its type, then its body, with
+// strings plain (DUMP).
 func appendObject(dst []byte, v Value) []byte {
-	return appendObjectBody(append(dst, objectType(v)), v)
+	return appendObjectBody(append(dst, objectType(v)), v, rdbfile.AppendRawString)
 }
 
 // objectType is the RDB type v is written as: a string plainly, an
@@ -54,57 +55,58 @@ func appendObject(dst []byte, v Value) []byte {
 func objectType(v Value) byte {
 	switch v.Kind {
 	case KindList:
-		return rdbTypeList
+		return rdbfile.TypeList
 	case KindSet:
-		return rdbTypeSet
+		return rdbfile.TypeSet
 	case KindHash:
-		return rdbTypeHash
+		return rdbfile.TypeHash
 	case KindZSet:
-		return rdbTypeZSet2
+		return rdbfile.TypeZSet2
 	}
-	return rdbTypeString
+	return rdbfile.TypeString
 }
 
-// appendObjectBody appends the body of v's RDB object, of objectType(v).
-func appendObjectBody(dst []byte, v Value) []byte {
+// appendObjectBody appends the body of v's RDB object, of objectType(v),
+// its strings written by str.
+func appendObjectBody(dst []byte, v Value, str func(dst, s []byte) []byte) []byte {
 	var tmp [20]byte
 	switch v.Kind {
 	case KindString:
 		if v.IsInt {
-			return appendRDBString(dst, strconv.AppendInt(tmp[:0], v.Int, 10))
+			return str(dst, strconv.AppendInt(tmp[:0], v.Int, 10))
 		}
-		return appendRDBString(dst, v.Str)
+		return str(dst, v.Str)
 	case KindList:
-		dst = appendRDBLen(dst, listLen(v))
+		dst = rdbfile.AppendLen(dst, listLen(v))
 		listEach(v, 0, func(e []byte) bool {
-			dst = appendRDBString(dst, e)
+			dst = str(dst, e)
 			return true
 		})
 	case KindSet:
-		dst = appendRDBLen(dst, aggLen(v))
+		dst = rdbfile.AppendLen(dst, aggLen(v))
 		eachMember(v, func(m []byte) bool {
-			dst = appendRDBString(dst, m)
+			dst = str(dst, m)
 			return true
 		})
 	case KindHash:
-		dst = appendRDBLen(dst, aggLen(v))
+		dst = rdbfile.AppendLen(dst, aggLen(v))
 		eachField(v, func(f []byte, val Value) bool {
-			dst = appendRDBString(dst, f)
+			dst = str(dst, f)
 			if val.IsInt {
-				dst = appendRDBString(dst, strconv.AppendInt(tmp[:0], val.Int, 10))
+				dst = str(dst, strconv.AppendInt(tmp[:0], val.Int, 10))
 			} else {
-				dst = appendRDBString(dst, val.Str)
+				dst = str(dst, val.Str)
 			}
 			return true
 		})
 	case KindZSet:
 		z := zviewOf(v)
-		dst = appendRDBLen(dst, z.len())
+		dst = rdbfile.AppendLen(dst, z.len())
 		for pi := range z.npages() {
 			body := z.page(pi)
 			for off := 0; off < len(body); {
 				m, _, next := zAt(body, off)
-				dst = appendRDBString(dst, m)
+				dst = str(dst, m)
 				dst = append(dst, body[next-8:next]...) // the score's float64, little endian
 				off = next
 			}
@@ -114,15 +116,21 @@ func appendObjectBody(dst []byte, v Value) []byte {
 }
 
 // appendKeyRecord appends key and v as an RDB file's key record: the
-// expiry (EXPIRETIME_MS) when v has one, the type, the key, the body.
-func appendKeyRecord(dst, key []byte, v Value) []byte {
+// expiry when v has one, the type, the key, the body; strings as Redis
+// saves them (integers encoded, long ones LZF-compressed with compress).
+func appendKeyRecord(dst, key []byte, v Value, compress bool) []byte {
 	if v.ExpireAt != 0 {
-		dst = append(dst, rdbOpExpireMs)
-		dst = binary.LittleEndian.AppendUint64(dst, uint64(v.ExpireAt))
+		dst = rdbfile.AppendExpire(dst, v.ExpireAt)
 	}
-	dst = appendRDBString(append(dst, objectType(v)), key)
-	return appendObjectBody(dst, v)
+	dst = rdbfile.AppendKey(dst, objectType(v), key, compress)
+	if compress {
+		return appendObjectBody(dst, v, compressed)
+	}
+	return appendObjectBody(dst, v, plain)
 }
+
+func compressed(dst, s []byte) []byte { return rdbfile.AppendString(dst, s, true) }
+func plain(dst, s []byte) []byte      { return rdbfile.AppendString(dst, s, false) }
 
 // Restore: RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds]
 // [FREQ frequency]. Checks come in Redis's order: options, an existing

@@ -11,6 +11,8 @@ package shardowner
 import (
 	"strings"
 	"testing"
+
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 // fuzzObjects are the seed objects: Redis's payloads less their footers, and
@@ -86,13 +88,13 @@ func FuzzPayloadBlobs(f *testing.F) {
 			t.Fatalf("walks gave %d bytes from a %d-byte blob", total, len(b))
 		}
 		validIntsetBlob(b)
-		if out, ok := lzfDecompress(nil, b, 4*len(b)); ok && len(out) != 4*len(b) {
+		if out, ok := rdbfile.Decompress(nil, b, 4*len(b)); ok && len(out) != 4*len(b) {
 			t.Fatalf("lzf gave %d bytes, not the %d asked for", len(out), 4*len(b))
 		}
-		var r rdbReader
-		r.p = b
+		var r rdbfile.Reader
+		r.Reset(b)
 		for range 64 {
-			if _, ok := r.str(); !ok {
+			if _, ok := r.String(); !ok {
 				break
 			}
 		}

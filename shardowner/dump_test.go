@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 func init() {
@@ -26,7 +27,7 @@ const (
 
 func TestRDBCRC(t *testing.T) {
 	// The check value of Redis's crc64 (its own self-test).
-	if got := rdbCRC([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
+	if got := rdbfile.CRC([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
 		t.Fatalf("crc64 = %#x", got)
 	}
 	for _, p := range []string{redisDumpHello, redisDumpLZF, redisDumpList, redisDumpIntset, redisDumpHash, redisDumpZSetLP} {
@@ -138,7 +139,7 @@ func TestRestoreReplies(t *testing.T) {
 // appendPayloadFooterVersion is appendPayloadFooter with another version.
 func appendPayloadFooterVersion(dst []byte, v uint16) []byte {
 	dst = binary.LittleEndian.AppendUint16(dst, v)
-	return binary.LittleEndian.AppendUint64(dst, rdbCRC(dst))
+	return binary.LittleEndian.AppendUint64(dst, rdbfile.CRC(dst))
 }
 
 // TestDumpRestoreRoundTrip restores what DUMP gives for every type and
@@ -234,7 +235,7 @@ func testZiplist(entries ...any) string {
 }
 
 // rdbStr is s as an RDB string.
-func rdbStr(s string) string { return string(appendRDBString(nil, []byte(s))) }
+func rdbStr(s string) string { return string(rdbfile.AppendRawString(nil, []byte(s))) }
 
 // TestRestoreEdgePayloads pins what RESTORE does with payloads redis-server
 // 7.0.15 was asked about by hand: the reply, the encoding, and the value.

@@ -3,15 +3,14 @@ package shardowner
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc64"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/kvtable"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 // A DUMP payload is Redis's: one object in RDB form (a type byte, then the
@@ -21,52 +20,17 @@ import (
 // loads, except zipmap hashes (RDB 2.4); DUMP writes the plainest forms 7.0
 // loads. Every length is checked against what is left of the payload
 // before it is used, and every nested blob (listpack, ziplist, intset) is
-// validated whole, whatever sanitize-dump-payload says.
-
-// RDB object types.
-const (
-	rdbTypeString         = 0
-	rdbTypeList           = 1
-	rdbTypeSet            = 2
-	rdbTypeZSet           = 3
-	rdbTypeHash           = 4
-	rdbTypeZSet2          = 5
-	rdbTypeListZiplist    = 10
-	rdbTypeSetIntset      = 11
-	rdbTypeZSetZiplist    = 12
-	rdbTypeHashZiplist    = 13
-	rdbTypeListQuicklist  = 14
-	rdbTypeHashListpack   = 16
-	rdbTypeZSetListpack   = 17
-	rdbTypeListQuicklist2 = 18
-)
-
-// rdbOpExpireMs starts a key record of an RDB file with its expiry, in
-// Unix milliseconds.
-const rdbOpExpireMs = 252
-
-// rdbVersion is the RDB version DUMP writes and the newest RESTORE takes.
-const rdbVersion = 10
+// validated whole, whatever sanitize-dump-payload says. The RDB
+// primitives (lengths, strings, the CRC, LZF) are rdbfile's; the version
+// DUMP writes and the newest RESTORE takes is rdbfile.Version.
+//
+// DUMP writes strings plain, never integer encoded or LZF compressed as
+// Redis's DUMP does (with rdbcompression yes): RESTORE in Redis and
+// corekv takes both forms, and plain strings cost no compression on the
+// shard.
 
 // rdbFooter is the version and checksum after the object.
 const rdbFooter = 10
-
-// Quicklist 2 node containers.
-const (
-	qlContainerPlain  = 1
-	qlContainerPacked = 2
-)
-
-// lzfMaxRatio bounds how much an LZF string can grow: a 3-byte back
-// reference copies at most 264 bytes. A declared length beyond it is a lie
-// and is refused before anything is allocated.
-const lzfMaxRatio = 88
-
-var crcTable = crc64.MakeTable(0x95ac9329ac4bc9b5)
-
-// rdbCRC is Redis's crc64: crc64's update without the inversions before
-// and after.
-func rdbCRC(b []byte) uint64 { return ^crc64.Update(^uint64(0), crcTable, b) }
 
 // payloadOK reports whether p ends in a footer of a version RESTORE takes
 // and a checksum that matches.
@@ -75,33 +39,17 @@ func payloadOK(p []byte) bool {
 		return false
 	}
 	f := p[len(p)-rdbFooter:]
-	if binary.LittleEndian.Uint16(f) > rdbVersion {
+	if binary.LittleEndian.Uint16(f) > rdbfile.Version {
 		return false
 	}
-	return rdbCRC(p[:len(p)-8]) == binary.LittleEndian.Uint64(f[2:])
+	return rdbfile.CRC(p[:len(p)-8]) == binary.LittleEndian.Uint64(f[2:])
 }
 
 // appendPayloadFooter appends the version and the checksum of dst.
 func appendPayloadFooter(dst []byte) []byte {
-	dst = binary.LittleEndian.AppendUint16(dst, rdbVersion)
-	return binary.LittleEndian.AppendUint64(dst, rdbCRC(dst))
+	dst = binary.LittleEndian.AppendUint16(dst, rdbfile.Version)
+	return binary.LittleEndian.AppendUint64(dst, rdbfile.CRC(dst))
 }
-
-// appendRDBLen appends n in RDB's length encoding.
-func appendRDBLen(dst []byte, n int) []byte {
-	switch {
-	case n < 1<<6:
-		return append(dst, byte(n))
-	case n < 1<<14:
-		return append(dst, byte(n>>8)|0x40, byte(n))
-	case n <= math.MaxUint32:
-		return binary.BigEndian.AppendUint32(append(dst, 0x80), uint32(n))
-	}
-	return binary.BigEndian.AppendUint64(append(dst, 0x81), uint64(n))
-}
-
-// appendRDBString appends s as a plain RDB string.
-func appendRDBString(dst, s []byte) []byte { return append(appendRDBLen(dst, len(s)), s...) }
 
 // rdbObject is an object read from a payload: a string, or the elements of
 // an aggregate packed after kvtable.PackedHeadRoom bytes of room in out (a
@@ -117,185 +65,24 @@ type rdbObject struct {
 	blob bool  // from a listpack or ziplist: only the count decides the encoding
 }
 
-// rdbReader reads an object from what is left of a payload.
-type rdbReader struct {
-	p       []byte
-	scratch *bytebufferpool.ByteBuffer // the last LZF or integer string read
-	tmp     [20]byte
-}
-
-func (r *rdbReader) byte() (byte, bool) {
-	if len(r.p) == 0 {
-		return 0, false
-	}
-	b := r.p[0]
-	r.p = r.p[1:]
-	return b, true
-}
-
-func (r *rdbReader) take(n uint64) ([]byte, bool) {
-	if n > uint64(len(r.p)) {
-		return nil, false
-	}
-	b := r.p[:n]
-	r.p = r.p[n:]
-	return b, true
-}
-
-// length reads an RDB length; encoded reports the special string forms
-// (integers, LZF), whose kind is then n. Where a length is expected Redis
-// takes an encoded one's six bits as the length, and so does corekv.
-func (r *rdbReader) length() (n uint64, encoded, ok bool) {
-	b, ok := r.byte()
-	if !ok {
-		return 0, false, false
-	}
-	switch b >> 6 {
-	case 0:
-		return uint64(b & 0x3f), false, true
-	case 1:
-		lo, ok := r.byte()
-		return uint64(b&0x3f)<<8 | uint64(lo), false, ok
-	case 3:
-		return uint64(b & 0x3f), true, true
-	}
-	switch b {
-	case 0x80:
-		x, ok := r.take(4)
-		if !ok {
-			return 0, false, false
-		}
-		return uint64(binary.BigEndian.Uint32(x)), false, true
-	case 0x81:
-		x, ok := r.take(8)
-		if !ok {
-			return 0, false, false
-		}
-		return binary.BigEndian.Uint64(x), false, true
-	}
-	return 0, false, false
-}
-
-// count reads a count of items each taking at least min bytes, so that a
-// count the rest of the payload cannot hold fails before any work.
-func (r *rdbReader) count(min int) (int, bool) {
-	n, _, ok := r.length()
-	if !ok || n > uint64(len(r.p)/min) {
-		return 0, false
-	}
-	return int(n), true
-}
-
-// str reads an RDB string. The result aliases the payload or r.scratch,
-// and is valid until the next read.
-func (r *rdbReader) str() ([]byte, bool) {
-	n, encoded, ok := r.length()
-	if !ok {
-		return nil, false
-	}
-	if !encoded {
-		return r.take(n)
-	}
-	var x []byte
-	switch n {
-	case 0:
-		if x, ok = r.take(1); ok {
-			return strconv.AppendInt(r.tmp[:0], int64(int8(x[0])), 10), true
-		}
-	case 1:
-		if x, ok = r.take(2); ok {
-			return strconv.AppendInt(r.tmp[:0], int64(int16(binary.LittleEndian.Uint16(x))), 10), true
-		}
-	case 2:
-		if x, ok = r.take(4); ok {
-			return strconv.AppendInt(r.tmp[:0], int64(int32(binary.LittleEndian.Uint32(x))), 10), true
-		}
-	case 3:
-		return r.lzf()
-	}
-	return nil, false
-}
-
-// lzf reads an LZF-compressed string: its compressed and plain lengths,
-// then the compressed bytes.
-func (r *rdbReader) lzf() ([]byte, bool) {
-	clen, e1, ok1 := r.length()
-	plen, e2, ok2 := r.length()
-	if !ok1 || !ok2 || e1 || e2 || plen > clen*lzfMaxRatio {
-		return nil, false
-	}
-	src, ok := r.take(clen)
-	if !ok {
-		return nil, false
-	}
-	if plen == 0 {
-		return nil, true // Redis takes any data that claims to expand to nothing
-	}
-	if r.scratch == nil {
-		r.scratch = bytebufferpool.Get()
-	}
-	out, ok := lzfDecompress(r.scratch.B[:0], src, int(plen))
-	r.scratch.B = out
-	return out, ok
-}
-
-// lzfDecompress appends to dst the n bytes that LZF data src expands to.
-// It fails on a reference before the start, a run past n, or an
-// expansion to any other length.
-func lzfDecompress(dst, src []byte, n int) ([]byte, bool) {
-	dst = slices.Grow(dst[:0], n)
-	for i := 0; i < len(src); {
-		ctrl := int(src[i])
-		i++
-		if ctrl < 32 {
-			run := ctrl + 1
-			if i+run > len(src) || len(dst)+run > n {
-				return dst, false
-			}
-			dst = append(dst, src[i:i+run]...)
-			i += run
-			continue
-		}
-		run := ctrl >> 5
-		if run == 7 {
-			if i >= len(src) {
-				return dst, false
-			}
-			run += int(src[i])
-			i++
-		}
-		run += 2
-		if i >= len(src) {
-			return dst, false
-		}
-		ref := len(dst) - (ctrl&0x1f)<<8 - int(src[i]) - 1
-		i++
-		if ref < 0 || len(dst)+run > n {
-			return dst, false
-		}
-		for k := 0; k < run; k++ { // the run may overlap what it writes
-			dst = append(dst, dst[ref+k])
-		}
-	}
-	return dst, len(dst) == n
-}
-
 // readObject reads the object of payload p (the footer included, as Redis
 // reads it: what follows the object is not looked at). The caller releases
 // o.out.
 func readObject(p []byte) (o rdbObject, ok bool) {
-	r := rdbReader{p: p}
+	var r rdbfile.Reader
+	r.Reset(p)
+	scratch := bytebufferpool.Get()
+	r.Scratch = scratch.B[:0]
 	defer func() {
-		if r.scratch != nil {
-			bytebufferpool.Put(r.scratch)
-		}
+		scratch.B = r.Scratch
+		bytebufferpool.Put(scratch)
 	}()
-	t, ok := r.byte()
+	t, ok := r.Byte()
 	if !ok {
 		return o, false
 	}
-	if t == rdbTypeString {
-		s, ok := r.str()
+	if t == rdbfile.TypeString {
+		s, ok := r.String()
 		if !ok {
 			return o, false
 		}
@@ -346,24 +133,24 @@ func (o *rdbObject) addScored(m []byte, s float64) bool {
 	return true
 }
 
-func (o *rdbObject) read(r *rdbReader, t byte) bool {
+func (o *rdbObject) read(r *rdbfile.Reader, t byte) bool {
 	switch t {
-	case rdbTypeList, rdbTypeSet, rdbTypeHash:
+	case rdbfile.TypeList, rdbfile.TypeSet, rdbfile.TypeHash:
 		// A count of strings: elements, members, or field and value pairs.
 		o.kind = KindList
 		per := 1
 		switch t {
-		case rdbTypeSet:
+		case rdbfile.TypeSet:
 			o.kind = KindSet
-		case rdbTypeHash:
+		case rdbfile.TypeHash:
 			o.kind, per = KindHash, 2
 		}
-		n, ok := r.count(per)
+		n, ok := r.Count(per)
 		if !ok {
 			return false
 		}
 		for i := range n * per {
-			e, ok := r.str()
+			e, ok := r.String()
 			if !ok {
 				return false
 			}
@@ -371,26 +158,24 @@ func (o *rdbObject) read(r *rdbReader, t byte) bool {
 		}
 		o.n = n
 		return true
-	case rdbTypeZSet, rdbTypeZSet2:
+	case rdbfile.TypeZSet, rdbfile.TypeZSet2:
 		o.kind = KindZSet
-		n, ok := r.count(2)
+		n, ok := r.Count(2)
 		if !ok {
 			return false
 		}
 		for range n {
-			m, ok := r.str()
+			m, ok := r.String()
 			if !ok {
 				return false
 			}
 			// m may alias r.scratch, which the score does not touch.
 			var s float64
-			if t == rdbTypeZSet2 {
-				x, ok := r.take(8)
-				if !ok {
+			if t == rdbfile.TypeZSet2 {
+				if s, ok = r.Double(); !ok {
 					return false
 				}
-				s = math.Float64frombits(binary.LittleEndian.Uint64(x))
-			} else if s, ok = r.textScore(); !ok {
+			} else if s, ok = readTextScore(r); !ok {
 				return false
 			}
 			if !o.addScored(m, s) {
@@ -398,13 +183,14 @@ func (o *rdbObject) read(r *rdbReader, t byte) bool {
 			}
 		}
 		return true
-	case rdbTypeSetIntset:
+	case rdbfile.TypeSetIntset:
 		o.kind, o.set = KindSet, true
-		b, ok := r.str()
+		b, ok := r.String()
 		if !ok || !validIntsetBlob(b) {
 			return false
 		}
 		w := int(binary.LittleEndian.Uint32(b))
+		var tmp [20]byte
 		for i := 8; i < len(b); i += w {
 			var x int64
 			switch w {
@@ -415,44 +201,44 @@ func (o *rdbObject) read(r *rdbReader, t byte) bool {
 			default:
 				x = int64(binary.LittleEndian.Uint64(b[i:]))
 			}
-			o.add(strconv.AppendInt(r.tmp[:0], x, 10), false)
+			o.add(strconv.AppendInt(tmp[:0], x, 10), false)
 			o.n++
 		}
 		return true
-	case rdbTypeListZiplist, rdbTypeHashZiplist, rdbTypeZSetZiplist:
-		b, ok := r.str()
+	case rdbfile.TypeListZiplist, rdbfile.TypeHashZiplist, rdbfile.TypeZSetZiplist:
+		b, ok := r.String()
 		if !ok {
 			return false
 		}
 		return o.readBlob(b, t, walkZiplist)
-	case rdbTypeHashListpack, rdbTypeZSetListpack:
-		b, ok := r.str()
+	case rdbfile.TypeHashListpack, rdbfile.TypeZSetListpack:
+		b, ok := r.String()
 		if !ok {
 			return false
 		}
 		return o.readBlob(b, t, walkListpack)
-	case rdbTypeListQuicklist, rdbTypeListQuicklist2:
+	case rdbfile.TypeListQuicklist, rdbfile.TypeListQuicklist2:
 		o.kind = KindList
-		n, ok := r.count(2)
+		n, ok := r.Count(2)
 		if !ok {
 			return false
 		}
 		for range n {
-			container := uint64(qlContainerPacked)
-			if t == rdbTypeListQuicklist2 {
-				if container, _, ok = r.length(); !ok || (container != qlContainerPlain && container != qlContainerPacked) {
+			container := uint64(rdbfile.QuicklistPacked)
+			if t == rdbfile.TypeListQuicklist2 {
+				if container, _, ok = r.Len(); !ok || (container != rdbfile.QuicklistPlain && container != rdbfile.QuicklistPacked) {
 					return false
 				}
 			}
-			b, ok := r.str()
+			b, ok := r.String()
 			if !ok {
 				return false
 			}
 			switch {
-			case container == qlContainerPlain:
+			case container == rdbfile.QuicklistPlain:
 				o.add(b, false)
 				o.n++
-			case t == rdbTypeListQuicklist:
+			case t == rdbfile.TypeListQuicklist:
 				ok = walkZiplist(b, func(e []byte) { o.add(e, false); o.n++ })
 			default:
 				ok = walkListpack(b, func(e []byte) { o.add(e, false); o.n++ })
@@ -470,10 +256,10 @@ func (o *rdbObject) read(r *rdbReader, t byte) bool {
 func (o *rdbObject) readBlob(b []byte, t byte, walk func([]byte, func([]byte)) bool) bool {
 	o.blob = true
 	switch t {
-	case rdbTypeListZiplist:
+	case rdbfile.TypeListZiplist:
 		o.kind = KindList
 		return walk(b, func(e []byte) { o.add(e, false); o.n++ })
-	case rdbTypeHashZiplist, rdbTypeHashListpack:
+	case rdbfile.TypeHashZiplist, rdbfile.TypeHashListpack:
 		o.kind = KindHash
 		i := 0
 		ok := walk(b, func(e []byte) {
@@ -506,10 +292,11 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// textScore reads a score of the old sorted set type: a length byte, with
-// 253, 254 and 255 for NaN, +inf and -inf, then that many bytes of text.
-func (r *rdbReader) textScore() (float64, bool) {
-	n, ok := r.byte()
+// readTextScore reads a score of the old sorted set type: a length byte,
+// with 253, 254 and 255 for NaN, +inf and -inf, then that many bytes of
+// text.
+func readTextScore(r *rdbfile.Reader) (float64, bool) {
+	n, ok := r.Byte()
 	if !ok {
 		return 0, false
 	}
@@ -521,7 +308,7 @@ func (r *rdbReader) textScore() (float64, bool) {
 	case 255:
 		return math.Inf(-1), true
 	}
-	b, ok := r.take(uint64(n))
+	b, ok := r.Take(uint64(n))
 	if !ok {
 		return 0, false
 	}

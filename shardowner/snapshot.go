@@ -50,8 +50,11 @@ type Snapshot struct {
 	cut      int64 // Unix ms of the cut
 	bytes    int   // written so far, for the turns' budget
 	compress bool  // LZF for long strings (rdbcompression)
-	dbs      []snapDB
-	db       int // the database the walk is in
+	// turnBuckets is how many buckets a step visits at most
+	// (snapTurnBucket; tests take smaller steps).
+	turnBuckets int
+	dbs         []snapDB
+	db          int // the database the walk is in
 
 	buf   *bytebufferpool.ByteBuffer
 	bufDB int
@@ -102,7 +105,7 @@ func InternalSnapshot(c *Ctx, argv [][]byte) {
 // StartSnapshot cuts the shard's keyspace for sink; Snap is set until the
 // shard has walked it all.
 func (s *Shard) StartSnapshot(sink SnapshotSink, compress bool) {
-	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, compress: compress}
+	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, compress: compress, turnBuckets: snapTurnBucket}
 	keys, expires := make([]int, len(s.DBs)), make([]int, len(s.DBs))
 	for i, t := range s.DBs {
 		t.Freeze(true)
@@ -134,7 +137,7 @@ func (s *Shard) SnapshotStep() (waiting bool) {
 			if d.ahead[pos>>6]&(1<<(pos&63)) == 0 {
 				sn.writeBucket(sn.db, d, pos)
 			}
-			if visited >= snapTurnBucket || sn.bytes-start >= snapTurnBytes {
+			if visited >= sn.turnBuckets || sn.bytes-start >= snapTurnBytes {
 				return false
 			}
 		}
@@ -186,8 +189,10 @@ func (s *Shard) BeforeWrite(db int, key []byte) {
 		if d.t != t {
 			continue
 		}
+		// A table empty at the cut gets its first bucket on its first
+		// write: positions past the cut's hold no key of the cut.
 		pos := t.WalkPos(key)
-		if pos >= d.next && d.ahead[pos>>6]&(1<<(pos&63)) == 0 {
+		if pos >= d.next && pos < d.n && d.ahead[pos>>6]&(1<<(pos&63)) == 0 {
 			d.ahead[pos>>6] |= 1 << (pos & 63)
 			sn.writeBucket(i, d, pos)
 		}
@@ -249,7 +254,7 @@ func (sn *Snapshot) writeBucket(db int, d *snapDB, pos int) {
 			sn.buf.B = sn.buf.B[:0]
 		}
 		n := len(sn.buf.B)
-		sn.buf.B = appendKeyRecord(sn.buf.B, key, v)
+		sn.buf.B = appendKeyRecord(sn.buf.B, key, v, sn.compress)
 		sn.bytes += len(sn.buf.B) - n
 	})
 }

@@ -146,8 +146,8 @@ func TestSnapshotToRedis(t *testing.T) {
 			redisAddr := compatStartRedis(t, redisPath, "--dir", dir)
 			got, _ := journalDataset(t, redisAddr)
 			journalCompare(t, "redis-server loading corekv's dump.rdb", want, got, at, nil)
-			if len(want) != 4*21 {
-				t.Fatalf("the dataset has %d keys, want %d", len(want), 4*21)
+			if len(want) != 4*20 {
+				t.Fatalf("the dataset has %d keys, want %d", len(want), 4*20)
 			}
 		})
 	}
@@ -164,7 +164,7 @@ func TestSnapshotPointInTime(t *testing.T) {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
 			dir := t.TempDir()
 			srv := compatStartCorekv(t, bin, shards, "--dir", dir, "--save", "")
-			const filler = 200_000
+			const filler = 400_000
 			c, err := compatDial(srv.addr)
 			if err != nil {
 				t.Fatal(err)
@@ -205,17 +205,19 @@ func TestSnapshotPointInTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The writer goes on while the cut is taken and the walk runs.
-			during := 0
+			during, walking := 0, 0
 			deadline := time.Now().Add(20 * time.Second)
 			for seq < 100_000 && time.Now().Before(deadline) {
 				bump()
 				during++
-				if during%50 == 0 {
+				if during%10 == 0 {
 					rep, err := c.do(compatS("INFO persistence"))
 					if err != nil {
 						t.Fatal(err)
 					}
-					if strings.Contains(string(compatBulk(rep)), "rdb_bgsave_in_progress:0") && during > 200 {
+					if !strings.Contains(string(compatBulk(rep)), "rdb_bgsave_in_progress:0") {
+						walking = during
+					} else if during > 200 {
 						break
 					}
 				}
@@ -224,7 +226,7 @@ func TestSnapshotPointInTime(t *testing.T) {
 				t.Fatalf("BGSAVE: %v %v", err, rep)
 			}
 			snapshotWait(t, ctl)
-			t.Logf("%d writes after BGSAVE was sent, %d in all", during, seq)
+			t.Logf("%d writes after BGSAVE was sent, the save seen running until the %dth; %d in all", during, walking, seq)
 
 			redisAddr := compatStartRedis(t, redisPath, "--dir", dir)
 			r, err := compatDial(redisAddr)
@@ -265,53 +267,110 @@ func TestSnapshotPointInTime(t *testing.T) {
 	}
 }
 
-// TestSaveErrors covers a save that cannot be written (a dir that is not
-// writable), Redis's errors for it and for a second BGSAVE, MISCONF while
-// stop-writes-on-bgsave-error holds, and LASTSAVE.
+// TestSaveErrors covers what INFO persistence and LASTSAVE say of saves,
+// a save that cannot be put in place (its dbfilename names a directory),
+// and the MISCONF refusal of writes (and PING, as Redis) that follows
+// while stop-writes-on-bgsave-error holds.
 func TestSaveErrors(t *testing.T) {
-	if os.Geteuid() == 0 {
-		// root writes anywhere: make the dir a file's place instead.
-	}
 	dir := t.TempDir()
-	srv := compatStartCorekv(t, corekvBinary(t), 2, "--dir", dir, "--save", "3600 1")
+	srv := compatStartCorekv(t, corekvBinary(t), 2, "--dir", dir, "--save", "3600 1", "--enable-protected-configs", "yes")
 	c, err := compatDial(srv.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.close()
 	do := func(cmd string) string {
+		t.Helper()
 		rep, err := c.do(compatS(cmd))
 		if err != nil {
 			t.Fatal(err)
 		}
+		if rep.kind == '$' {
+			return string(compatBulk(rep))
+		}
 		return string(rep.raw)
 	}
+	field := func(name string) string {
+		t.Helper()
+		for _, line := range strings.Split(do("INFO persistence"), "\r\n") {
+			if v, ok := strings.CutPrefix(line, name+":"); ok {
+				return v
+			}
+		}
+		t.Fatalf("INFO persistence has no %s", name)
+		return ""
+	}
 	before := do("LASTSAVE")
-	if got := do("SET a 1"); got != "+OK\r\n" {
-		t.Fatal(got)
+	for _, cmd := range []string{"SET a 1", "SET b 2", "DEL b"} {
+		if got := do(cmd); got[0] == '-' {
+			t.Fatalf("%s: %q", cmd, got)
+		}
+	}
+	if got := field("rdb_changes_since_last_save"); got != "3" {
+		t.Errorf("rdb_changes_since_last_save %s before SAVE, want 3", got)
 	}
 	if got := do("SAVE"); got != "+OK\r\n" {
 		t.Fatalf("SAVE: %q", got)
 	}
-	after := do("LASTSAVE")
-	if after < before {
+	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
+		t.Fatalf("SAVE left no file: %v", err)
+	}
+	if after := do("LASTSAVE"); after < before {
 		t.Errorf("LASTSAVE went from %s to %s", before, after)
 	}
-	// A dbfilename that names a directory cannot be renamed over.
-	if err := os.Mkdir(filepath.Join(dir, "taken"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "taken", "x"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c2, _ := compatDial(srv.addr)
-	defer c2.close()
-	for _, cmd := range []string{"CONFIG SET enable-protected-configs yes", "CONFIG SET dbfilename taken"} {
-		if rep, err := c2.do(compatS(cmd)); err != nil || rep.kind == '-' {
-			// enable-protected-configs is start-only in Redis: use the
-			// flag instead.
-			_ = rep
+	for name, want := range map[string]string{"rdb_changes_since_last_save": "0", "rdb_saves": "1",
+		"rdb_last_bgsave_status": "ok", "rdb_bgsave_in_progress": "0"} {
+		if got := field(name); got != want {
+			t.Errorf("after SAVE %s:%s, want %s", name, got, want)
 		}
 	}
-	_ = after
+
+	// A file cannot be renamed over a directory that holds something.
+	if err := os.MkdirAll(filepath.Join(dir, "taken", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := do("CONFIG SET dbfilename taken"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET dbfilename: %q", got)
+	}
+	if got := do("SAVE"); got != "-ERR Background save failed\r\n" {
+		t.Errorf("SAVE into a directory: %q", got)
+	}
+	if got := field("rdb_last_bgsave_status"); got != "err" {
+		t.Errorf("rdb_last_bgsave_status %s after a failed save", got)
+	}
+	misconf := "-MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk."
+	waitFor := func(cmd, prefix string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got := do(cmd)
+			if strings.HasPrefix(got, prefix) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %q, want %q…", cmd, got, prefix)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("SET a 2", misconf)
+	waitFor("PING", misconf)
+	if got := do("GET a"); got != "1" {
+		t.Errorf("GET under MISCONF: %q", got)
+	}
+	if got := do("CONFIG SET stop-writes-on-bgsave-error no"); got != "+OK\r\n" {
+		t.Fatal(got)
+	}
+	waitFor("SET a 3", "+OK")
+	// A save that succeeds lifts the refusal too.
+	do("CONFIG SET stop-writes-on-bgsave-error yes")
+	do("CONFIG SET dbfilename dump.rdb")
+	if got := do("BGSAVE"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	snapshotWait(t, c)
+	waitFor("SET a 4", "+OK")
+	if got := do("BGSAVE SCHEDULE NOW"); got != "-ERR syntax error\r\n" {
+		t.Errorf("BGSAVE SCHEDULE NOW: %q", got)
+	}
 }

@@ -16,7 +16,12 @@ import (
 	"sync/atomic"
 
 	"github.com/valyala/bytebufferpool"
+
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
+
+// Aux is one auxiliary field of the file's header.
+type Aux = rdbfile.Aux
 
 // Options are how the file is written.
 type Options struct {
@@ -127,8 +132,8 @@ func (s *Save) Written() int64 { return s.written }
 
 func (s *Save) write() {
 	defer close(s.finished)
-	w := newStream(s.out)
-	w.header(s.opts.Aux)
+	w := rdbfile.NewWriter(s.out)
+	w.Header(s.opts.Aux...)
 	// The databases' sizes go first, each under its own SELECTDB, so the
 	// loader can size its tables before the keys come.
 	s.mu.Lock()
@@ -138,8 +143,8 @@ func (s *Save) write() {
 	s.mu.Unlock()
 	for db := range s.databases {
 		if s.keys[db] > 0 {
-			w.selectDB(db)
-			w.resizeDB(uint64(s.keys[db]), uint64(s.expires[db]))
+			w.SelectDB(db)
+			w.ResizeDB(uint64(s.keys[db]), uint64(s.expires[db]))
 		}
 	}
 	last := -1
@@ -161,10 +166,10 @@ func (s *Save) write() {
 		}
 		for _, c := range q {
 			if c.db != last {
-				w.selectDB(c.db)
+				w.SelectDB(c.db)
 				last = c.db
 			}
-			w.raw(c.buf.B)
+			w.Raw(c.buf.B)
 			s.backlog.Add(-int64(len(c.buf.B)))
 			bytebufferpool.Put(c.buf)
 		}
@@ -172,11 +177,10 @@ func (s *Save) write() {
 			break
 		}
 	}
-	w.end(s.opts.Checksum)
-	if w.err != nil {
-		s.err = w.err
+	if err := w.End(s.opts.Checksum); err != nil {
+		s.err = err
 		return
 	}
 	s.err = s.out.Flush()
-	s.written = w.n
+	s.written = w.Written()
 }
