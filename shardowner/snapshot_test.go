@@ -45,8 +45,8 @@ type snapHandler struct {
 	err  error
 }
 
-func (h *snapHandler) Aux(key, val []byte) error          { return nil }
-func (h *snapHandler) SelectDB(db int) error              { h.db = db; return nil }
+func (h *snapHandler) Aux(key, val []byte) error           { return nil }
+func (h *snapHandler) SelectDB(db int) error               { h.db = db; return nil }
 func (h *snapHandler) ResizeDB(size, expires uint64) error { return nil }
 func (h *snapHandler) Function(code []byte) error          { return nil }
 func (h *snapHandler) ModuleAux(*rdbfile.ModuleError) error {

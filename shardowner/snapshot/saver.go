@@ -94,7 +94,7 @@ type Saver struct {
 	lastTried time.Time
 	saves     int64
 	loaded    [2]int64 // keys the last load stored, and dropped as expired
-	dirtySave uint64 // the shards' changes summed at the last successful save's cut
+	dirtySave uint64   // the shards' changes summed at the last successful save's cut
 	results   map[uint64]error
 	scheduled bool // BGSAVE SCHEDULE: save once the running save ends
 	onFinish  func()
