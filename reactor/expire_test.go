@@ -15,6 +15,7 @@ func newIdleCore(t *testing.T) *Core {
 	cfg := Defaults()
 	cfg.Port = 0
 	cfg.Bind = []string{"127.0.0.1"}
+	cfg.Dir = t.TempDir() // its snapshots, and none loaded
 	cfg.Shards = 1
 	srv, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

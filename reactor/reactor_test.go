@@ -21,6 +21,7 @@ func startInProcess(tb testing.TB, shards int) *Server {
 	cfg := Defaults()
 	cfg.Port = 0
 	cfg.Bind = []string{"127.0.0.1"}
+	cfg.Dir = tb.TempDir() // its snapshots, and none loaded
 	cfg.Shards = shards
 	// As cmd/corekv does: each shard holds a P while it polls with raw
 	// system calls, so the test's own goroutines need one more, or they

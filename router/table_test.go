@@ -413,7 +413,7 @@ func TestFlagNames(t *testing.T) {
 			t.Errorf("FlagNames(%b) = %v, want %v", tt.f, got, tt.want)
 		}
 	}
-	if len(flagNames) != 16 || FlagAllowBusy != 1<<15 {
+	if len(flagNames) != 17 || FlagAllowBusy != 1<<16 {
 		t.Errorf("%d flag names for flags up to %b", len(flagNames), FlagAllowBusy)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 // snapshotFill writes a dataset of every type and encoding Redis 7.0 has
@@ -372,5 +375,110 @@ func TestSaveErrors(t *testing.T) {
 	waitFor("SET a 4", "+OK")
 	if got := do("BGSAVE SCHEDULE NOW"); got != "-ERR syntax error\r\n" {
 		t.Errorf("BGSAVE SCHEDULE NOW: %q", got)
+	}
+}
+
+// TestSnapshotFromRedis loads into corekv (1, 2 and 4 shards) the
+// dump.rdb redis-server writes of the same dataset, in Redis's own
+// encodings (listpacks, intsets, quicklists, LZF strings), and compares
+// the datasets; corekv then saves it again and redis-server loads that.
+func TestSnapshotFromRedis(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	bin := corekvBinary(t)
+	dir := t.TempDir()
+	redisAddr := compatStartRedis(t, redisPath, "--dir", dir)
+	snapshotFill(t, redisAddr)
+	want, at := journalDataset(t, redisAddr)
+	snapshotSave(t, redisAddr, "SAVE")
+	for _, shards := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			own := t.TempDir()
+			data, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(own, "dump.rdb"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			srv := compatStartCorekv(t, bin, shards, "--dir", own, "--save", "")
+			got, _ := journalDataset(t, srv.addr)
+			journalCompare(t, "corekv loading redis-server's dump.rdb", want, got, at, nil)
+			c, err := compatDial(srv.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.close()
+			rep, err := c.do(compatS("INFO persistence"))
+			if err != nil || !strings.Contains(string(compatBulk(rep)), fmt.Sprintf("rdb_last_load_keys_loaded:%d", len(want))) {
+				t.Errorf("INFO persistence after loading %d keys: %v\n%s", len(want), err, compatBulk(rep))
+			}
+			snapshotSave(t, srv.addr, "SAVE")
+			checkRDB(t, filepath.Join(own, "dump.rdb"))
+			again := compatStartRedis(t, redisPath, "--dir", own)
+			back, _ := journalDataset(t, again)
+			journalCompare(t, "redis-server loading corekv's save of redis-server's file", want, back, at, nil)
+		})
+	}
+}
+
+// TestSnapshotRefused starts corekv on files it must not serve from: a
+// truncated file, a flipped byte (the CRC no longer matches), a stream
+// (not held yet), a duplicated key, and more databases than configured.
+// Each stops the start with a line that says what is wrong, and nothing is
+// served.
+func TestSnapshotRefused(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	dir := t.TempDir()
+	redisAddr := compatStartRedis(t, redisPath, "--dir", dir)
+	snapshotFill(t, redisAddr)
+	snapshotSave(t, redisAddr, "SAVE")
+	good, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compatDial(redisAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	c.do(compatS("XADD stream * a 1"))
+	snapshotSave(t, redisAddr, "SAVE")
+	stream, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+
+	var dup bytes.Buffer
+	w := rdbfile.NewWriter(&dup)
+	w.Header()
+	w.SelectDB(0)
+	for range 2 {
+		w.Raw(rdbfile.AppendString(rdbfile.AppendKey(nil, rdbfile.TypeString, []byte("twice"), false), []byte("v"), false))
+	}
+	w.End(true)
+
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 0x20
+	for _, tc := range []struct {
+		name  string
+		file  []byte
+		args  []string
+		wants string
+	}{
+		{"truncated", good[:len(good)*2/3], nil, "rdb: offset"},
+		{"truncated at the end", good[:len(good)-3], nil, "rdb: offset"},
+		{"flipped byte", flipped, nil, "rdb: offset"},
+		{"stream", stream, nil, "is a stream"},
+		{"duplicated key", dup.Bytes(), nil, "duplicated key 'twice' in DB 0"},
+		{"databases", good, []string{"--databases", "4"}, "more than 4 databases"},
+		{"empty", nil, nil, "empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			own := t.TempDir()
+			if err := os.WriteFile(filepath.Join(own, "dump.rdb"), tc.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, code := runCorekv(t, append([]string{"--port", "0", "--bind", "127.0.0.1", "--dir", own}, tc.args...)...)
+			if code == 0 || !strings.Contains(out, tc.wants) || strings.Contains(out, "corekv ready") {
+				t.Errorf("exit %d, want a refusal naming %q:\n%s", code, tc.wants, out)
+			}
+		})
 	}
 }
