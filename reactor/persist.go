@@ -3,15 +3,11 @@ package reactor
 import (
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
@@ -28,7 +24,10 @@ import (
 // The save points start saves from core 0's timer; the save at shutdown
 // walks every shard once the cores have stopped.
 
-var cmdSnapshot = router.LookupString("corekv.snapshot")
+var (
+	cmdSnapshot = router.LookupString("corekv.snapshot")
+	cmdLoad     = router.LookupString("corekv.load")
+)
 
 // Modes of a cut, which its reply follows: servercmd's SaveBackground and
 // SaveForeground, and saveAuto for a save point's, which nobody waits for.
@@ -38,11 +37,13 @@ const (
 	saveAuto       = "auto"
 )
 
-// saveWait is a SAVE waiting for its file.
+// saveWait is a SAVE waiting for its file, or a DEBUG RELOAD, which then
+// loads it with the flags of reload.
 type saveWait struct {
-	cn   *Conn
-	slot *router.Slot
-	id   uint64
+	cn     *Conn
+	slot   *router.Slot
+	id     uint64
+	reload []string
 }
 
 // errSaveFailed is Redis's reply to a SAVE or BGSAVE that could not be
@@ -72,6 +73,7 @@ const errMisconf resp.Error = "MISCONF Redis is configured to save RDB snapshots
 // initSaver gives every shard the way to its cut's sink.
 func (s *Server) initSaver() {
 	for _, c := range s.cores {
+		c.shard.Log = c.log
 		c.shard.SnapshotFor = func(id, dirty uint64) (shardowner.SnapshotSink, bool) {
 			f := s.saver.Sink(id)
 			if f == nil {
@@ -97,7 +99,11 @@ func (s *Server) saveAux() []snapshot.Aux {
 
 // startSave begins a save and cuts every shard for it, for cn (nil: a save
 // point's), in mode.
-func (c *Core) startSave(cn *Conn, mode string) error {
+func (c *Core) startSave(cn *Conn, mode string) error { return c.startSaveThen(cn, mode, nil) }
+
+// startSaveThen is startSave; a foreground save with reload flags is
+// DEBUG RELOAD's, which loads the file once it is in place.
+func (c *Core) startSaveThen(cn *Conn, mode string, reload []string) error {
 	s := c.srv
 	id, err := s.saver.Begin(len(s.cores), s.cfg.Databases, s.saveAux())
 	if err != nil {
@@ -118,7 +124,7 @@ func (c *Core) startSave(cn *Conn, mode string) error {
 	if mode == saveForeground {
 		slot := cn.reserve()
 		cn.barrier = slot
-		c.saveWaits = append(c.saveWaits, saveWait{cn: cn, slot: slot, id: id})
+		c.saveWaits = append(c.saveWaits, saveWait{cn: cn, slot: slot, id: id, reload: reload})
 	}
 	return nil
 }
@@ -141,8 +147,16 @@ func (c *Core) answerSaves() {
 			continue
 		}
 		reply := "+OK\r\n"
-		if err != nil {
+		switch {
+		case err != nil:
 			reply = "-" + string(errSaveFailed) + "\r\n"
+		case sw.reload != nil:
+			// The load answers; its slot comes before this one is
+			// filled, so no later request of cn goes ahead of it.
+			reply = ""
+			if !sw.cn.closed {
+				c.startLoad(sw.cn, sw.reload)
+			}
 		}
 		sw.slot.Reply = append(sw.slot.Reply[:0], reply...)
 		router.Complete(c, sw.slot)
@@ -152,6 +166,40 @@ func (c *Core) answerSaves() {
 	}
 	clear(c.saveWaits[len(keep):])
 	c.saveWaits = keep
+}
+
+// debugReload is DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: a SAVE (unless
+// NOSAVE), then every shard empties itself (unless NOFLUSH) and loads the
+// file, under the locks of all.
+func (c *Core) debugReload(cn *Conn, flags []string) error {
+	nosave := false
+	var load []string
+	for _, f := range flags {
+		switch f {
+		case "nosave":
+			nosave = true
+		case "noflush", "merge":
+			load = append(load, f)
+		}
+	}
+	if nosave {
+		c.startLoad(cn, load)
+		return nil
+	}
+	return c.startSaveThen(cn, saveForeground, append([]string{}, load...))
+}
+
+// startLoad sends every shard the load of the snapshot file for cn.
+func (c *Core) startLoad(cn *Conn, flags []string) {
+	pv := c.srv.saver.Policy.Get()
+	argv := [][]byte{cmdLoad.NameBytes(), []byte(filepath.Join(pv.Dir, pv.File))}
+	for _, f := range flags {
+		argv = append(argv, []byte(f))
+	}
+	if !pv.Check {
+		argv = append(argv, []byte("nochecksum"))
+	}
+	c.allShards(cn, cmdLoad, argv)
 }
 
 // savePoints starts a save when a save point is reached (core 0's timer).
@@ -205,117 +253,45 @@ func heapInUse() uint64 {
 func (s *Server) loadAtStart() error {
 	pv := s.saver.Policy.Get()
 	path := filepath.Join(pv.Dir, pv.File)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, unmap, err := snapshot.MapFile(path)
+	if errors.Is(err, snapshot.ErrNoFile) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("opening the RDB file %s: %w", path, err)
+		return fmt.Errorf("opening the RDB file: %w", err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if st.Size() == 0 {
-		return fmt.Errorf("short read loading %s: the file is empty", path)
-	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
-	if err != nil {
-		return fmt.Errorf("mapping the RDB file %s: %w", path, err)
-	}
-	defer unix.Munmap(data)
+	defer unmap()
 	start := time.Now()
-	loaders := make([]rdbLoader, len(s.cores))
+	type result struct {
+		loaded, expired int64
+		err             error
+	}
+	results := make([]result, len(s.cores))
 	var wg sync.WaitGroup
 	for i, c := range s.cores {
 		c.shard.Clock.Ms = start.UnixMilli()
-		loaders[i] = rdbLoader{shard: c.shard, shards: len(s.cores), log: s.log, first: i == 0}
+		opt := shardowner.LoadOptions{SkipChecksum: !pv.Check}
+		if i == 0 {
+			opt.Log = s.log
+		}
 		wg.Add(1)
-		go func(l *rdbLoader) {
+		go func() {
 			defer wg.Done()
-			l.err = rdbfile.ParseWith(data, l, rdbfile.Options{SkipChecksum: !pv.Check})
-		}(&loaders[i])
+			r := &results[i]
+			r.loaded, r.expired, r.err = c.shard.LoadFile(data, opt)
+		}()
 	}
 	wg.Wait()
 	var keys, expired int64
-	for i := range loaders {
-		if err := loaders[i].err; err != nil {
-			for _, c := range s.cores {
-				for _, t := range c.shard.DBs {
-					t.Clear()
-				}
-			}
-			return fmt.Errorf("loading the RDB file %s: %w", path, err)
+	for _, r := range results {
+		if r.err != nil {
+			return fmt.Errorf("loading the RDB file %s: %w", path, r.err)
 		}
-		keys += loaders[i].loaded
-		expired += loaders[i].expired
+		keys += r.loaded
+		expired += r.expired
 	}
 	s.saver.Loaded(keys, expired)
 	s.log.Info("DB loaded from disk", "file", path, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()),
 		"keys", keys, "expired", expired)
-	return nil
-}
-
-// rdbLoader stores the records of one shard's keys (rdbfile.Handler).
-type rdbLoader struct {
-	shard           *shardowner.Shard
-	shards          int
-	log             *slog.Logger
-	first           bool // the one that logs what concerns the whole file
-	db              int
-	loaded, expired int64
-	err             error
-}
-
-func (l *rdbLoader) Aux(key, val []byte) error {
-	if l.first && string(key) == "redis-ver" {
-		l.log.Info("loading RDB produced by version " + string(val))
-	}
-	return nil
-}
-
-func (l *rdbLoader) SelectDB(db int) error {
-	if db >= len(l.shard.DBs) {
-		return fmt.Errorf("the file was created by a server configured for more than %d databases", len(l.shard.DBs))
-	}
-	l.db = db
-	return nil
-}
-
-func (l *rdbLoader) ResizeDB(size, expires uint64) error { return nil }
-
-func (l *rdbLoader) Key(r *rdbfile.Record) error {
-	if router.ShardOf(r.Key, l.shards) != l.shard.ID {
-		return nil
-	}
-	switch r.Type {
-	case rdbfile.TypeStreamListpacks, rdbfile.TypeStreamListpacks2:
-		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
-	}
-	exp := r.ExpireAt
-	if exp < 0 {
-		exp = 0
-	}
-	ok, err := l.shard.LoadRecord(l.db, r.Key, r.Type, r.Object, exp)
-	switch {
-	case err != nil:
-		return err
-	case ok:
-		l.loaded++
-	default:
-		l.expired++
-	}
-	return nil
-}
-
-func (l *rdbLoader) Function(code []byte) error {
-	return errors.New("the file holds functions (FUNCTION LOAD), which corekv does not run yet")
-}
-
-func (l *rdbLoader) ModuleAux(m *rdbfile.ModuleError) error {
-	if l.first {
-		l.log.Warn("skipping module aux data: corekv has no modules", "module", m.Error())
-	}
 	return nil
 }

@@ -110,6 +110,11 @@ func (c *Core) Shutdown(save *bool) {
 // Save is SAVE's and BGSAVE's effect (persist.go).
 func (c *Core) Save(scn servercmd.Conn, mode string) error { return c.startSave(scn.(*Conn), mode) }
 
+// DebugReload is DEBUG RELOAD's effect (persist.go).
+func (c *Core) DebugReload(scn servercmd.Conn, flags []string) error {
+	return c.debugReload(scn.(*Conn), flags)
+}
+
 // Saver is the server's snapshot state.
 func (c *Core) Saver() *snapshot.Saver { return c.srv.saver }
 
@@ -304,6 +309,9 @@ func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]by
 		r.Write(&w, &si)
 	case cmdSnapshot:
 		cutReply(&w, argv)
+	case cmdLoad:
+		c.log.Warn("DB reloaded by DEBUG RELOAD")
+		w.OK()
 	case cmdResetAll:
 		// The cores reset their longest turns when they see the new
 		// generation.

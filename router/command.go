@@ -144,7 +144,8 @@ const (
 	CombineHome
 	// CombineCut: as CombineHome, but every shard's part runs under the
 	// locks of all shards, at one instant for every transaction (a
-	// snapshot's cut).
+	// snapshot's cut, DEBUG RELOAD's load), and a part's error is the
+	// reply.
 	CombineCut
 )
 

@@ -364,7 +364,14 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		out = p.randomKey(out)
 	case CombineSlowlog:
 		out = p.slowlog(out, ex.Slowlog())
-	case CombineHome, CombineCut:
+	case CombineCut:
+		// Any part's error is the reply: the cut or load failed there.
+		if e := p.firstError(); e != nil {
+			out = append(out, e...)
+			break
+		}
+		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
+	case CombineHome:
 		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
 	}
 	s.Reply = out

@@ -3,15 +3,145 @@ package shardowner
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/rdbfile"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // Loading an RDB file: the file's reader (rdbfile) finds each key record
 // and the shard that owns its key stores it here, converted as RESTORE
 // converts a payload, into the encoding its size calls for.
+
+// LoadOptions say how LoadFile loads.
+type LoadOptions struct {
+	SkipChecksum bool // rdbchecksum no
+	// Replace lets a key of the file replace one the shard holds (DEBUG
+	// RELOAD MERGE); else a key held twice is an error.
+	Replace bool
+	// Log, when set, hears what concerns the whole file (one shard's
+	// loader logs for all).
+	Log *slog.Logger
+}
+
+// LoadFile stores the keys of the RDB file data that belong to the shard:
+// every shard reads the whole file, so the shards convert their records in
+// parallel. It returns the keys stored and those dropped as expired.
+func (s *Shard) LoadFile(data []byte, opt LoadOptions) (loaded, expired int64, err error) {
+	l := &fileLoader{s: s, opt: opt}
+	err = rdbfile.ParseWith(data, l, rdbfile.Options{SkipChecksum: opt.SkipChecksum})
+	return l.loaded, l.expired, err
+}
+
+// fileLoader is LoadFile's rdbfile.Handler.
+type fileLoader struct {
+	s               *Shard
+	opt             LoadOptions
+	db              int
+	loaded, expired int64
+}
+
+func (l *fileLoader) Aux(key, val []byte) error {
+	if l.opt.Log != nil && string(key) == "redis-ver" {
+		l.opt.Log.Info("loading RDB produced by version " + string(val))
+	}
+	return nil
+}
+
+func (l *fileLoader) SelectDB(db int) error {
+	if db >= len(l.s.DBs) {
+		return fmt.Errorf("the file was created by a server configured for more than %d databases", len(l.s.DBs))
+	}
+	l.db = db
+	return nil
+}
+
+func (l *fileLoader) ResizeDB(size, expires uint64) error { return nil }
+
+func (l *fileLoader) Key(r *rdbfile.Record) error {
+	if l.s.Count > 1 && KeyShard(r.Key, l.s.Count) != l.s.ID {
+		return nil
+	}
+	switch r.Type {
+	case rdbfile.TypeStreamListpacks, rdbfile.TypeStreamListpacks2:
+		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
+	}
+	exp := max(r.ExpireAt, 0)
+	if l.opt.Replace && l.s.DBs[l.db].Delete(r.Key) {
+		l.loaded--
+	}
+	ok, err := l.s.LoadRecord(l.db, r.Key, r.Type, r.Object, exp)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		l.loaded++
+	default:
+		l.expired++
+	}
+	return nil
+}
+
+func (l *fileLoader) Function(code []byte) error {
+	return errors.New("the file holds functions (FUNCTION LOAD), which corekv does not run yet")
+}
+
+func (l *fileLoader) ModuleAux(m *rdbfile.ModuleError) error {
+	if l.opt.Log != nil {
+		l.opt.Log.Warn("skipping module aux data: corekv has no modules", "module", m.Error())
+	}
+	return nil
+}
+
+// errReload is Redis's reply to a DEBUG RELOAD whose file does not load;
+// the log says why.
+const errReload resp.Error = "ERR Error trying to load the RDB dump, check server logs."
+
+// InternalLoad: corekv.load path [noflush] [merge] [nochecksum]. DEBUG
+// RELOAD's part on each shard, under the locks of all (router's
+// CombineCut): the shard's databases are emptied (unless noflush) and the
+// file's keys it owns stored (with merge, replacing those it holds).
+func InternalLoad(c *Ctx, argv [][]byte) {
+	s := c.Shard
+	var opt LoadOptions
+	noflush := false
+	for _, a := range argv[2:] {
+		switch string(a) {
+		case "noflush":
+			noflush = true
+		case "merge":
+			opt.Replace = true
+		case "nochecksum":
+			opt.SkipChecksum = true
+		}
+	}
+	data, unmap, err := snapshot.MapFile(string(argv[1]))
+	if err == nil {
+		defer unmap()
+		if !noflush {
+			for db, t := range s.DBs {
+				if !s.detachForSnapshot(db) {
+					t.Clear()
+				}
+			}
+		}
+		if s.ID == 0 {
+			opt.Log = s.Log
+		}
+		_, _, err = s.LoadFile(data, opt)
+	}
+	if err != nil {
+		if s.Log != nil {
+			s.Log.Warn("DEBUG RELOAD: the RDB file does not load", "err", err)
+		}
+		c.W.Err(errReload)
+		return
+	}
+	c.W.OK()
+}
 
 // ErrDuplicateKey refuses a file that holds a key twice in a database.
 var ErrDuplicateKey = errors.New("duplicated key")

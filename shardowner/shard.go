@@ -1,6 +1,7 @@
 package shardowner
 
 import (
+	"log/slog"
 	"math/bits"
 	"time"
 
@@ -48,6 +49,9 @@ type Shard struct {
 	// Journal collects the records of what changes the shard's data, for
 	// whoever consumes them; nil: nobody does, and nothing is recorded.
 	Journal *journal.Journal
+	// Log is the core's logger, for what a handler cannot answer whole
+	// (why a file did not load); nil: nothing is logged.
+	Log *slog.Logger
 	// Snap is the snapshot being walked (snapshot.go); nil: none.
 	Snap *Snapshot
 	// SnapshotFor finds the sink of the snapshot a cut names, telling it

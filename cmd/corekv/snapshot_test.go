@@ -482,3 +482,57 @@ func TestSnapshotRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDebugReload: DEBUG RELOAD saves and loads back the same dataset;
+// NOSAVE goes back to the file; NOFLUSH refuses a key held twice with
+// Redis's error, and MERGE takes the file's.
+func TestDebugReload(t *testing.T) {
+	dir := t.TempDir()
+	srv := compatStartCorekv(t, corekvBinary(t), 3, "--dir", dir, "--save", "")
+	snapshotFill(t, srv.addr)
+	want, at := journalDataset(t, srv.addr)
+	c, err := compatDial(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	do := func(cmd string) string {
+		t.Helper()
+		rep, err := c.do(compatS(cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(rep.raw)
+	}
+	if got := do("DEBUG RELOAD"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD: %q", got)
+	}
+	got, _ := journalDataset(t, srv.addr)
+	journalCompare(t, "after DEBUG RELOAD", want, got, at, nil)
+	do("SET added 1")
+	do("SET int changed")
+	if got := do("DEBUG RELOAD NOSAVE"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD NOSAVE: %q", got)
+	}
+	got, _ = journalDataset(t, srv.addr)
+	journalCompare(t, "after DEBUG RELOAD NOSAVE", want, got, at, nil)
+	do("SET int changed")
+	if got := do("DEBUG RELOAD NOSAVE NOFLUSH"); got != "-ERR Error trying to load the RDB dump, check server logs.\r\n" {
+		t.Errorf("DEBUG RELOAD NOSAVE NOFLUSH over the same keys: %q", got)
+	}
+	do("FLUSHALL")
+	do("SET int changed")
+	do("SET added 1")
+	if got := do("DEBUG RELOAD NOSAVE NOFLUSH MERGE"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD NOSAVE NOFLUSH MERGE: %q", got)
+	}
+	got, _ = journalDataset(t, srv.addr)
+	delete(got, `0/"added"`)
+	journalCompare(t, "after DEBUG RELOAD NOSAVE NOFLUSH MERGE", want, got, at, nil)
+	if got := do("GET added"); got != "$1\r\n1\r\n" {
+		t.Errorf("MERGE dropped a key the file does not have: %q", got)
+	}
+	if got := do("DEBUG RELOAD NOW"); got != "-ERR syntax error\r\n" {
+		t.Errorf("DEBUG RELOAD NOW: %q", got)
+	}
+}

@@ -112,6 +112,8 @@ type Core interface {
 	// Save cuts every shard for a new snapshot for cn, answered as mode
 	// says (SaveBackground, SaveForeground).
 	Save(cn Conn, mode string) error
+	// DebugReload is DEBUG RELOAD with its flags (nosave, noflush, merge).
+	DebugReload(cn Conn, flags []string) error
 	// Saver is the server's snapshot state.
 	Saver() *snapshot.Saver
 	// DebugSleep is DEBUG SLEEP, which the loop does.

@@ -1,10 +1,12 @@
 package servercmd
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // errDebugNotAllowed is Redis 7's refusal of DEBUG under
@@ -35,8 +37,8 @@ func allowedFrom(mode string, cn Conn) bool {
 	return false
 }
 
-// Debug is DEBUG: SET-ACTIVE-EXPIRE and HELP here, SLEEP in the loop,
-// which is what it stops.
+// Debug is DEBUG: SET-ACTIVE-EXPIRE, RELOAD and HELP here, SLEEP in the
+// loop, which is what it stops.
 func Debug(c Core, cn Conn, argv [][]byte) {
 	if !debugAllowed(c, cn) {
 		cn.Error(errDebugNotAllowed)
@@ -54,10 +56,38 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 		n, _ := resp.ParseIntPrefix(argv[2])
 		c.SetActiveExpire(int32(n) != 0)
 		cn.OK()
+	case resp.EqualFold(sub, "reload"):
+		debugReload(c, cn, argv[2:])
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
 		cn.Help(debugHelp)
 	default:
 		cn.Error(resp.ErrSubcommandSyntax("debug", sub))
+	}
+}
+
+// debugReload is DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save, empty
+// the keyspace and load the file again.
+func debugReload(c Core, cn Conn, args [][]byte) {
+	var flags []string
+	for _, a := range args {
+		switch {
+		case resp.EqualFold(a, "merge"), resp.EqualFold(a, "noflush"), resp.EqualFold(a, "nosave"):
+			flags = append(flags, strings.ToLower(string(a)))
+		default:
+			cn.Error(resp.ErrSyntax)
+			return
+		}
+	}
+	if cn.InExec() {
+		cn.Error("ERR DEBUG RELOAD is not possible inside MULTI")
+		return
+	}
+	if err := c.DebugReload(cn, flags); err != nil {
+		if errors.Is(err, snapshot.ErrInProgress) {
+			cn.Error(errBgsaveInProgress)
+			return
+		}
+		cn.Error("ERR Error trying to save the DB")
 	}
 }
 
@@ -70,6 +100,10 @@ var debugHelp = []string{
 	"    Stop the server for <seconds>. Decimals allowed.",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Turn the active expiry cycle off or on.",
+	"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+	"    Save the dataset, empty the keyspace and load the file back. NOSAVE loads",
+	"    the file as it is; NOFLUSH keeps the keyspace (a key in both is an error);",
+	"    MERGE lets the file's keys replace those held.",
 	"HELP",
 	"    Print this help.",
 }
