@@ -110,6 +110,12 @@ func (c *Core) Shutdown(save *bool) {
 // Save is SAVE's and BGSAVE's effect (persist.go).
 func (c *Core) Save(scn servercmd.Conn, mode string) error { return c.startSave(scn.(*Conn), mode) }
 
+// DebugDigest sends every shard DEBUG DIGEST's or DIGEST-VALUE's part.
+func (c *Core) DebugDigest(scn servercmd.Conn, keys [][]byte) {
+	argv := append([][]byte{cmdDigest.NameBytes()}, keys...)
+	c.allShards(scn.(*Conn), cmdDigest, argv)
+}
+
 // DebugReload is DEBUG RELOAD's effect (persist.go).
 func (c *Core) DebugReload(scn servercmd.Conn, flags []string) error {
 	return c.debugReload(scn.(*Conn), flags)
@@ -240,6 +246,7 @@ func (s *Server) resetStats() {
 var (
 	cmdInfoAll   = router.LookupString("corekv.info")
 	cmdResetAll  = router.LookupString("corekv.resetstat")
+	cmdDigest    = router.LookupString("corekv.digest")
 	resetAllArgv = [][]byte{[]byte("corekv.resetstat")}
 )
 

@@ -144,9 +144,10 @@ const (
 	CombineHome
 	// CombineCut: as CombineHome, but every shard's part runs under the
 	// locks of all shards, at one instant for every transaction (a
-	// snapshot's cut, DEBUG RELOAD's load), and a part's error is the
-	// reply.
+	// snapshot's cut, DEBUG RELOAD's load).
 	CombineCut
+	// CombineDigest: DEBUG DIGEST's parts XORed (CombineDigest's plan).
+	CombineDigest
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection

@@ -281,6 +281,7 @@ var commands = []Command{
 	// RESETSTAT, zeroes them); the client's core answers once all have
 	// (CombineHome)
 	{Name: "corekv.info", Arity: 2, Route: RouteAll, Combine: CombineHome, Run: so.InternalInfo, Internal: true},
+	{Name: "corekv.digest", Arity: -1, Route: RouteAll, Combine: CombineDigest, Run: so.InternalDigest, Internal: true},
 	{Name: "corekv.load", Arity: -2, Route: RouteAll, Combine: CombineCut, Run: so.InternalLoad, Internal: true},
 	{Name: "corekv.snapshot", Arity: 3, Route: RouteAll, Combine: CombineCut, Run: so.InternalSnapshot, Internal: true},
 	{Name: "corekv.resetstat", Arity: 1, Route: RouteAll, Combine: CombineHome, Run: so.InternalResetStats, Internal: true},

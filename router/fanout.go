@@ -2,6 +2,7 @@ package router
 
 import (
 	"bytes"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -364,19 +365,49 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		out = p.randomKey(out)
 	case CombineSlowlog:
 		out = p.slowlog(out, ex.Slowlog())
-	case CombineCut:
-		// Any part's error is the reply: the cut or load failed there.
-		if e := p.firstError(); e != nil {
-			out = append(out, e...)
-			break
-		}
+	case CombineHome, CombineCut:
 		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
-	case CombineHome:
-		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
+	case CombineDigest:
+		out = p.digest(out)
 	}
 	s.Reply = out
 	p.release(ex)
 	finish(ex, s)
+}
+
+// digest appends DEBUG DIGEST's or DIGEST-VALUE's reply: the XOR of the
+// shards' digests (each part a bulk of 20-byte digests), in hex, one
+// status for the dataset or an array of one per key.
+func (p *plan) digest(out []byte) []byte {
+	var sum []byte
+	for _, c := range p.parts {
+		if c == nil {
+			continue
+		}
+		b := bulkBody(c.Reply)
+		if sum == nil {
+			sum = make([]byte, len(b))
+		}
+		for i := range min(len(b), len(sum)) {
+			sum[i] ^= b[i]
+		}
+	}
+	line := func(d []byte) {
+		out = append(out, '+')
+		out = hex.AppendEncode(out, d)
+		out = append(out, '\r', '\n')
+	}
+	if len(p.argv) == 1 {
+		line(sum)
+		return out
+	}
+	w := resp.Writer{B: out, Proto: p.proto}
+	w.Array(len(p.argv) - 1)
+	out = w.B
+	for i := 0; i+20 <= len(sum); i += 20 {
+		line(sum[i : i+20])
+	}
+	return out
 }
 
 // slowlog appends SLOWLOG's reply: GET merges the shards' entries newest

@@ -504,11 +504,24 @@ func TestDebugReload(t *testing.T) {
 		}
 		return string(rep.raw)
 	}
+	digest := do("DEBUG DIGEST")
 	if got := do("DEBUG RELOAD"); got != "+OK\r\n" {
 		t.Fatalf("DEBUG RELOAD: %q", got)
 	}
 	got, _ := journalDataset(t, srv.addr)
 	journalCompare(t, "after DEBUG RELOAD", want, got, at, nil)
+	if again := do("DEBUG DIGEST"); again != digest || len(digest) != 43 || digest == "+"+strings.Repeat("0", 40)+"\r\n" {
+		t.Errorf("DEBUG DIGEST %q before DEBUG RELOAD, %q after", digest, again)
+	}
+	values := do("DEBUG DIGEST-VALUE hsmall nosuch")
+	if !strings.HasPrefix(values, "*2\r\n+") || !strings.HasSuffix(values, "+"+strings.Repeat("0", 40)+"\r\n") {
+		t.Errorf("DEBUG DIGEST-VALUE hsmall nosuch: %q", values)
+	}
+	do("HSET hsmall a 2")
+	if again := do("DEBUG DIGEST-VALUE hsmall nosuch"); again == values {
+		t.Errorf("DEBUG DIGEST-VALUE did not change with the value: %q", again)
+	}
+	do("HSET hsmall a 1")
 	do("SET added 1")
 	do("SET int changed")
 	if got := do("DEBUG RELOAD NOSAVE"); got != "+OK\r\n" {
@@ -534,5 +547,28 @@ func TestDebugReload(t *testing.T) {
 	}
 	if got := do("DEBUG RELOAD NOW"); got != "-ERR syntax error\r\n" {
 		t.Errorf("DEBUG RELOAD NOW: %q", got)
+	}
+	// The same dataset on one shard digests alike (once the relative
+	// TTLs, set at different times, are gone).
+	one := compatStartCorekv(t, corekvBinary(t), 1, "--save", "")
+	snapshotFill(t, one.addr)
+	oc, err := compatDial(one.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oc.close()
+	oc.do(compatS("SET added 1")) // as MERGE left the other
+	for _, cl := range []*compatConn{c, oc} {
+		for _, db := range []string{"0", "1", "5", "15"} {
+			for _, cmd := range []string{"SELECT " + db, "PERSIST ttl", "PERSIST hsmall"} {
+				if _, err := cl.do(compatS(cmd)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	three := do("DEBUG DIGEST")
+	if rep, err := oc.do(compatS("DEBUG DIGEST")); err != nil || string(rep.raw) != three {
+		t.Errorf("DEBUG DIGEST on one shard %q, on three %q", rep.raw, three)
 	}
 }

@@ -112,6 +112,8 @@ type Core interface {
 	// Save cuts every shard for a new snapshot for cn, answered as mode
 	// says (SaveBackground, SaveForeground).
 	Save(cn Conn, mode string) error
+	// DebugDigest is DEBUG DIGEST (no keys) and DIGEST-VALUE.
+	DebugDigest(cn Conn, keys [][]byte)
 	// DebugReload is DEBUG RELOAD with its flags (nosave, noflush, merge).
 	DebugReload(cn Conn, flags []string) error
 	// Saver is the server's snapshot state.

@@ -56,6 +56,12 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 		n, _ := resp.ParseIntPrefix(argv[2])
 		c.SetActiveExpire(int32(n) != 0)
 		cn.OK()
+	case resp.EqualFold(sub, "digest") && len(argv) == 2, resp.EqualFold(sub, "digest-value"):
+		if cn.InExec() {
+			cn.Error("ERR DEBUG DIGEST is not possible inside MULTI")
+			return
+		}
+		c.DebugDigest(cn, argv[2:])
 	case resp.EqualFold(sub, "reload"):
 		debugReload(c, cn, argv[2:])
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
@@ -104,6 +110,10 @@ var debugHelp = []string{
 	"    Save the dataset, empty the keyspace and load the file back. NOSAVE loads",
 	"    the file as it is; NOFLUSH keeps the keyspace (a key in both is an error);",
 	"    MERGE lets the file's keys replace those held.",
+	"DIGEST",
+	"    A digest of the whole dataset, the same wherever the same data is held.",
+	"DIGEST-VALUE <key> [<key> ...]",
+	"    A digest of each key's value and TTL (zeros for a missing key).",
 	"HELP",
 	"    Print this help.",
 }
