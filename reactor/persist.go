@@ -129,6 +129,25 @@ func (c *Core) startSaveThen(cn *Conn, mode string, reload []string) error {
 	return nil
 }
 
+// The walk's share of a turn: clients come first. A turn that served
+// requests gives the walk a fifth of the time they took (at least
+// snapBusyMin, so the walk always gets on); an idle turn gives it
+// snapIdleBudget, short enough that a request arriving meanwhile waits
+// little.
+const (
+	snapBusyShare  = 5
+	snapBusyMin    = 5 * time.Microsecond
+	snapIdleBudget = 500 * time.Microsecond
+)
+
+// snapshotBudget is the walk's time in a turn whose work took work.
+func snapshotBudget(busy bool, work time.Duration) time.Duration {
+	if !busy {
+		return snapIdleBudget
+	}
+	return min(max(work/snapBusyShare, snapBusyMin), snapIdleBudget)
+}
+
 // cutReply is the reply of a cut once every shard has run it.
 func cutReply(w *resp.Writer, argv [][]byte) {
 	if string(argv[2]) == saveBackground {
@@ -229,7 +248,7 @@ func (s *Server) saveAtShutdown() error {
 	}
 	for _, c := range s.cores {
 		for c.shard.Snap != nil {
-			if c.shard.SnapshotStep() {
+			if c.shard.SnapshotStep(time.Second) {
 				time.Sleep(time.Millisecond)
 			}
 		}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/valyala/bytebufferpool"
-
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/rdbfile"
 	"github.com/corekv/corekv/shardowner/snapshot"
@@ -70,10 +68,7 @@ func (l *fileLoader) Key(r *rdbfile.Record) error {
 		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
 	}
 	exp := max(r.ExpireAt, 0)
-	if l.opt.Replace && l.s.DBs[l.db].Delete(r.Key) {
-		l.loaded--
-	}
-	ok, err := l.s.LoadRecord(l.db, r.Key, r.Type, r.Object, exp)
+	ok, err := l.s.LoadRecord(l.db, r.Key, r.Type, r.Object, exp, l.opt.Replace)
 	switch {
 	case err != nil:
 		return err
@@ -147,16 +142,25 @@ func InternalLoad(c *Ctx, argv [][]byte) {
 var ErrDuplicateKey = errors.New("duplicated key")
 
 // LoadRecord stores key with the object of RDB type typ in obj (its bytes
-// after the type) in database db, expiring at expireAt (Unix ms, 0: none).
+// after the key) in database db, expiring at expireAt (Unix ms, 0: none).
 // A key whose expiry has passed is not stored (loaded false), as Redis's
-// master drops it. The error names what is wrong with the record.
-func (s *Shard) LoadRecord(db int, key []byte, typ byte, obj []byte, expireAt int64) (loaded bool, err error) {
+// master drops it. A key the shard holds already is an error, unless
+// replace. The error names what is wrong with the record.
+func (s *Shard) LoadRecord(db int, key []byte, typ byte, obj []byte, expireAt int64, replace bool) (loaded bool, err error) {
 	if db < 0 || db >= len(s.DBs) {
 		return false, fmt.Errorf("database %d out of range (databases is %d)", db, len(s.DBs))
 	}
 	t := s.DBs[db]
-	if t.Exists(key) {
-		return false, fmt.Errorf("%w '%s' in DB %d", ErrDuplicateKey, key, db)
+	held := t.Len()
+	defer func() {
+		// A key written over leaves the count as it was: one lookup
+		// for both the check and the write.
+		if loaded && !replace && t.Len() == held {
+			loaded, err = false, fmt.Errorf("%w '%s' in DB %d", ErrDuplicateKey, key, db)
+		}
+	}()
+	if replace && t.Delete(key) {
+		held--
 	}
 	o, ok := readObjectOf(typ, obj)
 	if !ok {
@@ -181,14 +185,4 @@ func (s *Shard) LoadRecord(db int, key []byte, typ byte, obj []byte, expireAt in
 		return false, fmt.Errorf("cannot store key '%s': %s", key, w.B)
 	}
 	return true, nil
-}
-
-// readObjectOf reads an object of RDB type t whose body is p, as
-// readObject reads a payload; o copies what it keeps.
-func readObjectOf(t byte, p []byte) (rdbObject, bool) {
-	buf := bytebufferpool.Get()
-	buf.B = append(append(buf.B[:0], t), p...)
-	o, ok := readObject(buf.B)
-	bytebufferpool.Put(buf)
-	return o, ok
 }

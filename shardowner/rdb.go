@@ -69,6 +69,15 @@ type rdbObject struct {
 // reads it: what follows the object is not looked at). The caller releases
 // o.out.
 func readObject(p []byte) (o rdbObject, ok bool) {
+	if len(p) == 0 {
+		return o, false
+	}
+	return readObjectOf(p[0], p[1:])
+}
+
+// readObjectOf reads an object of RDB type t whose body starts p (an RDB
+// file's record, after its key), as readObject reads a payload.
+func readObjectOf(t byte, p []byte) (o rdbObject, ok bool) {
 	var r rdbfile.Reader
 	r.Reset(p)
 	scratch := bytebufferpool.Get()
@@ -77,10 +86,6 @@ func readObject(p []byte) (o rdbObject, ok bool) {
 		scratch.B = r.Scratch
 		bytebufferpool.Put(scratch)
 	}()
-	t, ok := r.Byte()
-	if !ok {
-		return o, false
-	}
 	if t == rdbfile.TypeString {
 		s, ok := r.String()
 		if !ok {

@@ -1,6 +1,8 @@
 package shardowner
 
 import (
+	"time"
+
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
@@ -13,7 +15,7 @@ import (
 // snapshot whole or not at all. From then on:
 //
 //   - each table is frozen (kvtable.Freeze): keys stay in their buckets;
-//   - the loop walks the buckets in order, a bounded slice per turn
+//   - the loop walks the buckets in order, for a bounded time per turn
 //     (SnapshotStep), and hands the records to the sink in chunks;
 //   - before a command writes a key (BeforeWrite, from the call path), or
 //     a key expires, a bucket the walk has not reached yet is written
@@ -48,11 +50,10 @@ type Snapshot struct {
 	sink     SnapshotSink
 	shard    int
 	cut      int64 // Unix ms of the cut
-	bytes    int   // written so far, for the turns' budget
 	compress bool  // LZF for long strings (rdbcompression)
-	// turnBuckets is how many buckets a step visits at most
-	// (snapTurnBucket; tests take smaller steps).
-	turnBuckets int
+	// stepBuckets is how many buckets a step visits at most, whatever its
+	// budget (tests take small steps).
+	stepBuckets int
 	dbs         []snapDB
 	db          int // the database the walk is in
 
@@ -70,13 +71,13 @@ type snapDB struct {
 }
 
 // Snapshot tuning: how big a chunk grows before it goes to the sink, how
-// much a turn writes, and how much may wait for the disk before the walk
-// pauses.
+// many buckets a step visits between two looks at the clock, and how much
+// may wait for the disk before the walk pauses.
 const (
-	snapChunk      = 64 << 10
-	snapTurnBytes  = 256 << 10
-	snapTurnBucket = 4096
-	snapBacklog    = 8 << 20
+	snapChunk       = 64 << 10
+	snapClockEvery  = 32
+	snapStepBuckets = 1 << 30
+	snapBacklog     = 8 << 20
 )
 
 // errNoSnapshot answers a cut whose snapshot has ended (it failed on
@@ -105,7 +106,7 @@ func InternalSnapshot(c *Ctx, argv [][]byte) {
 // StartSnapshot cuts the shard's keyspace for sink; Snap is set until the
 // shard has walked it all.
 func (s *Shard) StartSnapshot(sink SnapshotSink, compress bool) {
-	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, compress: compress, turnBuckets: snapTurnBucket}
+	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, compress: compress, stepBuckets: snapStepBuckets}
 	keys, expires := make([]int, len(s.DBs)), make([]int, len(s.DBs))
 	for i, t := range s.DBs {
 		t.Freeze(true)
@@ -120,14 +121,15 @@ func (s *Shard) StartSnapshot(sink SnapshotSink, compress bool) {
 // Snapshotting reports whether a snapshot is being walked.
 func (s *Shard) Snapshotting() bool { return s.Snap != nil }
 
-// SnapshotStep walks the next slice of the snapshot and reports whether
-// the walk waits for the sink (the loop need not come back at once).
-func (s *Shard) SnapshotStep() (waiting bool) {
+// SnapshotStep walks the snapshot for about budget (the loop gives it what
+// its clients leave) and reports whether the walk waits for the sink: the
+// loop need not come back at once.
+func (s *Shard) SnapshotStep(budget time.Duration) (waiting bool) {
 	sn := s.Snap
 	if sn.sink.Backlog() > snapBacklog {
 		return true
 	}
-	start := sn.bytes
+	deadline := time.Now().Add(budget)
 	for visited := 0; sn.db < len(sn.dbs); {
 		d := &sn.dbs[sn.db]
 		for d.next < d.n {
@@ -137,7 +139,7 @@ func (s *Shard) SnapshotStep() (waiting bool) {
 			if d.ahead[pos>>6]&(1<<(pos&63)) == 0 {
 				sn.writeBucket(sn.db, d, pos)
 			}
-			if visited >= sn.turnBuckets || sn.bytes-start >= snapTurnBytes {
+			if visited >= sn.stepBuckets || visited%snapClockEvery == 0 && time.Now().After(deadline) {
 				return false
 			}
 		}
@@ -253,9 +255,7 @@ func (sn *Snapshot) writeBucket(db int, d *snapDB, pos int) {
 			sn.buf, sn.bufDB = bytebufferpool.Get(), db
 			sn.buf.B = sn.buf.B[:0]
 		}
-		n := len(sn.buf.B)
 		sn.buf.B = appendKeyRecord(sn.buf.B, key, v, sn.compress)
-		sn.bytes += len(sn.buf.B) - n
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/valyala/bytebufferpool"
 
@@ -155,7 +156,7 @@ func TestSnapshotCopyOnWrite(t *testing.T) {
 			want := snapModel(s)
 			sink := &captureSink{data: map[int][]byte{}}
 			s.StartSnapshot(sink, false)
-			s.Snap.turnBuckets = 16
+			s.Snap.stepBuckets = 16
 			steps := 0
 			for s.Snap != nil {
 				for range r.Intn(200) {
@@ -173,7 +174,7 @@ func TestSnapshotCopyOnWrite(t *testing.T) {
 						t.ActiveExpire(1e9)
 					}
 				}
-				s.SnapshotStep()
+				s.SnapshotStep(time.Second)
 				steps++
 			}
 			// Keys whose TTL had passed at the cut are left out.
