@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/instant"
 	"github.com/corekv/corekv/reactor/servercmd"
+	"github.com/corekv/corekv/reactor/sockets"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -84,7 +86,7 @@ type Core struct {
 	stats     coreStats
 	pub       publishedStats
 	exp       expireState
-	inst      instantRates
+	inst      instant.Rates
 	cmdPub    cmdStatsCopy
 	base      servercmd.Totals // what pub held at the last CONFIG RESETSTAT; guarded by srv.mu
 	nextTimer int64            // Unix ms of the next timer run
@@ -152,7 +154,7 @@ type coreStats struct {
 // them, refreshed every timer tick and when a part of INFO runs here.
 type publishedStats struct {
 	counters                       [servercmd.CounterCount]atomic.Uint64 // what INFO sums (counter)
-	instOps, instNetIn, instNetOut atomic.Uint64                         // per second (instantRates)
+	instOps, instNetIn, instNetOut atomic.Uint64                         // per second (instant.Rates)
 	stalePerc                      atomic.Uint64                         // float64 bits
 	arenaBytes, offHeapBytes       atomic.Uint64
 	longestTurnNs, statGen         atomic.Uint64
@@ -506,9 +508,9 @@ func (c *Core) accept(lfd int) {
 		cn.info.proto.Store(2)
 		cn.info.id = cn.id
 		cn.info.core = c.id
-		cn.info.addr = sockaddrString(sa)
+		cn.info.addr = sockets.AddrString(sa)
 		if la, err := unix.Getsockname(fd); err == nil {
-			cn.info.laddr = sockaddrString(la)
+			cn.info.laddr = sockets.AddrString(la)
 		}
 		now := c.shard.Clock.Ms
 		cn.info.created = now
@@ -1061,7 +1063,7 @@ func (c *Core) timers(now int64) {
 	}
 	c.adaptExpire()
 	c.updateStale()
-	c.inst.sample(now, [instantCount]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
+	c.inst.Sample(now, [instant.Count]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
 	c.publishStats()
 }
 
@@ -1084,9 +1086,9 @@ func (c *Core) publishStats() {
 	p.counters[servercmd.CntConns].Store(c.stats.conns)
 	p.counters[servercmd.CntRejected].Store(c.stats.rejected)
 	p.counters[servercmd.CntErrorReplies].Store(c.stats.errorReplies)
-	p.instOps.Store(c.inst.rate(instantCommands))
-	p.instNetIn.Store(c.inst.rate(instantNetIn))
-	p.instNetOut.Store(c.inst.rate(instantNetOut))
+	p.instOps.Store(c.inst.Rate(instant.Commands))
+	p.instNetIn.Store(c.inst.Rate(instant.NetIn))
+	p.instNetOut.Store(c.inst.Rate(instant.NetOut))
 	p.counters[servercmd.CntHits].Store(c.shard.Stats.Hits)
 	p.counters[servercmd.CntMisses].Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))

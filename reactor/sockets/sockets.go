@@ -1,13 +1,18 @@
-package reactor
+// Package sockets owns what a server asks of the kernel for its sockets:
+// the SO_REUSEPORT listeners every core opens on the same address, the
+// addresses' form in CLIENT LIST, and an open file limit that holds the
+// clients.
+package sockets
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 
 	"golang.org/x/sys/unix"
 )
 
-// listen opens a non-blocking listening socket on addr:port with
+// Listen opens a non-blocking listening socket on addr:port with
 // SO_REUSEPORT, so that every core can open its own on the same address and
 // the kernel spreads incoming connections over them. first is the first
 // core's socket on addr: SO_REUSEPORT would let it join the sockets of
@@ -15,7 +20,7 @@ import (
 // would share the connections unnoticed, so the port must be free of any
 // listener first, as Redis's bind would find it ("address already in
 // use").
-func listen(addr string, port int, first bool) (fd int, boundPort int, err error) {
+func Listen(addr string, port int, first bool) (fd int, boundPort int, err error) {
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
 		return -1, 0, fmt.Errorf("bind address %q: %w", addr, err)
@@ -90,9 +95,9 @@ func portFree(family int, sa unix.Sockaddr) error {
 	return unix.Bind(fd, sa)
 }
 
-// sockaddrString formats a socket address as Redis prints it in CLIENT LIST:
+// AddrString formats a socket address as Redis prints it in CLIENT LIST:
 // ip:port, with IPv6 addresses unbracketed.
-func sockaddrString(sa unix.Sockaddr) string {
+func AddrString(sa unix.Sockaddr) string {
 	switch a := sa.(type) {
 	case *unix.SockaddrInet4:
 		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)).String()
@@ -100,4 +105,28 @@ func sockaddrString(sa unix.Sockaddr) string {
 		return netip.AddrFrom16(a.Addr).String() + ":" + fmt.Sprint(a.Port)
 	}
 	return "?"
+}
+
+// FitFDLimit raises the soft RLIMIT_NOFILE toward the clients+reserved
+// descriptors that clients need, up to the hard limit (or past it, with the
+// privilege), and returns how many clients the resulting limit holds (at
+// most clients) and that limit.
+func FitFDLimit(clients, reserved int64) (fit, limit int64) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return clients, -1
+	}
+	need := uint64(clients + reserved)
+	if lim.Cur < need {
+		raised := unix.Rlimit{Cur: need, Max: max(need, lim.Max)}
+		if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) != nil {
+			raised = unix.Rlimit{Cur: lim.Max, Max: lim.Max}
+			if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) != nil {
+				raised = lim
+			}
+		}
+		lim = raised
+	}
+	limit = int64(min(lim.Cur, math.MaxInt64))
+	return min(clients, limit-reserved), limit
 }
