@@ -262,6 +262,10 @@ func (c *Core) run() {
 	c.closeAll()
 }
 
+// rawWaitWindow is how long after its last busy turn a shard keeps waiting
+// with the raw epoll_wait (sockets.EpollWait).
+const rawWaitWindow = 1000 // ms
+
 // spinAfterCommands is how many commands a turn must run for the core to
 // poll, rather than sleep, for the next SpinMicros. Waking a sleeping thread
 // costs both sides microseconds of CPU (the client's write does the wake-up),
@@ -338,7 +342,7 @@ func (c *Core) turn(maxWait int) {
 		}
 	}
 	raw := c.shard.Clock.Ms-c.lastBusy < rawWaitWindow
-	n, err := epollWait(c.epfd, c.events, timeout, raw)
+	n, err := sockets.EpollWait(c.epfd, c.events, timeout, raw)
 	c.sleeping.Store(0)
 	if err != nil && err != unix.EINTR {
 		c.log.Error("epoll_wait", "err", err)
@@ -443,7 +447,7 @@ func (c *Core) event(ev *unix.EpollEvent) {
 	fd := ev.Fd
 	if int(fd) == c.evfd {
 		var buf [8]byte
-		if n, _ := rawRead(c.evfd, buf[:]); n == len(buf) {
+		if n, _ := sockets.Read(c.evfd, buf[:]); n == len(buf) {
 			c.stats.wakeupsRecv++
 		}
 		return
@@ -637,7 +641,7 @@ func (c *Core) read(cn *Conn) {
 		cn.growIn()
 	}
 	free := cn.in[len(cn.in):cap(cn.in)]
-	n, err := rawRead(cn.fd, free)
+	n, err := sockets.Read(cn.fd, free)
 	switch {
 	case n > 0:
 		cn.in = cn.in[:len(cn.in)+n]

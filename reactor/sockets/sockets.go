@@ -1,13 +1,14 @@
 // Package sockets owns what a server asks of the kernel for its sockets:
 // the SO_REUSEPORT listeners every core opens on the same address, the
-// addresses' form in CLIENT LIST, and an open file limit that holds the
-// clients.
+// addresses' form in CLIENT LIST, an open file limit that holds the
+// clients, and the raw reads, writes and epoll waits of the cores' loops.
 package sockets
 
 import (
 	"fmt"
 	"math"
 	"net/netip"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -129,4 +130,60 @@ func FitFDLimit(clients, reserved int64) (fit, limit int64) {
 	}
 	limit = int64(min(lim.Cur, math.MaxInt64))
 	return min(clients, limit-reserved), limit
+}
+
+// The sockets and the eventfd are non-blocking, so reading and writing them
+// never waits in the kernel. Calling them as raw system calls skips the
+// runtime's enter/exit bookkeeping (which exists to hand the P to another
+// thread while a call blocks); on a one-request-per-turn workload that
+// bookkeeping is a measurable share of the loop.
+//
+// epoll_wait with a timeout does block. Through the ordinary call, a shard
+// that sleeps between requests gives its P away and must win it back on
+// every wake-up, which at one request per client shows in the tail latency
+// (bench/results/2026-12-01-design-measurements.md). So while a shard is
+// busy it waits with the raw call too. The runtime can still stop it: the
+// signal it sends to preempt a thread interrupts epoll_wait (EINTR, never
+// restarted).
+// The price is a wake-up every 10 ms when the runtime checks on a P that
+// seems to run without a break, so a shard idle for a while (reactor's
+// rawWaitWindow) goes back to the ordinary call and costs nothing while
+// idle.
+
+// Read is read(2) on a non-blocking descriptor, as a raw system call.
+func Read(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
+}
+
+// Write is write(2) on a non-blocking descriptor, as a raw system call.
+func Write(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
+}
+
+// EpollWait is unix.EpollWait, made raw when it cannot block (timeout 0) or
+// when raw is set.
+func EpollWait(epfd int, events []unix.EpollEvent, timeout int, raw bool) (int, error) {
+	if timeout != 0 && !raw {
+		return unix.EpollWait(epfd, events, timeout)
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), uintptr(timeout), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }
