@@ -740,6 +740,10 @@ outer:
 				if a.hash != 0 {
 					c.hashedKey, c.keyHash = a.argv[a.cmd.FirstKey], a.hash
 				}
+				if j := c.shard.Journal; j != nil {
+					// Recorded as received, the command is this copy.
+					j.Receive(cn.in[pos:a.end])
+				}
 				c.dispatchCmd(cn, a.cmd, a.argv, a.shard)
 				c.hashedKey, c.keyHash = nil, 0
 				c.serveBlocked()
