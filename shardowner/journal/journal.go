@@ -180,49 +180,41 @@ func (j *Journal) appendRecord(b []byte, argv [][]byte) []byte {
 }
 
 // encodes reports whether frame is exactly what AppendCommand makes of
-// argv: a RESP array of bulk strings with lengths in canonical decimal,
-// each holding the very bytes of its argument (argv was parsed from frame
-// in place). The argument bytes themselves are not compared: the same
-// memory holds the same bytes.
+// argv, reading little of it: a RESP array (not an inline request) whose
+// arguments lie where AppendCommand would put them, each header in between
+// as long as its canonical form, each CRLF a CRLF (the parser, like
+// Redis's, skips the byte after a CR unread; the AOF loader does not).
+// argv parsed from frame in place has its bytes there and its lengths in
+// those headers, and a longer header ("$03"), an argument cut or moved, one
+// from elsewhere or one missing, all shift an argument off its place.
 func encodes(frame []byte, argv [][]byte) bool {
-	n, p, ok := lenLine(frame, 0, '*')
-	if !ok || n != len(argv) {
+	if len(frame) == 0 || frame[0] != '*' {
 		return false
 	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(frame)))
+	at := headerLen(len(argv))
 	for _, a := range argv {
-		var l int
-		if l, p, ok = lenLine(frame, p, '$'); !ok || l != len(a) || len(frame)-p < l+2 {
+		at += headerLen(len(a))
+		end := at + len(a)
+		if end+2 > len(frame) || string(frame[at-2:at]) != "\r\n" || string(frame[end:end+2]) != "\r\n" {
 			return false
 		}
-		if l > 0 && unsafe.SliceData(a) != &frame[p] {
+		// An empty argument's place is its neighbours' to check.
+		if len(a) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(a)))-base != uintptr(at) {
 			return false
 		}
-		p += l
-		if frame[p] != '\r' || frame[p+1] != '\n' {
-			return false
-		}
-		p += 2
+		at = end + 2
 	}
-	return p == len(frame)
+	return at == len(frame) && string(frame[headerLen(len(argv))-2:headerLen(len(argv))]) == "\r\n"
 }
 
-// lenLine reads the line "<kind><n>\r\n" at b[p:], n in canonical decimal
-// (no sign, no leading zero), and returns n and the offset after it.
-func lenLine(b []byte, p int, kind byte) (n, next int, ok bool) {
-	if p >= len(b) || b[p] != kind {
-		return 0, 0, false
+// headerLen is the length of "$<n>\r\n" with n in decimal.
+func headerLen(n int) int {
+	l := 4
+	for ; n >= 10; n /= 10 {
+		l++
 	}
-	i := p + 1
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if i-p > 18 || (i > p+1 && n == 0) {
-			return 0, 0, false
-		}
-		n = n*10 + int(b[i]-'0')
-	}
-	if i == p+1 || len(b)-i < 2 || b[i] != '\r' || b[i+1] != '\n' {
-		return 0, 0, false
-	}
-	return n, i + 2, true
+	return l
 }
 
 // selectDB adds a SELECT to the stream when db is not its database.
