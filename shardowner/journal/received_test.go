@@ -37,6 +37,8 @@ func TestReceivedFrame(t *testing.T) {
 	}
 	empty, emptyArgv := parse("*2\r\n$4\r\nECHO\r\n$0\r\n\r\n")
 	inline, inlineArgv := parse("SET k v\r\n")
+	// The parser skips the byte after a CR, as Redis's does.
+	noLF, noLFArgv := parse("*2\r0$3\r000000$0\r000")
 	copied := [][]byte{[]byte("SET"), []byte("k"), []byte("hello")}
 	rewritten := [][]byte{argv[0], []byte("other"), argv[2]}
 	for _, tc := range []struct {
@@ -48,6 +50,7 @@ func TestReceivedFrame(t *testing.T) {
 		{"as received", frame, argv, true},
 		{"an empty argument", empty, emptyArgv, true},
 		{"inline", inline, inlineArgv, false},
+		{"a CR without its LF", noLF, noLFArgv, false},
 		{"equal bytes elsewhere", frame, copied, false},
 		{"an argument rewritten", frame, rewritten, false},
 		{"fewer arguments", frame, argv[:2], false},
@@ -78,6 +81,7 @@ func FuzzReceivedFrame(f *testing.F) {
 	f.Add([]byte("*2\r\n$3\r\nDEL\r\n$0\r\n\r\n"), uint8(1))
 	f.Add([]byte("*1\r\n$04\r\nPING\r\n"), uint8(0))
 	f.Add([]byte("PING a b\r\n"), uint8(2))
+	f.Add([]byte("*2\r0$3\r000000$0\r000"), uint8(0))
 	f.Fuzz(func(t *testing.T, b []byte, edit uint8) {
 		argv, n, err := resp.ParseCommand(b, nil)
 		if err != nil || n == 0 || len(argv) == 0 {
