@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/corekv/corekv/reactor/servercmd"
+	"github.com/corekv/corekv/reactor/sockets"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/valyala/bytebufferpool"
@@ -444,7 +445,7 @@ func (c *Conn) flush() bool {
 	if c.outPending() == 0 || !c.writable {
 		return true
 	}
-	n, err := rawWrite(c.fd, c.out[c.outAt:])
+	n, err := sockets.Write(c.fd, c.out[c.outAt:])
 	if n > 0 {
 		c.outAt += n
 		c.core.stats.netOut += uint64(n)

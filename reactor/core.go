@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/instant"
 	"github.com/corekv/corekv/reactor/servercmd"
+	"github.com/corekv/corekv/reactor/sockets"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -84,7 +86,7 @@ type Core struct {
 	stats     coreStats
 	pub       publishedStats
 	exp       expireState
-	inst      instantRates
+	inst      instant.Rates
 	cmdPub    cmdStatsCopy
 	base      servercmd.Totals // what pub held at the last CONFIG RESETSTAT; guarded by srv.mu
 	nextTimer int64            // Unix ms of the next timer run
@@ -160,7 +162,7 @@ type coreStats struct {
 // them, refreshed every timer tick and when a part of INFO runs here.
 type publishedStats struct {
 	counters                       [servercmd.CounterCount]atomic.Uint64 // what INFO sums (counter)
-	instOps, instNetIn, instNetOut atomic.Uint64                         // per second (instantRates)
+	instOps, instNetIn, instNetOut atomic.Uint64                         // per second (instant.Rates)
 	stalePerc                      atomic.Uint64                         // float64 bits
 	arenaBytes, offHeapBytes       atomic.Uint64
 	longestTurnNs, statGen         atomic.Uint64
@@ -268,6 +270,10 @@ func (c *Core) run() {
 	c.closeAll()
 }
 
+// rawWaitWindow is how long after its last busy turn a shard keeps waiting
+// with the raw epoll_wait (sockets.EpollWait).
+const rawWaitWindow = 1000 // ms
+
 // spinAfterCommands is how many commands a turn must run for the core to
 // poll, rather than sleep, for the next SpinMicros. Waking a sleeping thread
 // costs both sides microseconds of CPU (the client's write does the wake-up),
@@ -344,7 +350,7 @@ func (c *Core) turn(maxWait int) {
 		}
 	}
 	raw := c.shard.Clock.Ms-c.lastBusy < rawWaitWindow
-	n, err := epollWait(c.epfd, c.events, timeout, raw)
+	n, err := sockets.EpollWait(c.epfd, c.events, timeout, raw)
 	c.sleeping.Store(0)
 	if err != nil && err != unix.EINTR {
 		c.log.Error("epoll_wait", "err", err)
@@ -461,7 +467,7 @@ func (c *Core) event(ev *unix.EpollEvent) {
 	fd := ev.Fd
 	if int(fd) == c.evfd {
 		var buf [8]byte
-		if n, _ := rawRead(c.evfd, buf[:]); n == len(buf) {
+		if n, _ := sockets.Read(c.evfd, buf[:]); n == len(buf) {
 			c.stats.wakeupsRecv++
 		}
 		return
@@ -526,9 +532,9 @@ func (c *Core) accept(lfd int) {
 		cn.info.proto.Store(2)
 		cn.info.id = cn.id
 		cn.info.core = c.id
-		cn.info.addr = sockaddrString(sa)
+		cn.info.addr = sockets.AddrString(sa)
 		if la, err := unix.Getsockname(fd); err == nil {
-			cn.info.laddr = sockaddrString(la)
+			cn.info.laddr = sockets.AddrString(la)
 		}
 		now := c.shard.Clock.Ms
 		cn.info.created = now
@@ -655,7 +661,7 @@ func (c *Core) read(cn *Conn) {
 		cn.growIn()
 	}
 	free := cn.in[len(cn.in):cap(cn.in)]
-	n, err := rawRead(cn.fd, free)
+	n, err := sockets.Read(cn.fd, free)
 	switch {
 	case n > 0:
 		cn.in = cn.in[:len(cn.in)+n]
@@ -753,6 +759,10 @@ outer:
 			if len(a.argv) > 0 {
 				if a.hash != 0 {
 					c.hashedKey, c.keyHash = a.argv[a.cmd.FirstKey], a.hash
+				}
+				if j := c.shard.Journal; j != nil {
+					// Recorded as received, the command is this copy.
+					j.Receive(cn.in[pos:a.end])
 				}
 				c.dispatchCmd(cn, a.cmd, a.argv, a.shard)
 				c.hashedKey, c.keyHash = nil, 0
@@ -1085,7 +1095,7 @@ func (c *Core) timers(now int64) {
 		c.savePoints(time.UnixMilli(now))
 	}
 	c.updateStale()
-	c.inst.sample(now, [instantCount]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
+	c.inst.Sample(now, [instant.Count]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
 	c.publishStats()
 }
 
@@ -1109,9 +1119,9 @@ func (c *Core) publishStats() {
 	p.counters[servercmd.CntConns].Store(c.stats.conns)
 	p.counters[servercmd.CntRejected].Store(c.stats.rejected)
 	p.counters[servercmd.CntErrorReplies].Store(c.stats.errorReplies)
-	p.instOps.Store(c.inst.rate(instantCommands))
-	p.instNetIn.Store(c.inst.rate(instantNetIn))
-	p.instNetOut.Store(c.inst.rate(instantNetOut))
+	p.instOps.Store(c.inst.Rate(instant.Commands))
+	p.instNetIn.Store(c.inst.Rate(instant.NetIn))
+	p.instNetOut.Store(c.inst.Rate(instant.NetOut))
 	p.counters[servercmd.CntHits].Store(c.shard.Stats.Hits)
 	p.counters[servercmd.CntMisses].Store(c.shard.Stats.Misses)
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))

@@ -15,7 +15,10 @@
 // commands (INFO, CONFIG, CLIENT, COMMAND, LATENCY, DEBUG, PUBSUB, TIME,
 // LASTSAVE, SHUTDOWN) and AUTH and HELLO are in reactor/servercmd, which
 // sees a core and a connection only through the interfaces servercmd.go
-// implements, and the settings in reactor/settings.
+// implements, and the settings in reactor/settings. What needs neither a
+// core nor a connection lives in small packages of its own: reactor/sockets
+// (listeners, raw system calls, the open file limit), reactor/monitorline
+// and reactor/instant.
 //
 // Invariants that are easy to break:
 //   - Only the core that accepted a connection touches it (its buffers, its

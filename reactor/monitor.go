@@ -3,10 +3,10 @@ package reactor
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/reactor/monitorline"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 )
@@ -198,7 +198,7 @@ func (c *Core) feedMonitors(cn *Conn, cmd *router.Command, db int, argv [][]byte
 	}
 	m := &c.mon
 	now := time.Now()
-	m.line = appendMonitorLine(m.line[:0], now, db, cn.info.addr, argv)
+	m.line = monitorline.Append(m.line[:0], now, db, cn.info.addr, argv)
 	for peer := range c.srv.cores {
 		if peer == c.id {
 			if len(m.conns) > 0 {
@@ -235,21 +235,8 @@ func (c *Core) feedExec(cn *Conn, name []byte) {
 // connections, to be written with the turn's others (shardowner.Hub).
 func (h *hub) Monitor(line []byte) {
 	if m := &h.core.mon; len(m.conns) > 0 {
-		m.hold(line, lineTime(line))
+		m.hold(line, monitorline.Time(line))
 	}
-}
-
-// lineTime reads the time (µs) at the head of a MONITOR line.
-func lineTime(line []byte) int64 {
-	var sec, us int64
-	i := 1
-	for ; i < len(line) && line[i] != '.'; i++ {
-		sec = sec*10 + int64(line[i]-'0')
-	}
-	for i++; i < len(line) && line[i] != ' '; i++ {
-		us = us*10 + int64(line[i]-'0')
-	}
-	return sec*1e6 + us
 }
 
 // pushRaw writes bytes that are no reply to cn, behind the replies it is
@@ -276,61 +263,4 @@ func (h *hub) pushRaw(cn *Conn, b []byte) {
 		}
 	}
 	h.core.markDirty(cn)
-}
-
-// appendMonitorLine appends the line Redis 7.0 shows a monitor for a
-// command: "+<seconds>.<microseconds> [<db> <ip:port>] " and the quoted
-// arguments separated by spaces, then CRLF.
-func appendMonitorLine(dst []byte, now time.Time, db int, addr string, argv [][]byte) []byte {
-	dst = append(dst, '+')
-	dst = strconv.AppendInt(dst, now.Unix(), 10)
-	dst = append(dst, '.')
-	us := now.Nanosecond() / 1000
-	for d := 100000; d > 1 && us < d; d /= 10 {
-		dst = append(dst, '0')
-	}
-	dst = strconv.AppendInt(dst, int64(us), 10)
-	dst = append(dst, " ["...)
-	dst = strconv.AppendInt(dst, int64(db), 10)
-	dst = append(dst, ' ')
-	dst = append(dst, addr...)
-	dst = append(dst, "] "...)
-	for i, a := range argv {
-		if i > 0 {
-			dst = append(dst, ' ')
-		}
-		dst = appendQuoted(dst, a)
-	}
-	return append(dst, '\r', '\n')
-}
-
-// appendQuoted appends b in double quotes the way Redis's sdscatrepr
-// writes it: printable ASCII as is, backslash and quote escaped, the
-// usual control characters by their C escapes, any other byte as \xhh.
-func appendQuoted(dst, b []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for _, ch := range b {
-		switch ch {
-		case '\\', '"':
-			dst = append(dst, '\\', ch)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\a':
-			dst = append(dst, '\\', 'a')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		default:
-			if ch >= ' ' && ch <= '~' {
-				dst = append(dst, ch)
-			} else {
-				dst = append(dst, '\\', 'x', hex[ch>>4], hex[ch&15])
-			}
-		}
-	}
-	return append(dst, '"')
 }

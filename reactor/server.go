@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -13,11 +12,11 @@ import (
 
 	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/reactor/settings"
+	"github.com/corekv/corekv/reactor/sockets"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
 	"github.com/corekv/corekv/shardowner/journal"
 	"github.com/corekv/corekv/shardowner/snapshot"
-	"golang.org/x/sys/unix"
 )
 
 // Version is corekv's version; RedisVersion is the Redis version whose
@@ -133,7 +132,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Persist:    &s.saver.Policy,
 		MaxClients: &s.maxClients,
 		FitClients: func(n int64) int64 {
-			fit, _ := fitFDLimit(n, reservedFDs(&s.cfg))
+			fit, _ := sockets.FitFDLimit(n, reservedFDs(&s.cfg))
 			return fit
 		},
 		Pass:         &s.pass,
@@ -165,7 +164,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 			if i > 0 && !usable[k] {
 				continue
 			}
-			fd, bound, err := listen(addr, port, i == 0)
+			fd, bound, err := sockets.Listen(addr, port, i == 0)
 			if err != nil {
 				lastErr = err
 				if i == 0 {
@@ -303,12 +302,12 @@ func reservedFDs(cfg *Config) int64 {
 }
 
 // fitMaxClients lowers cfg.MaxClients to what the open file limit can hold
-// once fitFDLimit has raised it as far as it goes, with a warning, as Redis
+// once sockets.FitFDLimit has raised it as far as it goes, with a warning, as Redis
 // does at start.
 func fitMaxClients(cfg *Config, log *slog.Logger) error {
 	want := int64(cfg.MaxClients)
 	reserved := reservedFDs(cfg)
-	n, limit := fitFDLimit(want, reserved)
+	n, limit := sockets.FitFDLimit(want, reserved)
 	if n >= want {
 		return nil
 	}
@@ -319,30 +318,6 @@ func fitMaxClients(cfg *Config, log *slog.Logger) error {
 		"requested", want, "maxclients", n, "needs", want+reserved, "nofile", limit)
 	cfg.MaxClients = int(n)
 	return nil
-}
-
-// fitFDLimit raises the soft RLIMIT_NOFILE toward the clients+reserved
-// descriptors that clients need, up to the hard limit (or past it, with the
-// privilege), and returns how many clients the resulting limit holds (at
-// most clients) and that limit.
-func fitFDLimit(clients, reserved int64) (fit, limit int64) {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		return clients, -1
-	}
-	need := uint64(clients + reserved)
-	if lim.Cur < need {
-		raised := unix.Rlimit{Cur: need, Max: max(need, lim.Max)}
-		if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) != nil {
-			raised = unix.Rlimit{Cur: lim.Max, Max: lim.Max}
-			if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) != nil {
-				raised = lim
-			}
-		}
-		lim = raised
-	}
-	limit = int64(min(lim.Cur, math.MaxInt64))
-	return min(clients, limit-reserved), limit
 }
 
 // admit counts a new client, refusing it beyond maxclients.

@@ -58,3 +58,23 @@ func TestFileSinkRefusesAFolderItCannotMake(t *testing.T) {
 		t.Fatal("a journal folder under a plain file opened")
 	}
 }
+
+// writeAll writes every buffer in order, empty ones among them.
+func TestWriteAll(t *testing.T) {
+	fd, err := os.Create(t.TempDir() + "/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	bufs := [][]byte{nil, []byte("ab"), {}, bytes.Repeat([]byte("c"), 1<<20), []byte("d"), nil}
+	var want []byte
+	for _, b := range bufs {
+		want = append(want, b...)
+	}
+	if err := writeAll(int(fd.Fd()), bufs); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(fd.Name()); !bytes.Equal(got, want) {
+		t.Fatalf("%d bytes written, want %d", len(got), len(want))
+	}
+}
