@@ -406,7 +406,7 @@ func (c *Core) turn(maxWait int) {
 		j.Flush(c.id, c.srv.journal)
 	}
 	if c.shard.Snap != nil {
-		c.snapWaiting = c.shard.SnapshotStep(snapshotBudget(busy, time.Since(start)))
+		c.snapWaiting = c.shard.SnapshotStep(shardowner.SnapshotBudget(busy, time.Since(start)))
 		end = time.Now()
 	}
 	if len(c.saveWaits) > 0 {

@@ -4,16 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
-	"github.com/corekv/corekv/shardowner/rdbfile"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -85,18 +82,6 @@ func (s *Server) initSaver() {
 	}
 }
 
-// saveAux are the header fields of a file this server writes, those Redis
-// 7.0 writes that mean something here.
-func (s *Server) saveAux() []snapshot.Aux {
-	return []snapshot.Aux{
-		{Key: "redis-ver", Val: RedisVersion},
-		rdbfile.AuxInt("redis-bits", 64),
-		rdbfile.AuxInt("ctime", time.Now().Unix()),
-		rdbfile.AuxInt("used-mem", int64(heapInUse())),
-		rdbfile.AuxInt("aof-base", 0),
-	}
-}
-
 // startSave begins a save and cuts every shard for it, for cn (nil: a save
 // point's), in mode.
 func (c *Core) startSave(cn *Conn, mode string) error { return c.startSaveThen(cn, mode, nil) }
@@ -105,7 +90,7 @@ func (c *Core) startSave(cn *Conn, mode string) error { return c.startSaveThen(c
 // DEBUG RELOAD's, which loads the file once it is in place.
 func (c *Core) startSaveThen(cn *Conn, mode string, reload []string) error {
 	s := c.srv
-	id, err := s.saver.Begin(len(s.cores), s.cfg.Databases, s.saveAux())
+	id, err := s.saver.Begin(len(s.cores), s.cfg.Databases, snapshot.HeaderAux(RedisVersion))
 	if err != nil {
 		if !errors.Is(err, snapshot.ErrInProgress) {
 			c.log.Warn("cannot save the DB", "err", err)
@@ -127,25 +112,6 @@ func (c *Core) startSaveThen(cn *Conn, mode string, reload []string) error {
 		c.saveWaits = append(c.saveWaits, saveWait{cn: cn, slot: slot, id: id, reload: reload})
 	}
 	return nil
-}
-
-// The walk's share of a turn: clients come first. A turn that served
-// requests gives the walk a fifth of the time they took (at least
-// snapBusyMin, so the walk always gets on); an idle turn gives it
-// snapIdleBudget, short enough that a request arriving meanwhile waits
-// little.
-const (
-	snapBusyShare  = 5
-	snapBusyMin    = 5 * time.Microsecond
-	snapIdleBudget = 500 * time.Microsecond
-)
-
-// snapshotBudget is the walk's time in a turn whose work took work.
-func snapshotBudget(busy bool, work time.Duration) time.Duration {
-	if !busy {
-		return snapIdleBudget
-	}
-	return min(max(work/snapBusyShare, snapBusyMin), snapIdleBudget)
 }
 
 // cutReply is the reply of a cut once every shard has run it.
@@ -238,37 +204,17 @@ func (s *Server) saveAtShutdown() error {
 	s.saver.AbortCurrent()
 	pv := s.saver.Policy.Get()
 	f, err := snapshot.CreateFile(pv.Dir, pv.File, len(s.cores), s.cfg.Databases,
-		snapshot.Options{Checksum: pv.Check, Aux: s.saveAux()})
+		snapshot.Options{Checksum: pv.Check, Aux: snapshot.HeaderAux(RedisVersion)})
 	if err != nil {
 		return err
 	}
-	for _, c := range s.cores {
-		c.shard.AbortSnapshot()
-		c.shard.StartSnapshot(f, pv.Compress)
-	}
-	for _, c := range s.cores {
-		for c.shard.Snap != nil {
-			if c.shard.SnapshotStep(time.Second) {
-				time.Sleep(time.Millisecond)
-			}
-		}
-	}
+	shardowner.SnapshotNow(s.shards(), f, pv.Compress)
 	return f.Finish()
 }
 
-// heapInUse is the Go heap's memory in use, for the header's used-mem
-// (informative: Redis's loaders only log it).
-func heapInUse() uint64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapInuse + ms.StackInuse
-}
-
 // loadAtStart loads the snapshot file (dir/dbfilename), when there is one,
-// before any core runs: every shard's goroutine reads the whole file and
-// stores the keys it owns, so the shards convert their records in
-// parallel. A file that cannot be read whole stops the start: no partial
-// dataset is served.
+// before any core runs (shardowner.LoadShards). A file that cannot be read
+// whole stops the start: no partial dataset is served.
 func (s *Server) loadAtStart() error {
 	pv := s.saver.Policy.Get()
 	path := filepath.Join(pv.Dir, pv.File)
@@ -281,36 +227,21 @@ func (s *Server) loadAtStart() error {
 	}
 	defer unmap()
 	start := time.Now()
-	type result struct {
-		loaded, expired int64
-		err             error
-	}
-	results := make([]result, len(s.cores))
-	var wg sync.WaitGroup
-	for i, c := range s.cores {
-		c.shard.Clock.Ms = start.UnixMilli()
-		opt := shardowner.LoadOptions{SkipChecksum: !pv.Check}
-		if i == 0 {
-			opt.Log = s.log
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := &results[i]
-			r.loaded, r.expired, r.err = c.shard.LoadFile(data, opt)
-		}()
-	}
-	wg.Wait()
-	var keys, expired int64
-	for _, r := range results {
-		if r.err != nil {
-			return fmt.Errorf("loading the RDB file %s: %w", path, r.err)
-		}
-		keys += r.loaded
-		expired += r.expired
+	keys, expired, err := shardowner.LoadShards(s.shards(), data, shardowner.LoadOptions{SkipChecksum: !pv.Check, Log: s.log})
+	if err != nil {
+		return fmt.Errorf("loading the RDB file %s: %w", path, err)
 	}
 	s.saver.Loaded(keys, expired)
 	s.log.Info("DB loaded from disk", "file", path, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()),
 		"keys", keys, "expired", expired)
 	return nil
+}
+
+// shards are the cores' shards, in order.
+func (s *Server) shards() []*shardowner.Shard {
+	out := make([]*shardowner.Shard, len(s.cores))
+	for i, c := range s.cores {
+		out[i] = c.shard
+	}
+	return out
 }

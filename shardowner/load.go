@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/rdbfile"
@@ -32,6 +34,42 @@ func (s *Shard) LoadFile(data []byte, opt LoadOptions) (loaded, expired int64, e
 	l := &fileLoader{s: s, opt: opt}
 	err = rdbfile.ParseWith(data, l, rdbfile.Options{SkipChecksum: opt.SkipChecksum})
 	return l.loaded, l.expired, err
+}
+
+// LoadShards loads data into shards before their threads run: a goroutine
+// per shard, each storing the keys its shard owns, the first alone
+// checking the CRC and logging for the whole file. It returns the keys
+// stored and dropped as expired over all shards, or the first error.
+func LoadShards(shards []*Shard, data []byte, opt LoadOptions) (loaded, expired int64, err error) {
+	type result struct {
+		loaded, expired int64
+		err             error
+	}
+	results := make([]result, len(shards))
+	var wg sync.WaitGroup
+	now := time.Now().UnixMilli()
+	for i, s := range shards {
+		s.Clock.Ms = now
+		o := opt
+		if i > 0 {
+			o.SkipChecksum, o.Log = true, nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &results[i]
+			r.loaded, r.expired, r.err = s.LoadFile(data, o)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.err != nil {
+			return 0, 0, r.err
+		}
+		loaded += r.loaded
+		expired += r.expired
+	}
+	return loaded, expired, nil
 }
 
 // fileLoader is LoadFile's rdbfile.Handler.

@@ -121,6 +121,43 @@ func (s *Shard) StartSnapshot(sink SnapshotSink, compress bool) {
 // Snapshotting reports whether a snapshot is being walked.
 func (s *Shard) Snapshotting() bool { return s.Snap != nil }
 
+// The walk's share of a loop turn: clients come first. A turn that served
+// requests gives the walk a fifth of the time they took (at least
+// snapBusyMin, so the walk always gets on); an idle turn gives it
+// snapIdleBudget, short enough that a request arriving meanwhile waits
+// little.
+const (
+	snapBusyShare  = 5
+	snapBusyMin    = 5 * time.Microsecond
+	snapIdleBudget = 500 * time.Microsecond
+)
+
+// SnapshotBudget is the walk's time in a loop turn whose work took work;
+// busy says the turn served requests.
+func SnapshotBudget(busy bool, work time.Duration) time.Duration {
+	if !busy {
+		return snapIdleBudget
+	}
+	return min(max(work/snapBusyShare, snapBusyMin), snapIdleBudget)
+}
+
+// SnapshotNow writes a snapshot of shards to sink at once, from a
+// goroutine that owns them all (the cores have stopped: the save at
+// shutdown). A snapshot they were walking is dropped.
+func SnapshotNow(shards []*Shard, sink SnapshotSink, compress bool) {
+	for _, s := range shards {
+		s.AbortSnapshot()
+		s.StartSnapshot(sink, compress)
+	}
+	for _, s := range shards {
+		for s.Snap != nil {
+			if s.SnapshotStep(time.Second) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+}
+
 // SnapshotStep walks the snapshot for about budget (the loop gives it what
 // its clients leave) and reports whether the walk waits for the sink: the
 // loop need not come back at once.

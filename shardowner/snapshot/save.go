@@ -12,8 +12,10 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/valyala/bytebufferpool"
 
@@ -22,6 +24,21 @@ import (
 
 // Aux is one auxiliary field of the file's header.
 type Aux = rdbfile.Aux
+
+// HeaderAux are the header fields of a file this server writes, those
+// Redis 7.0 writes that mean something here; used-mem is the Go heap's,
+// informative (loaders only log it).
+func HeaderAux(redisVersion string) []Aux {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return []Aux{
+		{Key: "redis-ver", Val: redisVersion},
+		rdbfile.AuxInt("redis-bits", 64),
+		rdbfile.AuxInt("ctime", time.Now().Unix()),
+		rdbfile.AuxInt("used-mem", int64(ms.HeapInuse+ms.StackInuse)),
+		rdbfile.AuxInt("aof-base", 0),
+	}
+}
 
 // Options are how the file is written.
 type Options struct {
