@@ -78,12 +78,38 @@ const (
 // refused before anything is allocated.
 const MaxLZFRatio = 88
 
-var crcTable = crc64.MakeTable(0x95ac9329ac4bc9b5)
+// crcTables are the reflected Jones polynomial's tables for eight bytes at
+// a time: Go's crc64 keeps such tables only for its two own polynomials
+// and builds them again for every long buffer of any other, and a
+// snapshot's checksum runs over every byte of the file.
+var crcTables = func() (t [8][256]uint64) {
+	t[0] = *crc64.MakeTable(0x95ac9329ac4bc9b5)
+	for i := range 256 {
+		c := t[0][i]
+		for k := 1; k < 8; k++ {
+			c = t[0][c&0xff] ^ c>>8
+			t[k][i] = c
+		}
+	}
+	return t
+}()
 
 // UpdateCRC continues Redis's CRC-64 crc over b. Redis's variant is
 // crc64's reflected Jones polynomial without the inversions before and
-// after, so it is Go's update with them undone.
-func UpdateCRC(crc uint64, b []byte) uint64 { return ^crc64.Update(^crc, crcTable, b) }
+// after.
+func UpdateCRC(crc uint64, b []byte) uint64 {
+	t := &crcTables
+	for len(b) >= 8 {
+		crc ^= binary.LittleEndian.Uint64(b)
+		crc = t[7][crc&0xff] ^ t[6][crc>>8&0xff] ^ t[5][crc>>16&0xff] ^ t[4][crc>>24&0xff] ^
+			t[3][crc>>32&0xff] ^ t[2][crc>>40&0xff] ^ t[1][crc>>48&0xff] ^ t[0][crc>>56]
+		b = b[8:]
+	}
+	for _, c := range b {
+		crc = t[0][byte(crc)^c] ^ crc>>8
+	}
+	return crc
+}
 
 // CRC is Redis's CRC-64 of b.
 func CRC(b []byte) uint64 { return UpdateCRC(0, b) }

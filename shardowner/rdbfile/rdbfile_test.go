@@ -3,6 +3,7 @@ package rdbfile
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc64"
 	"math"
 	"strconv"
 	"strings"
@@ -135,5 +136,31 @@ func TestCanonicalInt(t *testing.T) {
 		if _, ok := canonicalInt([]byte(s)); ok {
 			t.Errorf("canonicalInt(%q) took it", s)
 		}
+	}
+}
+
+// TestCRCSlicing checks the eight-bytes-at-a-time CRC against Go's crc64
+// with Redis's variant's inversions, over every length and split up to 64.
+func TestCRCSlicing(t *testing.T) {
+	tab := crc64.MakeTable(0x95ac9329ac4bc9b5)
+	b := make([]byte, 200)
+	for i := range b {
+		b[i] = byte(i*131 + 7)
+	}
+	for n := range 65 {
+		want := ^crc64.Update(^uint64(0), tab, b[:n])
+		for split := range n + 1 {
+			if got := UpdateCRC(UpdateCRC(0, b[:split]), b[split:n]); got != want {
+				t.Fatalf("len %d split %d: %x, want %x", n, split, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkCRC(b *testing.B) {
+	buf := make([]byte, 64<<10)
+	b.SetBytes(int64(len(buf)))
+	for range b.N {
+		UpdateCRC(0, buf)
 	}
 }
