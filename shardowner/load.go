@@ -32,6 +32,7 @@ type LoadOptions struct {
 // parallel. It returns the keys stored and those dropped as expired.
 func (s *Shard) LoadFile(data []byte, opt LoadOptions) (loaded, expired int64, err error) {
 	l := &fileLoader{s: s, opt: opt}
+	l.ctx = Ctx{Shard: s, W: &l.w}
 	err = rdbfile.ParseWith(data, l, rdbfile.Options{SkipChecksum: opt.SkipChecksum})
 	return l.loaded, l.expired, err
 }
@@ -76,6 +77,10 @@ func LoadShards(shards []*Shard, data []byte, opt LoadOptions) (loaded, expired 
 type fileLoader struct {
 	s               *Shard
 	opt             LoadOptions
+	ctx             Ctx // the database SELECTDB named
+	w               resp.Writer
+	rd              rdbfile.Reader // reused for every object
+	obj             rdbObject
 	db              int
 	loaded, expired int64
 }
@@ -91,7 +96,7 @@ func (l *fileLoader) SelectDB(db int) error {
 	if db >= len(l.s.DBs) {
 		return fmt.Errorf("the file was created by a server configured for more than %d databases", len(l.s.DBs))
 	}
-	l.db = db
+	l.db, l.ctx.DB = db, db
 	return nil
 }
 
@@ -106,7 +111,7 @@ func (l *fileLoader) Key(r *rdbfile.Record) error {
 		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
 	}
 	exp := max(r.ExpireAt, 0)
-	ok, err := l.s.LoadRecord(l.db, r.Key, r.Type, r.Object, exp, l.opt.Replace)
+	ok, err := l.ctx.loadRecord(r.Key, r.Type, r.Object, exp, l.opt.Replace, &l.rd, &l.obj)
 	switch {
 	case err != nil:
 		return err
@@ -179,28 +184,32 @@ func InternalLoad(c *Ctx, argv [][]byte) {
 // ErrDuplicateKey refuses a file that holds a key twice in a database.
 var ErrDuplicateKey = errors.New("duplicated key")
 
-// LoadRecord stores key with the object of RDB type typ in obj (its bytes
-// after the key) in database db, expiring at expireAt (Unix ms, 0: none).
-// A key whose expiry has passed is not stored (loaded false), as Redis's
-// master drops it. A key the shard holds already is an error, unless
-// replace. The error names what is wrong with the record.
-func (s *Shard) LoadRecord(db int, key []byte, typ byte, obj []byte, expireAt int64, replace bool) (loaded bool, err error) {
-	if db < 0 || db >= len(s.DBs) {
-		return false, fmt.Errorf("database %d out of range (databases is %d)", db, len(s.DBs))
-	}
-	t := s.DBs[db]
+// loadRecord stores key with the object of RDB type typ in obj (its bytes
+// after the key) in c's database, expiring at expireAt (Unix ms, 0:
+// none); c.W takes what a failed write answers. A key whose expiry has
+// passed is not stored (loaded false), as Redis's master drops it. A key
+// the shard holds already is an error, unless replace. The error names
+// what is wrong with the record.
+func (c *Ctx) loadRecord(key []byte, typ byte, obj []byte, expireAt int64, replace bool, rd *rdbfile.Reader, o *rdbObject) (loaded bool, err error) {
+	t := c.Table()
 	held := t.Len()
-	defer func() {
-		// A key written over leaves the count as it was: one lookup
-		// for both the check and the write.
-		if loaded && !replace && t.Len() == held {
-			loaded, err = false, fmt.Errorf("%w '%s' in DB %d", ErrDuplicateKey, key, db)
-		}
-	}()
 	if replace && t.Delete(key) {
 		held--
 	}
-	o, ok := readObjectOf(typ, obj)
+	loaded, err = c.storeRecord(key, typ, obj, expireAt, rd, o)
+	// A key written over leaves the count as it was: one lookup for both
+	// the check and the write.
+	if loaded && !replace && t.Len() == held {
+		return false, fmt.Errorf("%w '%s' in DB %d", ErrDuplicateKey, key, c.DB)
+	}
+	return loaded, err
+}
+
+// storeRecord is loadRecord's write, reading with rd into o.
+func (c *Ctx) storeRecord(key []byte, typ byte, obj []byte, expireAt int64, rd *rdbfile.Reader, o *rdbObject) (bool, error) {
+	s := c.Shard
+	rd.Reset(obj)
+	ok := o.readWith(rd, typ)
 	if !ok {
 		return false, fmt.Errorf("bad object of type %d for key '%s'", typ, key)
 	}
@@ -208,8 +217,7 @@ func (s *Shard) LoadRecord(db int, key []byte, typ byte, obj []byte, expireAt in
 	if expireAt != 0 && expireAt <= s.Clock.Ms {
 		return false, nil
 	}
-	var w resp.Writer
-	c := &Ctx{Shard: s, DB: db, W: &w}
+	c.W.B = c.W.B[:0]
 	var set setBuilder
 	if o.kind == KindSet {
 		defer set.release()
@@ -220,7 +228,7 @@ func (s *Shard) LoadRecord(db int, key []byte, typ byte, obj []byte, expireAt in
 		return false, fmt.Errorf("repeated field or member in key '%s'", key)
 	}
 	if !o.store(c, key, &set, expireAt) {
-		return false, fmt.Errorf("cannot store key '%s': %s", key, w.B)
+		return false, fmt.Errorf("cannot store key '%s': %s", key, c.W.B)
 	}
 	return true, nil
 }

@@ -75,38 +75,52 @@ func readObject(p []byte) (o rdbObject, ok bool) {
 	return readObjectOf(p[0], p[1:])
 }
 
-// readObjectOf reads an object of RDB type t whose body starts p (an RDB
-// file's record, after its key), as readObject reads a payload.
+// readObjectOf reads an object of RDB type t whose body starts p, as
+// readObject reads a payload.
 func readObjectOf(t byte, p []byte) (o rdbObject, ok bool) {
 	var r rdbfile.Reader
 	r.Reset(p)
+	ok = o.readWith(&r, t)
+	return o, ok
+}
+
+// readWith reads into o an object of RDB type t from r (its body next), r's
+// Scratch lent from the pool meanwhile. A caller that reads many objects
+// (loading a file) keeps r and o, so that neither is allocated per object.
+func (o *rdbObject) readWith(r *rdbfile.Reader, t byte) bool {
 	scratch := bytebufferpool.Get()
 	r.Scratch = scratch.B[:0]
-	defer func() {
-		scratch.B = r.Scratch
-		bytebufferpool.Put(scratch)
-	}()
+	ok := o.readFrom(r, t)
+	scratch.B = r.Scratch
+	r.Scratch = nil
+	bytebufferpool.Put(scratch)
+	return ok
+}
+
+// readFrom is readWith's reading.
+func (o *rdbObject) readFrom(r *rdbfile.Reader, t byte) bool {
+	*o = rdbObject{keys: o.keys[:0]}
 	if t == rdbfile.TypeString {
 		s, ok := r.String()
 		if !ok {
-			return o, false
+			return false
 		}
 		o.out = bytebufferpool.Get()
 		o.out.B = append(o.out.B[:0], s...)
 		o.kind, o.str = KindString, o.out.B
-		return o, true
+		return true
 	}
 	o.out = bytebufferpool.Get()
 	var room [kvtable.PackedHeadRoom]byte
 	o.out.B = append(o.out.B[:0], room[:]...)
-	ok = o.read(&r, t)
+	ok := o.read(r, t)
 	if ok && o.n == 0 {
 		ok = false // Redis refuses an empty aggregate
 	}
 	if !ok {
 		o.release()
 	}
-	return o, ok
+	return ok
 }
 
 func (o *rdbObject) release() {
