@@ -165,8 +165,8 @@ var snapshotMetrics = []snapshotMetric{
 	{"**BGSAVE at idle, s**", true, func(r *snapshotRun) float64 { return r.IdleSaveS }, "%.2f"},
 	{"BGSAVE under write load, s", true, func(r *snapshotRun) float64 { return r.SaveS }, "%.2f"},
 	{"extra memory during the save, MiB", true, func(r *snapshotRun) float64 { return mib(r.ExtraMem) }, "%.1f"},
-	{"… of which the fork's Private_Dirty, MiB", false, func(r *snapshotRun) float64 { return mib(r.ChildDirty) }, "%.1f"},
-	{"… rdb_last_cow_size, MiB", false, func(r *snapshotRun) float64 { return mib(r.CowSize) }, "%.1f"},
+	{"… of which the fork's Private_Dirty, MiB", false, redisOnly(func(r *snapshotRun) float64 { return mib(r.ChildDirty) }), "%.1f"},
+	{"… rdb_last_cow_size, MiB", false, redisOnly(func(r *snapshotRun) float64 { return mib(r.CowSize) }), "%.1f"},
 	{"machine used memory delta, MiB", true, func(r *snapshotRun) float64 { return mib(r.MachineDelta) }, "%.1f"},
 	{"writes/s before", true, func(r *snapshotRun) float64 { return r.OpsBefore }, "%.0f"},
 	{"writes/s during", true, func(r *snapshotRun) float64 { return r.OpsDuring }, "%.0f"},
@@ -185,6 +185,16 @@ var snapshotMetrics = []snapshotMetric{
 		}
 		return float64(r.LoadedKeys) / r.StartLoadS
 	}, "%.0f"},
+}
+
+// redisOnly is a figure that only a forking server has; corekv's rows say "-".
+func redisOnly(get func(r *snapshotRun) float64) func(r *snapshotRun) float64 {
+	return func(r *snapshotRun) float64 {
+		if r.Target.Server != "redis" {
+			return math.NaN()
+		}
+		return get(r)
+	}
 }
 
 // snapshotReport is the JSON of a --snapshot run.
@@ -279,7 +289,9 @@ func snapshotMedian(runs []*snapshotRun, t target, mt snapshotMetric) (float64, 
 	var xs []float64
 	for _, r := range runs {
 		if r.Target == t && r.Error == "" {
-			xs = append(xs, mt.Get(r))
+			if v := mt.Get(r); !math.IsNaN(v) {
+				xs = append(xs, v)
+			}
 		}
 	}
 	if len(xs) == 0 {
