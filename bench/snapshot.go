@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -960,14 +961,17 @@ func snapshotChart(rep *snapshotReport, tgs []target, path string) error {
 		if err != nil {
 			return err
 		}
-		l.Color = withAlpha(plotutil.Color(c), 0xc0)
+		l.Color = color.Black // the BGSAVE itself, common to all
+		if c >= 0 {
+			l.Color = withAlpha(plotutil.Color(c), 0xc0)
+		}
 		if dashed {
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		}
 		p.Add(l)
 		return nil
 	}
-	if err := mark(0, 0, false); err != nil {
+	if err := mark(0, -1, false); err != nil {
 		return err
 	}
 	for i, t := range tgs {
