@@ -10,6 +10,7 @@
 //	go run ./bench --txn      # MSET and MULTI/EXEC across shards and within one, per server core
 //	go run ./bench --pubsub   # Pub/Sub fan-out to 100 subscribers, delivery latency, a slow subscriber
 //	go run ./bench --blocking # 1,000 clients blocked in BLPOP, a producer pushing: exactly once, rate, idle CPU
+//	go run ./bench --snapshot # BGSAVE at idle and under writes: time, extra memory, write stalls, file, load time
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -31,54 +32,55 @@ import (
 
 // config is the parsed command line, after the --quick/--smoke presets were applied.
 type config struct {
-	ServerCPUs    string        `json:"server_cpus"`
-	ClientCPUs    string        `json:"client_cpus"`
-	Tests         []string      `json:"tests"`
-	Pipelines     []int         `json:"pipelines"`
-	Clients       int           `json:"clients"`
-	ClientThreads int           `json:"client_threads"`
-	ClientProcs   int           `json:"client_procs"`
-	Keyspaces     []int         `json:"keyspaces"`
-	Sizes         []int         `json:"sizes"`
-	Shards        []int         `json:"shards"`
-	Repeat        int           `json:"repeat"`
-	Requests      int           `json:"requests"`
-	MaxRequests   int           `json:"max_requests"`
-	Preload       bool          `json:"preload"`
-	CSV           bool          `json:"csv"`
-	Quick         bool          `json:"quick"`
-	Smoke         bool          `json:"smoke"`
-	Scaling       bool          `json:"scaling"`
-	Memory        bool          `json:"memory"`
-	MemoryOnly    bool          `json:"memory_only"`
-	MemoryKeys    int           `json:"memory_keys"`
-	MemorySizes   []int         `json:"memory_sizes"`
-	GC            bool          `json:"gc"`
-	GCKeys        []int         `json:"gc_keys,omitempty"`
-	GCRequests    int           `json:"gc_requests,omitempty"`
-	Expiry        bool          `json:"expiry"`
-	ExpiryKeys    int           `json:"expiry_keys,omitempty"`
-	ExpiryChurn   int           `json:"expiry_churn,omitempty"`
-	ExpiryRounds  int           `json:"expiry_rounds,omitempty"`
-	ExpirySteady  time.Duration `json:"expiry_steady_ns,omitempty"`
-	ExpiryRest    time.Duration `json:"expiry_rest_ns,omitempty"`
-	FirstRun      bool          `json:"first_run"`
-	HopGets       int           `json:"hop_gets,omitempty"`
-	Txn           bool          `json:"txn"`
-	TxnRequests   int           `json:"txn_requests,omitempty"`
-	Out           string        `json:"-"`
-	TempOut       bool          `json:"-"`
-	Timeout       time.Duration `json:"timeout_ns"`
-	CellTimeout   time.Duration `json:"cell_timeout_ns"`
-	CorekvBin     string        `json:"corekv_bin,omitempty"`
-	CorekvArgs    []string      `json:"corekv_args,omitempty"`
-	OnlyRedis     bool          `json:"only_redis"`
-	PubSub        bool          `json:"pubsub"`
-	PubSubMsgs    int           `json:"pubsub_messages,omitempty"`
-	Blocking      bool          `json:"blocking"`
-	BlockClients  int           `json:"blocking_clients,omitempty"`
-	BlockElements int           `json:"blocking_elements,omitempty"`
-	BlockIdle     time.Duration `json:"blocking_idle_ns,omitempty"`
+	ServerCPUs    string          `json:"server_cpus"`
+	ClientCPUs    string          `json:"client_cpus"`
+	Tests         []string        `json:"tests"`
+	Pipelines     []int           `json:"pipelines"`
+	Clients       int             `json:"clients"`
+	ClientThreads int             `json:"client_threads"`
+	ClientProcs   int             `json:"client_procs"`
+	Keyspaces     []int           `json:"keyspaces"`
+	Sizes         []int           `json:"sizes"`
+	Shards        []int           `json:"shards"`
+	Repeat        int             `json:"repeat"`
+	Requests      int             `json:"requests"`
+	MaxRequests   int             `json:"max_requests"`
+	Preload       bool            `json:"preload"`
+	CSV           bool            `json:"csv"`
+	Quick         bool            `json:"quick"`
+	Smoke         bool            `json:"smoke"`
+	Scaling       bool            `json:"scaling"`
+	Memory        bool            `json:"memory"`
+	MemoryOnly    bool            `json:"memory_only"`
+	MemoryKeys    int             `json:"memory_keys"`
+	MemorySizes   []int           `json:"memory_sizes"`
+	GC            bool            `json:"gc"`
+	GCKeys        []int           `json:"gc_keys,omitempty"`
+	GCRequests    int             `json:"gc_requests,omitempty"`
+	Expiry        bool            `json:"expiry"`
+	ExpiryKeys    int             `json:"expiry_keys,omitempty"`
+	ExpiryChurn   int             `json:"expiry_churn,omitempty"`
+	ExpiryRounds  int             `json:"expiry_rounds,omitempty"`
+	ExpirySteady  time.Duration   `json:"expiry_steady_ns,omitempty"`
+	ExpiryRest    time.Duration   `json:"expiry_rest_ns,omitempty"`
+	FirstRun      bool            `json:"first_run"`
+	HopGets       int             `json:"hop_gets,omitempty"`
+	Txn           bool            `json:"txn"`
+	TxnRequests   int             `json:"txn_requests,omitempty"`
+	Out           string          `json:"-"`
+	TempOut       bool            `json:"-"`
+	Timeout       time.Duration   `json:"timeout_ns"`
+	CellTimeout   time.Duration   `json:"cell_timeout_ns"`
+	CorekvBin     string          `json:"corekv_bin,omitempty"`
+	CorekvArgs    []string        `json:"corekv_args,omitempty"`
+	OnlyRedis     bool            `json:"only_redis"`
+	PubSub        bool            `json:"pubsub"`
+	PubSubMsgs    int             `json:"pubsub_messages,omitempty"`
+	Blocking      bool            `json:"blocking"`
+	BlockClients  int             `json:"blocking_clients,omitempty"`
+	BlockElements int             `json:"blocking_elements,omitempty"`
+	BlockIdle     time.Duration   `json:"blocking_idle_ns,omitempty"`
+	Snapshot      *snapshotConfig `json:"snapshot,omitempty"`
 
 	serverCPUList []int
 	clientCPUList []int
@@ -90,6 +92,9 @@ var hiddenFlags = map[string]bool{"corekv-bin": true, "memory-keys": true, "max-
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == txnClientArg {
 		os.Exit(txnClientMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == snapshotClientArg {
+		os.Exit(snapshotClientMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -156,6 +161,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		blockIdle    = fs.Duration("blocking-idle", 5*time.Second, "how long --blocking watches the server's CPU with every client blocked")
 	)
 	txn := addTxnFlags(fs)
+	snap := addSnapshotFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
@@ -373,6 +379,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.TempOut = true
 	}
 	if err := txn.apply(cfg, set); err != nil {
+		return nil, err
+	}
+	if err := snap.apply(cfg, set); err != nil {
 		return nil, err
 	}
 	return cfg, nil

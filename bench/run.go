@@ -177,6 +177,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	if cfg.Blocking {
 		return nil, runBlocking(ctx, cfg, tl, work, root, stdout)
 	}
+	if cfg.Snapshot != nil {
+		return nil, runSnapshot(ctx, cfg, tl, work, root, stdout)
+	}
 	rep := &report{Config: cfg, Started: start, Machine: describeMachine(ctx, tl, root, cfg)}
 	rep.Targets = targets(cfg)
 	if cfg.GC && !cfg.Memory {
