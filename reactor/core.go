@@ -117,6 +117,8 @@ type Core struct {
 	// saveWaits are the SAVEs waiting for their file; snapWaiting says the
 	// snapshot walk waits for the file's writer (persist.go).
 	saveWaits   []saveWait
+	snapPacer   shardowner.SnapshotPacer
+	snapNext    time.Time // when the walk wants the loop back
 	snapWaiting bool
 	// misconf refuses writes: the last save failed (errMisconf). Each
 	// timer run and each save's end refresh it.
@@ -406,7 +408,8 @@ func (c *Core) turn(maxWait int) {
 		j.Flush(c.id, c.srv.journal)
 	}
 	if c.shard.Snap != nil {
-		c.snapWaiting = c.shard.SnapshotStep(shardowner.SnapshotBudget(busy, time.Since(start)))
+		end = time.Now()
+		c.snapNext, c.snapWaiting = c.snapPacer.Step(c.shard, end, c.stats.commands != ran)
 		end = time.Now()
 	}
 	if len(c.saveWaits) > 0 {
@@ -442,12 +445,13 @@ func (c *Core) resetMaxima() {
 // timeout is how long epoll_wait may sleep: 0 while work waits.
 func (c *Core) timeout(now time.Time) int {
 	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() ||
-		(c.shard.Snap != nil && !c.snapWaiting) {
+		(c.shard.Snap != nil && !c.snapWaiting && !c.snapNext.After(now)) {
 		return 0
 	}
 	d := c.nextTimer - now.UnixMilli()
 	if c.shard.Snap != nil || len(c.saveWaits) > 0 {
-		d = min(d, 1) // the writer's progress wakes nobody
+		// The writer's progress wakes nobody, nor the walk's next step.
+		d = min(d, 1)
 	}
 	if d < 0 {
 		return 0

@@ -71,13 +71,13 @@ const errMisconf resp.Error = "MISCONF Redis is configured to save RDB snapshots
 func (s *Server) initSaver() {
 	for _, c := range s.cores {
 		c.shard.Log = c.log
-		c.shard.SnapshotFor = func(id, dirty uint64) (shardowner.SnapshotSink, bool) {
+		c.shard.SnapshotFor = func(id, dirty uint64) shardowner.SnapshotSink {
 			f := s.saver.Sink(id)
 			if f == nil {
-				return nil, false
+				return nil
 			}
 			s.saver.AddCutDirty(id, dirty)
-			return f, s.saver.Compress()
+			return f
 		}
 	}
 }
@@ -204,11 +204,11 @@ func (s *Server) saveAtShutdown() error {
 	s.saver.AbortCurrent()
 	pv := s.saver.Policy.Get()
 	f, err := snapshot.CreateFile(pv.Dir, pv.File, len(s.cores), s.cfg.Databases,
-		snapshot.Options{Checksum: pv.Check, Aux: snapshot.HeaderAux(RedisVersion)})
+		snapshot.Options{Checksum: pv.Check, Compress: pv.Compress, Aux: snapshot.HeaderAux(RedisVersion)})
 	if err != nil {
 		return err
 	}
-	shardowner.SnapshotNow(s.shards(), f, pv.Compress)
+	shardowner.SnapshotNow(s.shards(), f)
 	return f.Finish()
 }
 

@@ -117,20 +117,17 @@ func appendObjectBody(dst []byte, v Value, str func(dst, s []byte) []byte) []byt
 
 // appendKeyRecord appends key and v as an RDB file's key record: the
 // expiry when v has one, the type, the key, the body; strings as Redis
-// saves them (integers encoded, long ones LZF-compressed with compress).
-func appendKeyRecord(dst, key []byte, v Value, compress bool) []byte {
+// saves them, integers encoded, none compressed (rdbfile.CompressRecords
+// does that off the shard's thread).
+func appendKeyRecord(dst, key []byte, v Value) []byte {
 	if v.ExpireAt != 0 {
 		dst = rdbfile.AppendExpire(dst, v.ExpireAt)
 	}
-	dst = rdbfile.AppendKey(dst, objectType(v), key, compress)
-	if compress {
-		return appendObjectBody(dst, v, compressed)
-	}
+	dst = rdbfile.AppendKey(dst, objectType(v), key, false)
 	return appendObjectBody(dst, v, plain)
 }
 
-func compressed(dst, s []byte) []byte { return rdbfile.AppendString(dst, s, true) }
-func plain(dst, s []byte) []byte      { return rdbfile.AppendString(dst, s, false) }
+func plain(dst, s []byte) []byte { return rdbfile.AppendString(dst, s, false) }
 
 // Restore: RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds]
 // [FREQ frequency]. Checks come in Redis's order: options, an existing

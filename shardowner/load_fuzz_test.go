@@ -29,7 +29,7 @@ func FuzzLoadFile(f *testing.F) {
 			n += t.Len()
 		}
 		sink := &captureSink{data: map[int][]byte{}}
-		s.StartSnapshot(sink, true)
+		s.StartSnapshot(sink)
 		for s.Snap != nil {
 			s.SnapshotStep(time.Second)
 		}

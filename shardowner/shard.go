@@ -55,9 +55,9 @@ type Shard struct {
 	// Snap is the snapshot being walked (snapshot.go); nil: none.
 	Snap *Snapshot
 	// SnapshotFor finds the sink of the snapshot a cut names, telling it
-	// the shard's change count at the cut, and whether its records are
-	// compressed; nil, or a nil sink: no such snapshot runs.
-	SnapshotFor func(id, dirty uint64) (sink SnapshotSink, compress bool)
+	// the shard's change count at the cut; nil, or a nil sink: no such
+	// snapshot runs.
+	SnapshotFor func(id, dirty uint64) SnapshotSink
 	// Dirty counts the changes made to the shard's data: a handler's
 	// keyspace event (Notify) is one, whether or not events are enabled.
 	// The call path compares it around a command to know whether the

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // A snapshot is the keyspace as it was at one instant, written as RDB
@@ -36,7 +37,8 @@ type SnapshotSink interface {
 	// database of the shard at the cut, before any chunk.
 	Cut(shard int, keys, expires []int)
 	// Chunk takes records of database db (RDB key records: expiry,
-	// type, key, object); the sink owns buf from then on.
+	// type, key, object, strings plain: compressing them is the sink's
+	// work, off the shard's thread); the sink owns buf from then on.
 	Chunk(shard, db int, buf *bytebufferpool.ByteBuffer)
 	// Done says the shard has sent all its records.
 	Done(shard int)
@@ -47,10 +49,9 @@ type SnapshotSink interface {
 
 // Snapshot is a shard's part of a snapshot in progress.
 type Snapshot struct {
-	sink     SnapshotSink
-	shard    int
-	cut      int64 // Unix ms of the cut
-	compress bool  // LZF for long strings (rdbcompression)
+	sink  SnapshotSink
+	shard int
+	cut   int64 // Unix ms of the cut
 	// stepBuckets is how many buckets a step visits at most, whatever its
 	// budget (tests take small steps).
 	stepBuckets int
@@ -75,7 +76,7 @@ type snapDB struct {
 // may wait for the disk before the walk pauses.
 const (
 	snapChunk       = 64 << 10
-	snapClockEvery  = 32
+	snapClockEvery  = 16
 	snapStepBuckets = 1 << 30
 	snapBacklog     = 8 << 20
 )
@@ -90,23 +91,22 @@ const errNoSnapshot resp.Error = "ERR no such snapshot"
 func InternalSnapshot(c *Ctx, argv [][]byte) {
 	id, ok := resp.ParseInt(argv[1])
 	var sink SnapshotSink
-	var compress bool
 	if ok && c.Shard.SnapshotFor != nil {
-		sink, compress = c.Shard.SnapshotFor(uint64(id), c.Shard.Dirty)
+		sink = c.Shard.SnapshotFor(uint64(id), c.Shard.Dirty)
 	}
 	if sink == nil {
 		c.W.Err(errNoSnapshot)
 		return
 	}
 	c.Shard.AbortSnapshot()
-	c.Shard.StartSnapshot(sink, compress)
+	c.Shard.StartSnapshot(sink)
 	c.W.OK()
 }
 
 // StartSnapshot cuts the shard's keyspace for sink; Snap is set until the
 // shard has walked it all.
-func (s *Shard) StartSnapshot(sink SnapshotSink, compress bool) {
-	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, compress: compress, stepBuckets: snapStepBuckets}
+func (s *Shard) StartSnapshot(sink SnapshotSink) {
+	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, stepBuckets: snapStepBuckets}
 	keys, expires := make([]int, len(s.DBs)), make([]int, len(s.DBs))
 	for i, t := range s.DBs {
 		t.Freeze(true)
@@ -121,33 +121,53 @@ func (s *Shard) StartSnapshot(sink SnapshotSink, compress bool) {
 // Snapshotting reports whether a snapshot is being walked.
 func (s *Shard) Snapshotting() bool { return s.Snap != nil }
 
-// The walk's share of a loop turn: clients come first. A turn that served
-// requests gives the walk a fifth of the time they took (at least
-// snapBusyMin, so the walk always gets on); an idle turn gives it
-// snapIdleBudget, short enough that a request arriving meanwhile waits
-// little.
+// SnapshotPacer gives the walk its share of a core's time: clients come
+// first. While the core has served requests in the last snapActiveWindow,
+// the walk runs steps of at most snapActiveStep and, after each, waits
+// until snapShare times the step's time has passed, so that it takes about
+// 1/snapShare of the core (and the file's writer about as much again)
+// whether the core is busy or the requests come one by one; with no
+// requests it runs steps of snapIdleStep back to back.
+type SnapshotPacer struct {
+	next   time.Time // an active core's next step, not before
+	active time.Time // when requests last ran
+}
+
+// Snapshot pacing.
 const (
-	snapBusyShare  = 5
-	snapBusyMin    = 5 * time.Microsecond
-	snapIdleBudget = 500 * time.Microsecond
+	snapActiveWindow = 10 * time.Millisecond
+	snapActiveStep   = 200 * time.Microsecond
+	snapIdleStep     = 2 * time.Millisecond
+	snapShare        = 8
 )
 
-// SnapshotBudget is the walk's time in a loop turn whose work took work;
-// busy says the turn served requests.
-func SnapshotBudget(busy bool, work time.Duration) time.Duration {
-	if !busy {
-		return snapIdleBudget
+// Step runs the walk of s if its turn has come at now (served says the
+// core ran requests in this turn) and returns when the loop should come
+// back for it: now for at once, later to let clients go first; waiting
+// says the walk waits for the sink instead.
+func (p *SnapshotPacer) Step(s *Shard, now time.Time, served bool) (next time.Time, waiting bool) {
+	if served {
+		p.active = now
 	}
-	return min(max(work/snapBusyShare, snapBusyMin), snapIdleBudget)
+	if now.Sub(p.active) >= snapActiveWindow {
+		return now, s.SnapshotStep(snapIdleStep)
+	}
+	if now.Before(p.next) {
+		return p.next, false
+	}
+	waiting = s.SnapshotStep(snapActiveStep)
+	end := time.Now()
+	p.next = now.Add(snapShare * end.Sub(now))
+	return p.next, waiting
 }
 
 // SnapshotNow writes a snapshot of shards to sink at once, from a
 // goroutine that owns them all (the cores have stopped: the save at
 // shutdown). A snapshot they were walking is dropped.
-func SnapshotNow(shards []*Shard, sink SnapshotSink, compress bool) {
+func SnapshotNow(shards []*Shard, sink SnapshotSink) {
 	for _, s := range shards {
 		s.AbortSnapshot()
-		s.StartSnapshot(sink, compress)
+		s.StartSnapshot(sink)
 	}
 	for _, s := range shards {
 		for s.Snap != nil {
@@ -212,7 +232,7 @@ func (s *Shard) AbortSnapshot() {
 		sn.finishDB(&sn.dbs[i])
 	}
 	if sn.buf != nil {
-		bytebufferpool.Put(sn.buf)
+		snapshot.Chunks.Put(sn.buf)
 		sn.buf = nil
 	}
 	s.Snap = nil
@@ -289,10 +309,10 @@ func (sn *Snapshot) writeBucket(db int, d *snapDB, pos int) {
 			sn.flush()
 		}
 		if sn.buf == nil {
-			sn.buf, sn.bufDB = bytebufferpool.Get(), db
+			sn.buf, sn.bufDB = snapshot.Chunks.Get(), db
 			sn.buf.B = sn.buf.B[:0]
 		}
-		sn.buf.B = appendKeyRecord(sn.buf.B, key, v, sn.compress)
+		sn.buf.B = appendKeyRecord(sn.buf.B, key, v)
 	})
 }
 

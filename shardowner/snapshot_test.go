@@ -12,6 +12,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/rdbfile"
+	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
 // captureSink keeps a snapshot's records per database.
@@ -27,7 +28,7 @@ func (c *captureSink) Chunk(shard, db int, buf *bytebufferpool.ByteBuffer) {
 		panic("chunk out of order")
 	}
 	c.data[db] = append(c.data[db], buf.B...)
-	bytebufferpool.Put(buf)
+	snapshot.Chunks.Put(buf)
 }
 func (c *captureSink) Done(shard int) { c.done = true }
 func (c *captureSink) Backlog() int   { return 0 }
@@ -155,7 +156,7 @@ func TestSnapshotCopyOnWrite(t *testing.T) {
 			}
 			want := snapModel(s)
 			sink := &captureSink{data: map[int][]byte{}}
-			s.StartSnapshot(sink, false)
+			s.StartSnapshot(sink)
 			s.Snap.stepBuckets = 16
 			steps := 0
 			for s.Snap != nil {

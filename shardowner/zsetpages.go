@@ -293,14 +293,14 @@ type ziter struct {
 
 // start places it at the element of rank r; release frees its buffer.
 func (it *ziter) start(z zview, r int) {
-	*it = ziter{z: z, offs: bytebufferpool.Get()}
+	*it = ziter{z: z, offs: zsetBuffers.Get()}
 	it.pi, it.idx = z.locate(r)
 	if it.pi < z.npages() {
 		it.load()
 	}
 }
 
-func (it *ziter) release() { bytebufferpool.Put(it.offs) }
+func (it *ziter) release() { zsetBuffers.Put(it.offs) }
 
 func (it *ziter) load() {
 	it.body = it.z.page(it.pi)
@@ -360,6 +360,12 @@ func (it *ziter) prev() bool {
 	return true
 }
 
+// zsetBuffers is the pool of the sorted sets' writers and iterators: a
+// pool of its own, whose sizes the other commands' buffers (most of them
+// far smaller) do not tune, so that a small sorted set's buffer is always
+// kept for the next write.
+var zsetBuffers bytebufferpool.Pool
+
 // zwriter changes a sorted set for a command: a small one in buf (after
 // PackedHeadRoom bytes of room), a big one in place, converting as members
 // come, as Redis's zsetAdd does.
@@ -374,7 +380,7 @@ type zwriter struct {
 
 // init starts w from sorted set z (the zero zview for a new one).
 func (w *zwriter) init(c *Ctx, z zview) {
-	*w = zwriter{c: c, buf: bytebufferpool.Get(), big: z.big}
+	*w = zwriter{c: c, buf: zsetBuffers.Get(), big: z.big}
 	if z.big == nil {
 		var room [kvtable.PackedHeadRoom]byte
 		w.buf.B = append(append(w.buf.B[:0], room[:]...), kvtable.PackedBody(z.str)...)
@@ -383,7 +389,7 @@ func (w *zwriter) init(c *Ctx, z zview) {
 }
 
 func (w *zwriter) release() {
-	bytebufferpool.Put(w.buf)
+	zsetBuffers.Put(w.buf)
 	if w.owned && w.big != nil {
 		w.big.Clear()
 	}

@@ -124,3 +124,67 @@ func AppendFreq(dst []byte, freq byte) []byte { return append(dst, OpFreq, freq)
 func AppendKey(dst []byte, typ byte, key []byte, compress bool) []byte {
 	return AppendString(append(dst, typ), key, compress)
 }
+
+// CompressRecords appends to dst the key records of src with their
+// strings LZF-compressed where that saves room (AppendString's rule):
+// shards write their records plain, which costs their threads the least,
+// and the file's writer compresses them (rdbcompression). src holds
+// records of the plain types a snapshot writes (string, list, set, hash,
+// sorted set with binary scores), each after an optional EXPIRETIME_MS.
+func CompressRecords(dst, src []byte) ([]byte, error) {
+	var r Reader
+	r.Reset(src)
+	str := func() bool {
+		s, ok := r.String()
+		if ok {
+			dst = AppendString(dst, s, true)
+		}
+		return ok
+	}
+	for len(r.p) > 0 {
+		start := r.off
+		typ, _ := r.Byte()
+		if typ == OpExpireTimeMs {
+			t, ok := r.Take(8)
+			if !ok {
+				return dst, errAt(start, "record's expiry ends early")
+			}
+			dst = append(append(dst, typ), t...)
+			typ, _ = r.Byte()
+		}
+		dst = append(dst, typ)
+		ok := str()
+		switch typ {
+		case TypeString:
+			ok = ok && str()
+		case TypeList, TypeSet, TypeHash:
+			per := 1
+			if typ == TypeHash {
+				per = 2
+			}
+			n, cok := r.Count(per)
+			ok = ok && cok
+			dst = AppendLen(dst, n)
+			for i := 0; ok && i < n*per; i++ {
+				ok = str()
+			}
+		case TypeZSet2:
+			n, cok := r.Count(2)
+			ok = ok && cok
+			dst = AppendLen(dst, n)
+			for i := 0; ok && i < n; i++ {
+				if ok = str(); ok {
+					var score []byte
+					score, ok = r.Take(8)
+					dst = append(dst, score...)
+				}
+			}
+		default:
+			return dst, errAt(start, "record of type %d is not one a snapshot writes", typ)
+		}
+		if !ok {
+			return dst, errAt(start, "record of type %d ends early", typ)
+		}
+	}
+	return dst, nil
+}

@@ -40,9 +40,15 @@ func HeaderAux(redisVersion string) []Aux {
 	}
 }
 
+// Chunks is the pool of the shards' record chunks: a pool of its own, so
+// that a snapshot's many large buffers do not tune the shared pool's
+// sizes away from what the commands' hot paths use.
+var Chunks bytebufferpool.Pool
+
 // Options are how the file is written.
 type Options struct {
 	Checksum bool // rdbchecksum: a CRC-64 at the end, else zeros
+	Compress bool // rdbcompression: the records' long strings LZF-compressed here
 	// Aux are the header's auxiliary fields, in order.
 	Aux []Aux
 }
@@ -106,7 +112,7 @@ func (s *Save) Chunk(shard, db int, buf *bytebufferpool.ByteBuffer) {
 	if s.aborted {
 		s.mu.Unlock()
 		s.backlog.Add(-int64(len(buf.B)))
-		bytebufferpool.Put(buf)
+		Chunks.Put(buf)
 		return
 	}
 	s.queue = append(s.queue, chunk{db, buf})
@@ -165,6 +171,8 @@ func (s *Save) write() {
 		}
 	}
 	last := -1
+	var packed []byte
+	var bad error
 	for {
 		s.mu.Lock()
 		for len(s.queue) == 0 && s.done < s.shards && !s.aborted {
@@ -176,7 +184,7 @@ func (s *Save) write() {
 		if aborted {
 			for _, c := range q {
 				s.backlog.Add(-int64(len(c.buf.B)))
-				bytebufferpool.Put(c.buf)
+				Chunks.Put(c.buf)
 			}
 			s.err = ErrAborted
 			return
@@ -186,16 +194,24 @@ func (s *Save) write() {
 				w.SelectDB(c.db)
 				last = c.db
 			}
-			w.Raw(c.buf.B)
+			if s.opts.Compress {
+				var err error
+				if packed, err = rdbfile.CompressRecords(packed[:0], c.buf.B); err != nil && bad == nil {
+					bad = err // a record no shard writes: the file is not put in place
+				}
+				w.Raw(packed)
+			} else {
+				w.Raw(c.buf.B)
+			}
 			s.backlog.Add(-int64(len(c.buf.B)))
-			bytebufferpool.Put(c.buf)
+			Chunks.Put(c.buf)
 		}
 		if all && len(q) == 0 {
 			break
 		}
 	}
-	if err := w.End(s.opts.Checksum); err != nil {
-		s.err = err
+	if err := w.End(s.opts.Checksum); err != nil || bad != nil {
+		s.err = errors.Join(err, bad)
 		return
 	}
 	s.err = s.out.Flush()

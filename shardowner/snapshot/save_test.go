@@ -59,7 +59,7 @@ func (k *keys) Key(r *rdbfile.Record) error {
 }
 
 func record(key string) *bytebufferpool.ByteBuffer {
-	b := bytebufferpool.Get()
+	b := Chunks.Get()
 	b.B = rdbfile.AppendString(rdbfile.AppendKey(b.B[:0], rdbfile.TypeString, []byte(key), false), []byte("v"), false)
 	return b
 }

@@ -118,7 +118,7 @@ func (s *Saver) Begin(shards, databases int, aux []Aux) (uint64, error) {
 		return 0, ErrInProgress
 	}
 	pv := s.Policy.Get()
-	f, err := CreateFile(pv.Dir, pv.File, shards, databases, Options{Checksum: pv.Check, Aux: aux})
+	f, err := CreateFile(pv.Dir, pv.File, shards, databases, Options{Checksum: pv.Check, Compress: pv.Compress, Aux: aux})
 	if err != nil {
 		s.lastOK, s.lastErr, s.lastTried = false, err, time.Now()
 		return 0, err
@@ -129,9 +129,6 @@ func (s *Saver) Begin(shards, databases int, aux []Aux) (uint64, error) {
 	go s.finish(f, s.seq)
 	return s.seq, nil
 }
-
-// Compress reports whether records are to be LZF-compressed.
-func (s *Saver) Compress() bool { return s.Policy.Get().Compress }
 
 // Sink returns the save named id while it runs, else nil.
 func (s *Saver) Sink(id uint64) *File {
