@@ -409,7 +409,11 @@ func (c *Core) turn(maxWait int) {
 	}
 	if c.shard.Snap != nil {
 		end = time.Now()
-		c.snapNext, c.snapWaiting = c.snapPacer.Step(c.shard, end, c.stats.commands != ran)
+		var work time.Duration
+		if c.stats.commands != ran {
+			work = end.Sub(start)
+		}
+		c.snapNext, c.snapWaiting = c.snapPacer.Step(c.shard, end, work)
 		end = time.Now()
 	}
 	if len(c.saveWaits) > 0 {

@@ -122,34 +122,40 @@ func (s *Shard) StartSnapshot(sink SnapshotSink) {
 func (s *Shard) Snapshotting() bool { return s.Snap != nil }
 
 // SnapshotPacer gives the walk its share of a core's time: clients come
-// first. While the core has served requests in the last snapActiveWindow,
-// the walk runs steps of at most snapActiveStep and, after each, waits
-// until snapShare times the step's time has passed, so that it takes about
-// 1/snapShare of the core (and the file's writer about as much again)
-// whether the core is busy or the requests come one by one; with no
-// requests it runs steps of snapIdleStep back to back.
+// first. While requests took snapActiveShare or more of the core's time in
+// the last snapWindow, the walk runs steps of at most snapActiveStep and,
+// after each, waits until snapShare times the step's time has passed, so
+// that it takes about 1/snapShare of the core (and the file's writer about
+// as much again) whether the requests come back to back or one by one.
+// Otherwise (an idle core, or one a monitor polls now and then) it runs
+// steps of snapIdleStep back to back.
 type SnapshotPacer struct {
-	next   time.Time // an active core's next step, not before
-	active time.Time // when requests last ran
+	next        time.Time     // an active core's next step, not before
+	windowStart time.Time     // of the window work is summed over
+	work        time.Duration // requests' time in the window
+	active      bool          // the last window's requests took their share
 }
 
 // Snapshot pacing.
 const (
-	snapActiveWindow = 10 * time.Millisecond
-	snapActiveStep   = 200 * time.Microsecond
-	snapIdleStep     = 2 * time.Millisecond
-	snapShare        = 8
+	snapWindow      = 10 * time.Millisecond
+	snapActiveShare = 20 // a twentieth of the core: requests come first
+	snapActiveStep  = 200 * time.Microsecond
+	snapIdleStep    = 2 * time.Millisecond
+	snapShare       = 8
 )
 
-// Step runs the walk of s if its turn has come at now (served says the
-// core ran requests in this turn) and returns when the loop should come
-// back for it: now for at once, later to let clients go first; waiting
-// says the walk waits for the sink instead.
-func (p *SnapshotPacer) Step(s *Shard, now time.Time, served bool) (next time.Time, waiting bool) {
-	if served {
-		p.active = now
+// Step runs the walk of s if its turn has come at now, after a loop turn
+// whose requests took work, and returns when the loop should come back
+// for it: now for at once, later to let clients go first; waiting says the
+// walk waits for the sink instead.
+func (p *SnapshotPacer) Step(s *Shard, now time.Time, work time.Duration) (next time.Time, waiting bool) {
+	p.work += work
+	if d := now.Sub(p.windowStart); d >= snapWindow {
+		p.active = p.work*snapActiveShare >= d
+		p.windowStart, p.work = now, 0
 	}
-	if now.Sub(p.active) >= snapActiveWindow {
+	if !p.active {
 		return now, s.SnapshotStep(snapIdleStep)
 	}
 	if now.Before(p.next) {

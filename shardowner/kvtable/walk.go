@@ -1,5 +1,7 @@
 package kvtable
 
+import "unsafe"
+
 // A snapshot walks a table bucket by bucket over many loop turns while
 // commands go on writing it, and serializes a bucket before its first write
 // (copy on write, by the bucket). For that a key must stay in its bucket
@@ -65,6 +67,18 @@ func (t *Table) WalkAt(pos int, fn func(key []byte, v Value)) {
 	}
 	if ix.dir == nil || pos > int(ix.mask) {
 		return
+	}
+	// The entries' first lines are asked for together, so that their
+	// cache misses overlap rather than come one after another.
+	for g := ix.bucket(uint32(pos)); g != nil; {
+		for i := 0; i < slotsPerGroup && g[i] != 0; i++ {
+			t.sink += prefetch(unsafe.Pointer(unsafe.SliceData(t.ar.item(uint32(g[i])))))
+		}
+		next := uint32(g[linkWord])
+		if next == 0 {
+			break
+		}
+		g = ix.overflow(next)
 	}
 	for g := ix.bucket(uint32(pos)); g != nil; {
 		for i := 0; i < slotsPerGroup && g[i] != 0; i++ {
