@@ -123,6 +123,13 @@ type Core struct {
 	// misconf refuses writes: the last save failed (errMisconf). Each
 	// timer run and each save's end refresh it.
 	misconf bool
+	// loadCh brings the records of the snapshot file being loaded at
+	// start, which loader stores (persist.go); loadingGate answers
+	// -LOADING meanwhile, on every core until all have loaded.
+	loadCh      chan *loadBatch
+	loader      *shardowner.Loader
+	loadErr     error
+	loadingGate bool
 }
 
 // coreStats are counted by the core alone, without atomics.
@@ -362,6 +369,9 @@ func (c *Core) turn(maxWait int) {
 	ran := c.stats.commands
 	c.shard.Clock.Ms = now
 	c.debugSlept = 0
+	if c.loadingGate {
+		c.loadingGate = c.srv.loading.Load()
+	}
 	if c.acceptPausedUntil != 0 {
 		c.resumeAccept(now)
 	}
@@ -407,6 +417,10 @@ func (c *Core) turn(maxWait int) {
 		// One hand-off per turn, after expiry has recorded its DELs.
 		j.Flush(c.id, c.srv.journal)
 	}
+	if c.loadCh != nil {
+		c.loadStep()
+		end = time.Now()
+	}
 	if c.shard.Snap != nil {
 		end = time.Now()
 		var work time.Duration
@@ -448,7 +462,7 @@ func (c *Core) resetMaxima() {
 
 // timeout is how long epoll_wait may sleep: 0 while work waits.
 func (c *Core) timeout(now time.Time) int {
-	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() ||
+	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() || c.loadCh != nil ||
 		(c.shard.Snap != nil && !c.snapWaiting && !c.snapNext.After(now)) {
 		return 0
 	}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/corekv/corekv/reactor/servercmd"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -57,6 +60,9 @@ func (s *Server) wakeCores() {
 // savesAtShutdown reports whether the server saves once its cores stop:
 // SHUTDOWN SAVE, or a save point and not SHUTDOWN NOSAVE.
 func (s *Server) savesAtShutdown() bool {
+	if s.loading.Load() {
+		return false // never a file of part of the dataset over the whole one
+	}
 	if b := s.shutdownSave.Load(); b != nil {
 		return *b
 	}
@@ -212,10 +218,55 @@ func (s *Server) saveAtShutdown() error {
 	return f.Finish()
 }
 
-// loadAtStart loads the snapshot file (dir/dbfilename), when there is one,
-// before any core runs (shardowner.LoadShards). A file that cannot be read
-// whole stops the start: no partial dataset is served.
-func (s *Server) loadAtStart() error {
+// Loading at start: New maps the snapshot file (dir/dbfilename) when
+// there is one; Start runs, for every core, a goroutine that reads the
+// whole file and hands the core, in batches, the records of its keys
+// (shardowner.ReadOwnRecords, which touches no shard), and the core
+// stores them between its turns (loadStep). Meanwhile commands but those
+// Redis allows while loading get -LOADING. A file that does not load stops
+// the start: nothing is served from part of it.
+
+// datasetLoad is the load of the snapshot file at start.
+type datasetLoad struct {
+	data   []byte
+	unmap  func()
+	path   string
+	start  time.Time
+	failed atomic.Bool // a reader or a core failed: the others stop
+
+	mu              sync.Mutex
+	left            int // cores not done yet
+	loaded, expired int64
+	err             error
+	done            chan error
+}
+
+// loadBatch is records of one core's keys, from its reader goroutine.
+type loadBatch struct {
+	recs []loadRec
+	keys []byte // the keys, one after another
+	err  error  // the reader's, with the last batch
+}
+
+type loadRec struct {
+	db     int
+	typ    byte
+	exp    int64
+	keyEnd int    // in keys
+	obj    []byte // in the mapped file
+}
+
+// loadBatchRecords is how many records a batch carries.
+const loadBatchRecords = 512
+
+// errLoading refuses a command while the dataset loads, as Redis does.
+const errLoading resp.Error = "LOADING Redis is loading the dataset in memory"
+
+// errStopped stops a reader whose load has failed elsewhere.
+var errStopped = errors.New("stopped")
+
+// openDataset maps the snapshot file for Start to load, when there is one.
+func (s *Server) openDataset() error {
 	pv := s.saver.Policy.Get()
 	path := filepath.Join(pv.Dir, pv.File)
 	data, unmap, err := snapshot.MapFile(path)
@@ -225,16 +276,140 @@ func (s *Server) loadAtStart() error {
 	if err != nil {
 		return fmt.Errorf("opening the RDB file: %w", err)
 	}
-	defer unmap()
-	start := time.Now()
-	keys, expired, err := shardowner.LoadShards(s.shards(), data, shardowner.LoadOptions{SkipChecksum: !pv.Check, Log: s.log})
-	if err != nil {
-		return fmt.Errorf("loading the RDB file %s: %w", path, err)
-	}
-	s.saver.Loaded(keys, expired)
-	s.log.Info("DB loaded from disk", "file", path, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()),
-		"keys", keys, "expired", expired)
+	s.load = &datasetLoad{data: data, unmap: unmap, path: path, left: len(s.cores), done: make(chan error, 1)}
+	s.loading.Store(true)
 	return nil
+}
+
+// startLoad starts the readers of the snapshot file; the cores store what
+// they read.
+func (s *Server) startLoad() {
+	l := s.load
+	l.start = time.Now()
+	s.saver.LoadingStarted(int64(len(l.data)))
+	pv := s.saver.Policy.Get()
+	for _, c := range s.cores {
+		c.loadingGate = true
+		c.loadCh = make(chan *loadBatch, 4)
+		c.loader = c.shard.NewLoader(false)
+		opt := shardowner.LoadOptions{SkipChecksum: !pv.Check || c.id > 0}
+		if c.id == 0 {
+			opt.Log = s.log
+		}
+		go s.readRecords(c, opt)
+	}
+}
+
+// readRecords reads the records of c's keys into batches for c, sleeping
+// key-load-delay (µs) per key as Redis's tests ask.
+func (s *Server) readRecords(c *Core, opt shardowner.LoadOptions) {
+	l := s.load
+	b := &loadBatch{}
+	delay := time.Duration(s.keyLoadDelay.Load()) * time.Microsecond
+	err := shardowner.ReadOwnRecords(l.data, c.id, len(s.cores), s.cfg.Databases, opt, func(db int, r *rdbfile.Record) error {
+		if l.failed.Load() {
+			return errStopped
+		}
+		b.keys = append(b.keys, r.Key...)
+		b.recs = append(b.recs, loadRec{db: db, typ: r.Type, exp: max(r.ExpireAt, 0), keyEnd: len(b.keys), obj: r.Object})
+		if c.id == 0 {
+			s.saver.LoadingAt(int64(r.Off))
+		}
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		if len(b.recs) == loadBatchRecords {
+			c.loadCh <- b
+			b = &loadBatch{}
+		}
+		return nil
+	})
+	b.err = err
+	c.loadCh <- b
+	close(c.loadCh)
+}
+
+// loadStep stores what c's reader has sent, for up to loadStepTime.
+func (c *Core) loadStep() {
+	deadline := time.Now().Add(loadStepTime)
+	for {
+		select {
+		case b, ok := <-c.loadCh:
+			if !ok {
+				c.loadCh = nil
+				c.srv.coreLoaded(c.loader, c.loadErr)
+				c.loader, c.loadErr = nil, nil
+				return
+			}
+			c.storeBatch(b)
+			if !time.Now().Before(deadline) {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// loadStepTime is how long a turn stores records for before it looks at
+// its clients (who get -LOADING) again.
+const loadStepTime = 2 * time.Millisecond
+
+func (c *Core) storeBatch(b *loadBatch) {
+	if c.loadErr == nil && b.err != nil && !errors.Is(b.err, errStopped) {
+		c.loadErr = b.err
+	}
+	start := 0
+	for _, r := range b.recs {
+		if c.loadErr != nil {
+			break
+		}
+		if err := c.loader.Store(r.db, b.keys[start:r.keyEnd], r.typ, r.obj, r.exp); err != nil {
+			c.loadErr = err
+		}
+		start = r.keyEnd
+	}
+	if c.loadErr != nil {
+		c.srv.load.failed.Store(true)
+	}
+}
+
+// coreLoaded records that a core has stored all its records; once all
+// have, the load is over, and the server serves, or stops if it failed.
+func (s *Server) coreLoaded(ld *shardowner.Loader, err error) {
+	l := s.load
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.loaded += ld.Loaded
+	l.expired += ld.Expired
+	if err != nil && l.err == nil {
+		l.err = err
+	}
+	if l.left--; l.left > 0 {
+		return
+	}
+	l.unmap()
+	s.saver.Loaded(l.loaded, l.expired)
+	if l.err != nil {
+		l.done <- fmt.Errorf("loading the RDB file %s: %w", l.path, l.err)
+		return
+	}
+	s.log.Info("DB loaded from disk", "file", l.path, "seconds", fmt.Sprintf("%.3f", time.Since(l.start).Seconds()),
+		"keys", l.loaded, "expired", l.expired)
+	s.loading.Store(false)
+	l.done <- nil
+}
+
+// Loaded is closed with nil once the snapshot file has loaded (at once
+// when there is none), or gets the error that stopped it: the server must
+// then stop, having served nothing from the file.
+func (s *Server) Loaded() <-chan error {
+	if s.load == nil {
+		c := make(chan error, 1)
+		c <- nil
+		return c
+	}
+	return s.load.done
 }
 
 // shards are the cores' shards, in order.

@@ -97,6 +97,11 @@ type Server struct {
 	// the server saves once its cores stop (nil: as the save points say).
 	saver        *snapshot.Saver
 	shutdownSave atomic.Pointer[bool]
+	// load is the snapshot file's load at start (nil: none); loading is
+	// set until it is done, and the cores answer -LOADING meanwhile.
+	load         *datasetLoad
+	loading      atomic.Bool
+	keyLoadDelay atomic.Int64 // key-load-delay, µs per key loaded
 }
 
 // New prepares a server: it opens every core's listeners (so that a bad
@@ -129,8 +134,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.slowlog.Client = s.clientOf
 	s.saver = snapshot.NewSaver(s.start, s.wakeCores)
 	s.conf = settings.NewStore(&cfg, settings.Live{
-		Persist:    &s.saver.Policy,
-		MaxClients: &s.maxClients,
+		Persist:      &s.saver.Policy,
+		KeyLoadDelay: &s.keyLoadDelay,
+		MaxClients:   &s.maxClients,
 		FitClients: func(n int64) int64 {
 			fit, _ := sockets.FitFDLimit(n, reservedFDs(&s.cfg))
 			return fit
@@ -189,7 +195,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s.port = port
 	s.initSaver()
-	if err := s.loadAtStart(); err != nil {
+	if err := s.openDataset(); err != nil {
 		s.closeListeners()
 		return nil, err
 	}
@@ -230,6 +236,9 @@ func (s *Server) Port() int { return s.port }
 
 // Start runs every core on its own locked, pinned thread.
 func (s *Server) Start() {
+	if s.load != nil {
+		s.startLoad()
+	}
 	for _, c := range s.cores {
 		s.wg.Add(1)
 		go c.run()

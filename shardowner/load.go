@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"time"
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/rdbfile"
@@ -27,109 +25,105 @@ type LoadOptions struct {
 	Log *slog.Logger
 }
 
-// LoadFile stores the keys of the RDB file data that belong to the shard:
-// every shard reads the whole file, so the shards convert their records in
-// parallel. It returns the keys stored and those dropped as expired.
+// LoadFile stores the keys of the RDB file data that belong to the shard,
+// on the shard's thread (DEBUG RELOAD). It returns the keys stored and
+// those dropped as expired.
 func (s *Shard) LoadFile(data []byte, opt LoadOptions) (loaded, expired int64, err error) {
-	l := &fileLoader{s: s, opt: opt}
-	l.ctx = Ctx{Shard: s, W: &l.w}
-	err = rdbfile.ParseWith(data, l, rdbfile.Options{SkipChecksum: opt.SkipChecksum})
-	return l.loaded, l.expired, err
+	l := s.NewLoader(opt.Replace)
+	err = ReadOwnRecords(data, s.ID, s.Count, len(s.DBs), opt, func(db int, r *rdbfile.Record) error {
+		return l.Store(db, r.Key, r.Type, r.Object, max(r.ExpireAt, 0))
+	})
+	return l.Loaded, l.Expired, err
 }
 
-// LoadShards loads data into shards before their threads run: a goroutine
-// per shard, each storing the keys its shard owns, the first alone
-// checking the CRC and logging for the whole file. It returns the keys
-// stored and dropped as expired over all shards, or the first error.
-func LoadShards(shards []*Shard, data []byte, opt LoadOptions) (loaded, expired int64, err error) {
-	type result struct {
-		loaded, expired int64
-		err             error
-	}
-	results := make([]result, len(shards))
-	var wg sync.WaitGroup
-	now := time.Now().UnixMilli()
-	for i, s := range shards {
-		s.Clock.Ms = now
-		o := opt
-		if i > 0 {
-			o.SkipChecksum, o.Log = true, nil
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := &results[i]
-			r.loaded, r.expired, r.err = s.LoadFile(data, o)
-		}()
-	}
-	wg.Wait()
-	for _, r := range results {
-		if r.err != nil {
-			return 0, 0, r.err
-		}
-		loaded += r.loaded
-		expired += r.expired
-	}
-	return loaded, expired, nil
-}
-
-// fileLoader is LoadFile's rdbfile.Handler.
-type fileLoader struct {
-	s               *Shard
-	opt             LoadOptions
-	ctx             Ctx // the database SELECTDB named
+// Loader stores an RDB file's key records on the shard's thread, with one
+// reader and one object for all of them.
+type Loader struct {
+	ctx             Ctx
 	w               resp.Writer
-	rd              rdbfile.Reader // reused for every object
+	rd              rdbfile.Reader
 	obj             rdbObject
-	db              int
-	loaded, expired int64
+	replace         bool
+	Loaded, Expired int64 // keys stored, and dropped because their TTL had passed
 }
 
-func (l *fileLoader) Aux(key, val []byte) error {
-	if l.opt.Log != nil && string(key) == "redis-ver" {
-		l.opt.Log.Info("loading RDB produced by version " + string(val))
+// NewLoader returns a Loader for the shard; with replace a key of the file
+// replaces one the shard holds, else that is an error.
+func (s *Shard) NewLoader(replace bool) *Loader {
+	l := &Loader{replace: replace}
+	l.ctx = Ctx{Shard: s, W: &l.w}
+	return l
+}
+
+// Store stores key with the object of RDB type typ in obj (its bytes after
+// the key) in database db, expiring at expireAt (Unix ms, 0: none).
+func (l *Loader) Store(db int, key []byte, typ byte, obj []byte, expireAt int64) error {
+	l.ctx.DB = db
+	ok, err := l.ctx.loadRecord(key, typ, obj, expireAt, l.replace, &l.rd, &l.obj)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		l.Loaded++
+	default:
+		l.Expired++
 	}
 	return nil
 }
 
-func (l *fileLoader) SelectDB(db int) error {
-	if db >= len(l.s.DBs) {
-		return fmt.Errorf("the file was created by a server configured for more than %d databases", len(l.s.DBs))
+// ReadOwnRecords parses the RDB file data and calls fn with each key
+// record of shard (of count) in order, skipping the others' keys; what
+// corekv cannot hold (a stream, functions, more than databases databases)
+// is an error. It reads only data, so it may run off the shard's thread;
+// the record is valid during the call only, its Object as long as data.
+func ReadOwnRecords(data []byte, shard, count, databases int, opt LoadOptions, fn func(db int, r *rdbfile.Record) error) error {
+	h := &ownRecords{shard: shard, count: count, databases: databases, log: opt.Log, fn: fn}
+	return rdbfile.ParseWith(data, h, rdbfile.Options{SkipChecksum: opt.SkipChecksum})
+}
+
+// ownRecords is ReadOwnRecords' rdbfile.Handler.
+type ownRecords struct {
+	shard, count, databases int
+	log                     *slog.Logger
+	fn                      func(db int, r *rdbfile.Record) error
+	db                      int
+}
+
+func (h *ownRecords) Aux(key, val []byte) error {
+	if h.log != nil && string(key) == "redis-ver" {
+		h.log.Info("loading RDB produced by version " + string(val))
 	}
-	l.db, l.ctx.DB = db, db
 	return nil
 }
 
-func (l *fileLoader) ResizeDB(size, expires uint64) error { return nil }
+func (h *ownRecords) SelectDB(db int) error {
+	if db >= h.databases {
+		return fmt.Errorf("the file was created by a server configured for more than %d databases", h.databases)
+	}
+	h.db = db
+	return nil
+}
 
-func (l *fileLoader) Key(r *rdbfile.Record) error {
-	if l.s.Count > 1 && KeyShard(r.Key, l.s.Count) != l.s.ID {
+func (h *ownRecords) ResizeDB(size, expires uint64) error { return nil }
+
+func (h *ownRecords) Key(r *rdbfile.Record) error {
+	if h.count > 1 && KeyShard(r.Key, h.count) != h.shard {
 		return nil
 	}
 	switch r.Type {
 	case rdbfile.TypeStreamListpacks, rdbfile.TypeStreamListpacks2:
 		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
 	}
-	exp := max(r.ExpireAt, 0)
-	ok, err := l.ctx.loadRecord(r.Key, r.Type, r.Object, exp, l.opt.Replace, &l.rd, &l.obj)
-	switch {
-	case err != nil:
-		return err
-	case ok:
-		l.loaded++
-	default:
-		l.expired++
-	}
-	return nil
+	return h.fn(h.db, r)
 }
 
-func (l *fileLoader) Function(code []byte) error {
+func (h *ownRecords) Function(code []byte) error {
 	return errors.New("the file holds functions (FUNCTION LOAD), which corekv does not run yet")
 }
 
-func (l *fileLoader) ModuleAux(m *rdbfile.ModuleError) error {
-	if l.opt.Log != nil {
-		l.opt.Log.Warn("skipping module aux data: corekv has no modules", "module", m.Error())
+func (h *ownRecords) ModuleAux(m *rdbfile.ModuleError) error {
+	if h.log != nil {
+		h.log.Warn("skipping module aux data: corekv has no modules", "module", m.Error())
 	}
 	return nil
 }

@@ -84,6 +84,20 @@ func run(args []string) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	srv.Start()
+	// The snapshot file loads while the server answers -LOADING: ready
+	// once it has, and a file that does not load stops the server.
+	select {
+	case err := <-srv.Loaded():
+		if err != nil {
+			log.Error("cannot start", "err", err)
+			srv.Stop(5 * time.Second)
+			return 1
+		}
+	case s := <-sig:
+		log.Info("received signal while loading, shutting down", "signal", s.String())
+		srv.Stop(5 * time.Second)
+		return 0
+	}
 	log.Info("corekv ready", "version", reactor.Version, "shards", cfg.Shards, "cpus", fmt.Sprint(cfg.CPUs),
 		"bind", fmt.Sprint(cfg.Bind), "port", srv.Port(), "pid", os.Getpid())
 	if opts.pprof != "" {

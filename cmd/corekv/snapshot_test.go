@@ -574,3 +574,82 @@ func TestDebugReload(t *testing.T) {
 		t.Errorf("DEBUG DIGEST on one shard %q, on three %q", rep.raw, three)
 	}
 }
+
+// TestLoadingAnswersLoading: while the snapshot file loads at start, the
+// server listens and answers Redis's -LOADING (INFO tells the progress);
+// then every key is there. key-load-delay (µs per key, Redis's hidden
+// setting) makes the load last.
+func TestLoadingAnswersLoading(t *testing.T) {
+	dir := t.TempDir()
+	var file bytes.Buffer
+	w := rdbfile.NewWriter(&file)
+	w.Header()
+	w.SelectDB(0)
+	const keys = 400
+	for i := range keys {
+		w.Raw(rdbfile.AppendString(rdbfile.AppendKey(nil, rdbfile.TypeString, []byte("k"+strconv.Itoa(i)), false), []byte("v"), false))
+	}
+	w.End(true)
+	if err := os.WriteFile(filepath.Join(dir, "dump.rdb"), file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := compatFreePort(t)
+	cmd := exec.Command(corekvBinary(t), "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--shards", "2",
+		"--dir", dir, "--save", "", "--key-load-delay", "2000")
+	cmd.Dir = dir
+	logs := &safeBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { compatStop(t, cmd, done) })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	var c *compatConn
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if c, err = compatDial(addr); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("corekv does not listen while loading: %v\n%s", err, logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	defer c.close()
+	loadingSeen, infoSeen := 0, false
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		rep, err := c.do(compatS("GET k1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(rep.raw) == "-LOADING Redis is loading the dataset in memory\r\n" {
+			loadingSeen++
+			info, err := c.do(compatS("INFO persistence"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := string(compatBulk(info)); strings.Contains(s, "loading:1") && strings.Contains(s, "loading_total_bytes:") {
+				infoSeen = true
+			}
+		} else if string(rep.raw) == "$1\r\nv\r\n" {
+			break
+		} else {
+			t.Fatalf("GET while loading: %q", rep.raw)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the load did not end")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if loadingSeen == 0 || !infoSeen {
+		t.Errorf("-LOADING seen %d times, INFO loading:1 seen %v", loadingSeen, infoSeen)
+	}
+	if rep, err := c.do(compatS("DBSIZE")); err != nil || string(rep.raw) != ":400\r\n" {
+		t.Errorf("DBSIZE after the load: %v %q", err, rep.raw)
+	}
+	if !strings.Contains(logs.String(), "corekv ready") {
+		t.Errorf("no ready line after the load:\n%s", logs.String())
+	}
+}

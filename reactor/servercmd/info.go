@@ -295,10 +295,9 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("gc_cycles", ms.NumGC)
 	}
 	if section("persistence") {
-		// The dataset is loaded before the server listens, so it is never
-		// loading here. A snapshot takes no fork: no copy-on-write.
+		// A snapshot takes no fork: no copy-on-write.
 		p := &s.Persist
-		kv("loading", 0)
+		kv("loading", b2i(p.Loading))
 		kv("async_loading", 0)
 		kv("current_cow_peak", 0)
 		kv("current_cow_size", 0)
@@ -316,6 +315,24 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("rdb_last_cow_size", 0)
 		kv("rdb_last_load_keys_expired", p.LoadExpired)
 		kv("rdb_last_load_keys_loaded", p.LoadLoaded)
+		if p.Loading {
+			// Redis's progress fields, as it shows them while loading.
+			secs := time.Since(p.LoadingSince).Seconds()
+			perc := 0.0
+			if p.LoadingTotal > 0 {
+				perc = float64(p.LoadingAt) * 100 / float64(p.LoadingTotal)
+			}
+			eta := 1
+			if p.LoadingAt > 0 {
+				eta = int(secs * float64(p.LoadingTotal-p.LoadingAt) / float64(p.LoadingAt))
+			}
+			kv("loading_start_time", p.LoadingSince.Unix())
+			kv("loading_total_bytes", p.LoadingTotal)
+			kv("loading_rdb_used_mem", 0)
+			kv("loading_loaded_bytes", p.LoadingAt)
+			kv("loading_loaded_perc", fmt.Sprintf("%.2f", perc))
+			kv("loading_eta_seconds", eta)
+		}
 		kv("aof_enabled", 0)
 		kv("aof_rewrite_in_progress", 0)
 		kv("aof_rewrite_scheduled", 0)

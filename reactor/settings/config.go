@@ -87,6 +87,9 @@ type Config struct {
 	RDBCompression          bool
 	RDBChecksum             bool
 	StopWritesOnBgsaveError bool
+	// KeyLoadDelay is key-load-delay: µs to sleep per key loaded at start
+	// (Redis's, for tests of loading).
+	KeyLoadDelay int64
 	// ConfigFile is the absolute path of the config file the server was
 	// started with, which CONFIG REWRITE rewrites; "" when there is none.
 	ConfigFile string

@@ -91,6 +91,8 @@ type Live struct {
 	Events   *shardowner.NotifyConfig
 	// Persist is the snapshot settings the saver reads; nil: none.
 	Persist *snapshot.Policy
+	// KeyLoadDelay is key-load-delay.
+	KeyLoadDelay *atomic.Int64
 }
 
 // ApplyAll makes every setting of c take effect, as at start.
@@ -238,8 +240,11 @@ var Table = []Setting{
 			}
 			return ""
 		}},
-	// Redis's hidden delay per key loaded; corekv loads nothing.
-	hidden(fixed("key-load-delay", "0")),
+	// Redis's hidden delay per key loaded, in µs, for its tests: the
+	// loading at start sleeps so long per key, off the shard threads.
+	{Name: "key-load-delay", Hidden: true, Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.KeyLoadDelay, 10) },
+		Set:   intSetting(math.MinInt32, math.MaxInt32, func(c *Config, n int64) { c.KeyLoadDelay = n }),
+		Apply: func(l *Live, c *Config) { l.KeyLoadDelay.Store(c.KeyLoadDelay) }},
 	{Name: "slowlog-log-slower-than", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.SlowlogSlowerThan, 10) },
 		Set:   intSetting(SlowlogSlowerThanMin, math.MaxInt64, func(c *Config, n int64) { c.SlowlogSlowerThan = n }),
 		Apply: func(l *Live, c *Config) { l.Slowlog.SlowerThan.Store(c.SlowlogSlowerThan) }},

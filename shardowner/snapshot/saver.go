@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -94,10 +95,16 @@ type Saver struct {
 	lastTried time.Time
 	saves     int64
 	loaded    [2]int64 // keys the last load stored, and dropped as expired
-	dirtySave uint64   // the shards' changes summed at the last successful save's cut
-	results   map[uint64]error
-	scheduled bool // BGSAVE SCHEDULE: save once the running save ends
-	onFinish  func()
+	// loading: the file's load at start, since when, its size, and how
+	// far its first reader has got.
+	loading      bool
+	loadingSince time.Time
+	loadingTotal int64
+	loadingAt    atomic.Int64
+	dirtySave    uint64 // the shards' changes summed at the last successful save's cut
+	results      map[uint64]error
+	scheduled    bool // BGSAVE SCHEDULE: save once the running save ends
+	onFinish     func()
 }
 
 // NewSaver returns a Saver of a server started at start; onFinish is
@@ -189,10 +196,21 @@ func (s *Saver) Abandon(id uint64) {
 	}
 }
 
+// LoadingStarted records that the load of a file of total bytes begins.
+func (s *Saver) LoadingStarted(total int64) {
+	s.mu.Lock()
+	s.loading, s.loadingSince, s.loadingTotal = true, time.Now(), total
+	s.mu.Unlock()
+}
+
+// LoadingAt records how far into the file the load has read.
+func (s *Saver) LoadingAt(off int64) { s.loadingAt.Store(off) }
+
 // Loaded records what loading at start made of the file.
 func (s *Saver) Loaded(keys, expired int64) {
 	s.mu.Lock()
 	s.loaded = [2]int64{keys, expired}
+	s.loading = false
 	s.mu.Unlock()
 }
 
@@ -229,6 +247,11 @@ type Status struct {
 	// LoadLoaded and LoadExpired are the keys the last load stored and
 	// dropped as expired.
 	LoadLoaded, LoadExpired int64
+	// Loading: a load is under way since LoadingSince, of LoadingTotal
+	// bytes, LoadingAt read.
+	Loading                 bool
+	LoadingSince            time.Time
+	LoadingTotal, LoadingAt int64
 }
 
 // Status returns the saver's state.
@@ -236,7 +259,8 @@ func (s *Saver) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{InProgress: s.cur != nil, Scheduled: s.scheduled, CurrentSecs: -1, LastSave: s.lastSave, LastOK: s.lastOK, LastErr: s.lastErr,
-		LastSecs: -1, Saves: s.saves, DirtyAtSave: s.dirtySave, LoadLoaded: s.loaded[0], LoadExpired: s.loaded[1]}
+		LastSecs: -1, Saves: s.saves, DirtyAtSave: s.dirtySave, LoadLoaded: s.loaded[0], LoadExpired: s.loaded[1],
+		Loading: s.loading, LoadingSince: s.loadingSince, LoadingTotal: s.loadingTotal, LoadingAt: s.loadingAt.Load()}
 	if s.cur != nil {
 		st.CurrentSecs = int64(time.Since(s.curStart) / time.Second)
 	}
