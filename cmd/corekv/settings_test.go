@@ -35,6 +35,7 @@ var settingValues = map[string]struct {
 	"rdbcompression":                    {[]string{"no"}, "no"},
 	"rdbchecksum":                       {[]string{"no"}, "no"},
 	"stop-writes-on-bgsave-error":       {[]string{"no"}, "no"},
+	"sanitize-dump-payload":             {[]string{"CLIENTS"}, "clients"},
 	"appendonly":                        {[]string{"no"}, "no"},
 	"slowlog-log-slower-than":           {[]string{"-1"}, "-1"},
 	"latency-tracking":                  {[]string{"no"}, "no"},

@@ -87,6 +87,9 @@ type Config struct {
 	RDBCompression          bool
 	RDBChecksum             bool
 	StopWritesOnBgsaveError bool
+	// SanitizeDumpPayload is sanitize-dump-payload (no, yes, clients):
+	// shown, while every payload and file is checked whole anyway.
+	SanitizeDumpPayload string
 	// KeyLoadDelay is key-load-delay: µs to sleep per key loaded at start
 	// (Redis's, for tests of loading).
 	KeyLoadDelay int64
@@ -142,6 +145,7 @@ func Defaults() Config {
 		RDBCompression:          true,
 		RDBChecksum:             true,
 		StopWritesOnBgsaveError: true,
+		SanitizeDumpPayload:     "no",
 
 		SlowlogSlowerThan:  10000,
 		SlowlogMaxLen:      128,

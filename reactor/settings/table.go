@@ -216,6 +216,10 @@ var Table = []Setting{
 		Set: boolSetting(func(c *Config, b bool) { c.RDBCompression = b }), Apply: applyPersist},
 	{Name: "rdbchecksum", Get: func(c *Config) string { return yesNo(c.RDBChecksum) },
 		Set: boolSetting(func(c *Config, b bool) { c.RDBChecksum = b }), Apply: applyPersist},
+	// RESTORE and loading check every nested encoding whole whatever this
+	// says (shardowner/rdb.go); it is kept and shown for Redis's clients.
+	{Name: "sanitize-dump-payload", Mutable: true, Get: func(c *Config) string { return c.SanitizeDumpPayload },
+		Set: enumSetting(func(c *Config, v string) { c.SanitizeDumpPayload = v }, "no", "yes", "clients")},
 	{Name: "stop-writes-on-bgsave-error", Mutable: true, Get: func(c *Config) string { return yesNo(c.StopWritesOnBgsaveError) },
 		Set: boolSetting(func(c *Config, b bool) { c.StopWritesOnBgsaveError = b }), Apply: applyPersist},
 	{Name: "appendonly", Mutable: true, Get: func(c *Config) string { return "no" },
