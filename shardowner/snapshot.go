@@ -118,9 +118,6 @@ func (s *Shard) StartSnapshot(sink SnapshotSink) {
 	sink.Cut(s.ID, keys, expires)
 }
 
-// Snapshotting reports whether a snapshot is being walked.
-func (s *Shard) Snapshotting() bool { return s.Snap != nil }
-
 // SnapshotPacer gives the walk its share of a core's time: clients come
 // first. While requests took snapActiveShare or more of the core's time in
 // the last snapWindow, the walk runs steps of at most snapActiveStep and,

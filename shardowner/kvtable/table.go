@@ -70,7 +70,7 @@ type Table struct {
 	clock     *Clock
 	ix        [2]index // ix[1] is in use only while rehashing
 	rehashIdx int      // next bucket of ix[0] to migrate; -1 when not rehashing
-	scanning  int      // Scans calling back: lookups then leave a resize where it is
+	scanning  int      // Scans calling back, and Freeze: lookups then leave a resize where it is
 	frozen    int      // Freeze: no resize starts either (walk.go)
 	ar        arena
 	exp       wheel

@@ -187,15 +187,6 @@ func (s *Saver) Result(id uint64) (done bool, err error) {
 	return done, err
 }
 
-// Abandon forgets the outcome of save id (nobody waits for it).
-func (s *Saver) Abandon(id uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.curID == id && s.cur == nil {
-		delete(s.results, id)
-	}
-}
-
 // LoadingStarted records that the load of a file of total bytes begins.
 func (s *Saver) LoadingStarted(total int64) {
 	s.mu.Lock()
