@@ -123,6 +123,8 @@ type Core struct {
 	// misconf refuses writes: the last save failed (errMisconf). Each
 	// timer run and each save's end refresh it.
 	misconf bool
+	// gated is loadingGate || misconf: one test per command.
+	gated bool
 	// loadCh brings the records of the snapshot file being loaded at
 	// start, which loader stores (persist.go); loadingGate answers
 	// -LOADING meanwhile, on every core until all have loaded.
@@ -371,6 +373,7 @@ func (c *Core) turn(maxWait int) {
 	c.debugSlept = 0
 	if c.loadingGate {
 		c.loadingGate = c.srv.loading.Load()
+		c.gated = c.loadingGate || c.misconf
 	}
 	if c.acceptPausedUntil != 0 {
 		c.resumeAccept(now)
@@ -433,6 +436,7 @@ func (c *Core) turn(maxWait int) {
 	if len(c.saveWaits) > 0 {
 		c.answerSaves()
 		c.misconf = c.srv.saver.RefusesWrites()
+		c.gated = c.loadingGate || c.misconf
 	}
 	if now >= c.nextTimer {
 		c.timers(now)
@@ -1113,6 +1117,7 @@ func (c *Core) timers(now int64) {
 	}
 	c.adaptExpire()
 	c.misconf = c.srv.saver.RefusesWrites()
+	c.gated = c.loadingGate || c.misconf
 	if c.id == 0 {
 		c.savePoints(time.UnixMilli(now))
 	}

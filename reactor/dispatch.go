@@ -44,15 +44,12 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
 		return
 	}
-	if c.loadingGate && cmd.Flags&router.FlagLoading == 0 {
-		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(c.rejectInMulti(cn, cmd, errLoading))
-		return
-	}
-	if c.misconf && (cmd.Flags&router.FlagWrite != 0 || cmd.Home == router.HomePing) {
-		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(c.rejectInMulti(cn, cmd, errMisconf))
-		return
+	if c.gated {
+		if e := c.persistRefusal(cmd); e != "" {
+			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+			cn.errorReply(c.rejectInMulti(cn, cmd, e))
+			return
+		}
 	}
 	if cn.subs != nil && cn.proto == 2 && cn.subscribed() && !subscribedAllowed(cmd) {
 		c.shard.CmdStat(cmd.StatID(argv)).Rejected++

@@ -73,6 +73,18 @@ func (s *Server) savesAtShutdown() bool {
 // failed, saves are configured and stop-writes-on-bgsave-error is on.
 const errMisconf resp.Error = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 
+// persistRefusal is the error cmd gets while the dataset loads or writes
+// are refused after a failed save, "" when it may run.
+func (c *Core) persistRefusal(cmd *router.Command) resp.Error {
+	switch {
+	case c.loadingGate && cmd.Flags&router.FlagLoading == 0:
+		return errLoading
+	case c.misconf && (cmd.Flags&router.FlagWrite != 0 || cmd.Home == router.HomePing):
+		return errMisconf
+	}
+	return ""
+}
+
 // initSaver gives every shard the way to its cut's sink.
 func (s *Server) initSaver() {
 	for _, c := range s.cores {
@@ -291,7 +303,7 @@ func (s *Server) startLoad() {
 	s.saver.LoadingStarted(int64(len(l.data)))
 	pv := s.saver.Policy.Get()
 	for _, c := range s.cores {
-		c.loadingGate = true
+		c.loadingGate, c.gated = true, true
 		c.loadCh = make(chan *loadBatch, 4)
 		c.loader = c.shard.NewLoader(false)
 		opt := shardowner.LoadOptions{SkipChecksum: !pv.Check || c.id > 0}
