@@ -197,3 +197,21 @@ func TestSaverFile(t *testing.T) {
 		t.Errorf("temporary files left: %v", m)
 	}
 }
+
+// FuzzParsePoints: the save setting is taken or refused without a panic,
+// and what is taken reads back the same from what CONFIG GET shows.
+func FuzzParsePoints(f *testing.F) {
+	for _, s := range []string{"", "3600 1 300 100 60 10000", "900", "1 -1", " 5  7 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		ps, refused := ParsePoints(v)
+		if refused != "" {
+			return
+		}
+		again, refused := ParsePoints(FormatPoints(ps))
+		if refused != "" || !slices.Equal(again, ps) {
+			t.Fatalf("%q: %v shows as %q, which reads %v (%s)", v, ps, FormatPoints(ps), again, refused)
+		}
+	})
+}
