@@ -128,9 +128,9 @@ func (h *ownRecords) ModuleAux(m *rdbfile.ModuleError) error {
 	return nil
 }
 
-// errReload is Redis's reply to a DEBUG RELOAD whose file does not load;
-// the log says why.
-const errReload resp.Error = "ERR Error trying to load the RDB dump, check server logs."
+// errReload is Redis 7.0's reply to a DEBUG RELOAD whose file does not
+// load; the log says why.
+const errReload resp.Error = "ERR Error trying to load the RDB dump"
 
 // InternalLoad: corekv.load path [noflush] [merge] [nochecksum]. DEBUG
 // RELOAD's part on each shard, under the locks of all (router's

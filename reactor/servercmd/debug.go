@@ -71,6 +71,10 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 	}
 }
 
+// errReloadOption is Redis 7.0's refusal of an option DEBUG RELOAD does not
+// know.
+const errReloadOption resp.Error = "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options."
+
 // debugReload is DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save, empty
 // the keyspace and load the file again.
 func debugReload(c Core, cn Conn, args [][]byte) {
@@ -80,7 +84,7 @@ func debugReload(c Core, cn Conn, args [][]byte) {
 		case resp.EqualFold(a, "merge"), resp.EqualFold(a, "noflush"), resp.EqualFold(a, "nosave"):
 			flags = append(flags, strings.ToLower(string(a)))
 		default:
-			cn.Error(resp.ErrSyntax)
+			cn.Error(errReloadOption)
 			return
 		}
 	}
