@@ -19,7 +19,8 @@ import (
 
 // Snapshots in the loop: SAVE and BGSAVE cut every shard for a new save
 // (corekv.snapshot, under the locks of all shards), each core walks its
-// shard's part a slice per turn (shardowner.SnapshotStep), the Saver's
+// shard's part in the turns its pacer allows (shardowner.SnapshotPacer),
+// the Saver's
 // goroutine writes the file, and a SAVE is answered once it is in place.
 // The save points start saves from core 0's timer; the save at shutdown
 // walks every shard once the cores have stopped.
