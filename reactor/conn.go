@@ -57,6 +57,14 @@ type Conn struct {
 	req   resp.Parser // how far the parse of the request at in[0] has got
 	out   []byte
 	outAt int // bytes of out already written
+	// Under appendfsync always (aof.go): outBase counts the bytes written
+	// before out's first, so that marks place output across the
+	// buffer's moves; marks are the output waiting for the log's syncer,
+	// released how far it may go; syncHeld: in the core's syncHeld.
+	outBase  int64
+	marks    []outMark
+	released int64
+	syncHeld bool
 
 	// inBig holds in while in has grown past inInitial; inOwn is then the
 	// connection's own buffer, which in goes back to.
@@ -318,6 +326,7 @@ func (c *Conn) moveFilled(slots []*router.Slot) int {
 				// Take the reply's buffer rather than copy it; the slot
 				// gets the empty one.
 				c.out, s.Reply = s.Reply, c.out[:0]
+				c.outBase += int64(c.outAt)
 				c.outAt = 0
 			} else {
 				c.out = append(c.out, s.Reply...)
@@ -439,13 +448,13 @@ func (c *Conn) holdOutput() bool {
 		c.block == nil && c.barrier == nil && !c.txnWait
 }
 
-// flush writes pending output with one write. It reports false when the
-// connection failed and must be closed.
-func (c *Conn) flush() bool {
-	if c.outPending() == 0 || !c.writable {
+// flush writes pending output up to limit with one write. It reports
+// false when the connection failed and must be closed.
+func (c *Conn) flush(limit int) bool {
+	if limit <= c.outAt || !c.writable {
 		return true
 	}
-	n, err := sockets.Write(c.fd, c.out[c.outAt:])
+	n, err := sockets.Write(c.fd, c.out[c.outAt:limit])
 	if n > 0 {
 		c.outAt += n
 		c.core.stats.netOut += uint64(n)
@@ -454,16 +463,18 @@ func (c *Conn) flush() bool {
 		return false
 	}
 	if c.outAt == len(c.out) {
+		c.outBase += int64(c.outAt)
 		c.outAt = 0
 		if cap(c.out) > outKeep {
 			c.out = nil
 		} else {
 			c.out = c.out[:0]
 		}
-	} else {
+	} else if c.outAt < limit {
 		// Short write: wait for EPOLLOUT (edge-triggered, registered once).
 		c.writable = false
 		if c.outAt > len(c.out)/2 && c.outPending() <= outKeep {
+			c.outBase += int64(c.outAt)
 			// Move the small unwritten tail to the front, so the buffer
 			// does not grow at its end; out of a large buffer, into a
 			// new one, so that the large one is not kept.

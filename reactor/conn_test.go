@@ -107,7 +107,7 @@ func TestFlushDropsLargeBuffer(t *testing.T) {
 			t.Fatal("output never drained")
 		}
 		c.writable = true
-		if !c.flush() {
+		if !c.flush(len(c.out)) {
 			t.Fatal("flush failed")
 		}
 		switch p := c.outPending(); {

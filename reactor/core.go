@@ -14,6 +14,8 @@ import (
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/aof"
+	"github.com/corekv/corekv/shardowner/journal"
 	"golang.org/x/sys/unix"
 )
 
@@ -132,6 +134,22 @@ type Core struct {
 	loader      *shardowner.Loader
 	loadErr     error
 	loadingGate bool
+	// loadW and loadArgv run the load's commands (runCommands).
+	loadW    resp.Writer
+	loadArgv [][]byte
+
+	// The append-only file (aof.go): the shard's log and the journal it
+	// takes once loaded; aofEpoch is the log's last written turn;
+	// heldSends are replies for other cores waiting for their records,
+	// syncHeld the connections whose output waits for the log's syncer.
+	aofLog       *aof.Log
+	aofJournal   *journal.Journal
+	aofEpoch     uint64
+	aofFailed    bool // the last write failed: writes are refused
+	aofErrLogged time.Time
+	aofCheckAt   int64 // Unix ms of core 0's next look at the rewrite (aofTimer)
+	heldSends    []heldSend
+	syncHeld     []*Conn
 }
 
 // coreStats are counted by the core alone, without atomics.
@@ -278,6 +296,7 @@ func (c *Core) run() {
 		}
 		c.turn(-1)
 	}
+	c.closeAOF()
 	c.closeAll()
 }
 
@@ -373,7 +392,7 @@ func (c *Core) turn(maxWait int) {
 	c.debugSlept = 0
 	if c.loadingGate {
 		c.loadingGate = c.srv.loading.Load()
-		c.gated = c.loadingGate || c.misconf
+		c.gated = c.loadingGate || c.misconf || c.aofFailed
 	}
 	if c.acceptPausedUntil != 0 {
 		c.resumeAccept(now)
@@ -411,14 +430,15 @@ func (c *Core) turn(maxWait int) {
 	if len(c.mon.ends) > 0 {
 		c.deliverMonitorLines()
 	}
+	if len(c.syncHeld) > 0 {
+		c.releaseSynced()
+	}
+	// The turn's records go out before its replies (aof.go).
+	c.flushJournal()
 	c.flushAll()
 	end := time.Now()
 	if c.expire(start.UnixNano(), end.UnixNano()) {
 		end = time.Now()
-	}
-	if j := c.shard.Journal; j != nil {
-		// One hand-off per turn, after expiry has recorded its DELs.
-		j.Flush(c.id, c.srv.journal)
 	}
 	if c.loadCh != nil {
 		c.loadStep()
@@ -436,7 +456,7 @@ func (c *Core) turn(maxWait int) {
 	if len(c.saveWaits) > 0 {
 		c.answerSaves()
 		c.misconf = c.srv.saver.RefusesWrites()
-		c.gated = c.loadingGate || c.misconf
+		c.gated = c.loadingGate || c.misconf || c.aofFailed
 	}
 	if now >= c.nextTimer {
 		c.timers(now)
@@ -466,7 +486,7 @@ func (c *Core) resetMaxima() {
 
 // timeout is how long epoll_wait may sleep: 0 while work waits.
 func (c *Core) timeout(now time.Time) int {
-	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() || c.loadCh != nil ||
+	if len(c.reading) > 0 || len(c.dirty) > 0 || c.overflowing() || c.resuming() || c.loadCh != nil || c.heldUntagged() ||
 		(c.shard.Snap != nil && !c.snapWaiting && !c.snapNext.After(now)) {
 		return 0
 	}
@@ -1002,7 +1022,15 @@ func (c *Core) flushAll() {
 		}
 		cn.collect()
 		held := cn.holdOutput()
-		if !held && !cn.flush() {
+		limit := len(cn.out)
+		if c.aofLog != nil && c.aofLog.Fsync() == aof.FsyncAlways && !held {
+			var wait bool
+			if limit, wait = c.syncLimit(cn); wait && !cn.syncHeld {
+				cn.syncHeld = true
+				c.syncHeld = append(c.syncHeld, cn)
+			}
+		}
+		if !held && !cn.flush(limit) {
 			c.close(cn)
 			continue
 		}
@@ -1021,7 +1049,7 @@ func (c *Core) flushAll() {
 		// More to write, or replies collect left for the next turn. Held
 		// output waits for the replies in flight, whose arrival marks the
 		// connection again (markWaiting).
-		if !cn.closed && !held && cn.writable && (cn.outPending() > 0 || len(cn.slots) > 0 && cn.slots[0].Filled) {
+		if !cn.closed && !held && !cn.syncHeld && cn.writable && (cn.outPending() > 0 || len(cn.slots) > 0 && cn.slots[0].Filled) {
 			c.markDirty(cn)
 		}
 	}
@@ -1117,9 +1145,13 @@ func (c *Core) timers(now int64) {
 	}
 	c.adaptExpire()
 	c.misconf = c.srv.saver.RefusesWrites()
-	c.gated = c.loadingGate || c.misconf
+	c.gated = c.loadingGate || c.misconf || c.aofFailed
 	if c.id == 0 {
 		c.savePoints(time.UnixMilli(now))
+		if c.srv.aof != nil && now >= c.aofCheckAt {
+			c.aofCheckAt = now + 1000
+			c.aofTimer(time.UnixMilli(now))
+		}
 	}
 	c.updateStale()
 	c.inst.Sample(now, [instant.Count]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})

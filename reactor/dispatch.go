@@ -346,8 +346,18 @@ func (c *Core) newBatch() *router.Batch {
 }
 
 // send pushes b to peer's ring, or queues it when the ring is full, and
-// wakes the peer if it sleeps.
+// wakes the peer if it sleeps. Replies wait for the turn's records while
+// the append-only file is on (aof.go).
 func (c *Core) send(peer int, b *router.Batch) {
+	if b.Done && c.aofLog != nil && c.shard.Journal != nil {
+		c.hold(peer, b)
+		return
+	}
+	c.push(peer, b)
+}
+
+// push is send without the wait.
+func (c *Core) push(peer int, b *router.Batch) {
 	// Once pushed, b belongs to the peer: read nothing of it after Push.
 	if n := b.Hops(); !b.Done && n > 0 {
 		c.stats.ringSent++

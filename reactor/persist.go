@@ -13,6 +13,7 @@ import (
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/aof"
 	"github.com/corekv/corekv/shardowner/rdbfile"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
@@ -83,7 +84,7 @@ func (c *Core) persistRefusal(cmd *router.Command) resp.Error {
 	case c.misconf && (cmd.Flags&router.FlagWrite != 0 || cmd.Home == router.HomePing):
 		return errMisconf
 	}
-	return ""
+	return c.aofRefusal(cmd)
 }
 
 // initSaver gives every shard the way to its cut's sink.
@@ -94,6 +95,9 @@ func (s *Server) initSaver() {
 			f := s.saver.Sink(id)
 			if f == nil {
 				return nil
+			}
+			if s.aof != nil {
+				s.aof.atCut(c, id)
 			}
 			s.saver.AddCutDirty(id, dirty)
 			return f
@@ -135,8 +139,11 @@ func (c *Core) startSaveThen(cn *Conn, mode string, reload []string) error {
 
 // cutReply is the reply of a cut once every shard has run it.
 func cutReply(w *resp.Writer, argv [][]byte) {
-	if string(argv[2]) == saveBackground {
+	switch string(argv[2]) {
+	case saveBackground:
 		w.Simple("Background saving started")
+	case modeRewrite:
+		w.Simple("Background append only file rewriting started")
 	}
 	// A SAVE's reply is its second slot's (saveWaits).
 }
@@ -247,6 +254,13 @@ type datasetLoad struct {
 	start  time.Time
 	failed atomic.Bool // a reader or a core failed: the others stop
 
+	// aof: the load is of the append-only directory; replay are its
+	// incremental files (and a base of commands), whole says which
+	// transactions they hold all the parts of.
+	aof    bool
+	replay []replayFile
+	whole  aof.Whole
+
 	mu              sync.Mutex
 	left            int // cores not done yet
 	loaded, expired int64
@@ -258,7 +272,12 @@ type datasetLoad struct {
 type loadBatch struct {
 	recs []loadRec
 	keys []byte // the keys, one after another
-	err  error  // the reader's, with the last batch
+	// cmds are commands of incremental files, after recs; their
+	// arguments lie one after another in args.
+	cmds   []loadCmd
+	args   []byte
+	argEnd []int
+	err    error // the reader's, with the last batch
 }
 
 type loadRec struct {
@@ -301,7 +320,7 @@ func (s *Server) openDataset() error {
 func (s *Server) startLoad() {
 	l := s.load
 	l.start = time.Now()
-	s.saver.LoadingStarted(int64(len(l.data)))
+	s.saver.LoadingStarted(l.size())
 	pv := s.saver.Policy.Get()
 	for _, c := range s.cores {
 		c.loadingGate, c.gated = true, true
@@ -321,6 +340,22 @@ func (s *Server) readRecords(c *Core, opt shardowner.LoadOptions) {
 	l := s.load
 	b := &loadBatch{}
 	delay := time.Duration(s.keyLoadDelay.Load()) * time.Microsecond
+	var err error
+	if l.data != nil {
+		b, err = s.readOwnRecords(c, opt, b, delay)
+	}
+	if err == nil && len(l.replay) > 0 {
+		b, err = s.replayInto(c, b)
+	}
+	b.err = err
+	c.loadCh <- b
+	close(c.loadCh)
+}
+
+// readOwnRecords reads the snapshot's records of c's keys into batches,
+// from b on, and returns the last, not sent yet.
+func (s *Server) readOwnRecords(c *Core, opt shardowner.LoadOptions, b *loadBatch, delay time.Duration) (*loadBatch, error) {
+	l := s.load
 	err := shardowner.ReadOwnRecords(l.data, c.id, len(s.cores), s.cfg.Databases, opt, func(db int, r *rdbfile.Record) error {
 		if l.failed.Load() {
 			return errStopped
@@ -339,9 +374,7 @@ func (s *Server) readRecords(c *Core, opt shardowner.LoadOptions) {
 		}
 		return nil
 	})
-	b.err = err
-	c.loadCh <- b
-	close(c.loadCh)
+	return b, err
 }
 
 // loadStep stores what c's reader has sent, for up to loadStepTime.
@@ -352,6 +385,7 @@ func (c *Core) loadStep() {
 		case b, ok := <-c.loadCh:
 			if !ok {
 				c.loadCh = nil
+				c.loadFinished()
 				c.srv.coreLoaded(c.loader, c.loadErr)
 				c.loader, c.loadErr = nil, nil
 				return
@@ -384,6 +418,9 @@ func (c *Core) storeBatch(b *loadBatch) {
 		}
 		start = r.keyEnd
 	}
+	if c.loadErr == nil && len(b.cmds) > 0 {
+		c.runCommands(b)
+	}
 	if c.loadErr != nil {
 		c.srv.load.failed.Store(true)
 	}
@@ -403,13 +440,17 @@ func (s *Server) coreLoaded(ld *shardowner.Loader, err error) {
 	if l.left--; l.left > 0 {
 		return
 	}
-	l.unmap()
+	l.release()
 	s.saver.Loaded(l.loaded, l.expired)
+	what := "the RDB file"
+	if l.aof {
+		what = "the append only file"
+	}
 	if l.err != nil {
-		l.done <- fmt.Errorf("loading the RDB file %s: %w", l.path, l.err)
+		l.done <- fmt.Errorf("loading %s %s: %w", what, l.path, l.err)
 		return
 	}
-	s.log.Info("DB loaded from disk", "file", l.path, "seconds", fmt.Sprintf("%.3f", time.Since(l.start).Seconds()),
+	s.log.Info("DB loaded from "+what, "file", l.path, "seconds", fmt.Sprintf("%.3f", time.Since(l.start).Seconds()),
 		"keys", l.loaded, "expired", l.expired)
 	s.loading.Store(false)
 	l.done <- nil

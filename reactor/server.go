@@ -15,6 +15,7 @@ import (
 	"github.com/corekv/corekv/reactor/sockets"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/aof"
 	"github.com/corekv/corekv/shardowner/journal"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
@@ -93,6 +94,10 @@ type Server struct {
 	// journal takes the shards' change journals; nil: nobody does, and the
 	// shards record nothing.
 	journal *journal.FileSink
+	// aofPolicy is the append-only file's settings; aof its directory
+	// while it is on (aof.go), nil otherwise.
+	aofPolicy aof.Policy
+	aof       *aofFiles
 	// saver is the snapshot state (persist.go); shutdownSave says whether
 	// the server saves once its cores stop (nil: as the save points say).
 	saver        *snapshot.Saver
@@ -135,6 +140,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.saver = snapshot.NewSaver(s.start, s.wakeCores)
 	s.conf = settings.NewStore(&cfg, settings.Live{
 		Persist:      &s.saver.Policy,
+		AOF:          &s.aofPolicy,
 		KeyLoadDelay: &s.keyLoadDelay,
 		MaxClients:   &s.maxClients,
 		FitClients: func(n int64) int64 {
@@ -195,7 +201,11 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s.port = port
 	s.initSaver()
-	if err := s.openDataset(); err != nil {
+	open := s.openDataset
+	if cfg.AppendOnly {
+		open = s.openAOF
+	}
+	if err := open(); err != nil {
 		s.closeListeners()
 		return nil, err
 	}
@@ -203,7 +213,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		c.Port = port
 		return nil, false
 	})
-	if cfg.JournalDir != "" {
+	if cfg.JournalDir != "" && s.aof == nil {
 		sink, err := journal.OpenFileSink(cfg.JournalDir, cfg.Shards)
 		if err != nil {
 			s.closeListeners()
@@ -211,12 +221,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 		s.journal = sink
 		for _, c := range s.cores {
-			j := journal.New()
-			j.Holder = func(db int, key []byte) (journal.Owner, bool) {
-				client, seq, ok := c.locks.Holder(db, key)
-				return journal.Owner{Client: client, Seq: seq}, ok
-			}
-			c.shard.Journal = j
+			c.shard.Journal = newJournal(c)
 		}
 	}
 	return s, nil

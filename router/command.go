@@ -170,6 +170,7 @@ const (
 	HomeLastSave
 	HomeSave
 	HomeBgSave
+	HomeBgRewriteAOF
 	HomePing
 	HomeQuit
 	HomeReset

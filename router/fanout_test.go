@@ -183,6 +183,8 @@ func (e *testExec) Scratch() *shardowner.Shard {
 func (e *testExec) Own() *shardowner.Shard { return e.shards[0] }
 
 func (e *testExec) HasSubscribers(int, bool) bool { return true }
+func (e *testExec) AcksDurable() bool             { return false }
+
 func (e *testExec) HomeReply(dst []byte, _ *Command, _ int, _ [][]byte) []byte {
 	return append(dst, "+HOME\r\n"...)
 }

@@ -158,3 +158,32 @@ func TestHashTagRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestShardOfIsFixed pins the key-to-shard mapping: it is on disk (each
+// shard's incremental append-only file holds its keys), so a change here
+// needs a way to load the files written before it.
+func TestShardOfIsFixed(t *testing.T) {
+	got := ""
+	for _, k := range []string{"", "a", "k1", "user:1000", "{tag}x", "a-key-longer-than-eight-bytes"} {
+		got += strconv.Itoa(ShardOf([]byte(k), 4))
+	}
+	if want := "010303"; got != want {
+		t.Errorf("ShardOf's mapping = %s, want %s", got, want)
+	}
+}
+
+// TestShardOfSpreads checks that shardHash spreads similar keys evenly.
+func TestShardOfSpreads(t *testing.T) {
+	for _, n := range []int{2, 3, 8} {
+		counts := make([]int, n)
+		const keys = 60000
+		for i := 0; i < keys; i++ {
+			counts[ShardOf([]byte("key:"+strconv.Itoa(i)), n)]++
+		}
+		for s, c := range counts {
+			if want := keys / n; c < want*95/100 || c > want*105/100 {
+				t.Errorf("%d shards: shard %d got %d of %d keys", n, s, c, keys)
+			}
+		}
+	}
+}

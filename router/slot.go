@@ -27,6 +27,7 @@ type Slot struct {
 	Local bool
 
 	lead bool // the plan's part that stands for it in the slow log
+	ack  bool // an unlock whose reply its transaction waits for (Txn.acks)
 	// held marks what runs for owner as running under that
 	// transaction's locks (Origin.Held).
 	held bool
@@ -115,6 +116,11 @@ type Exec interface {
 	// HomeReply appends to dst the reply of a CombineHome command, which
 	// the client's core builds once every shard has run its part.
 	HomeReply(dst []byte, cmd *Command, proto int, argv [][]byte) []byte
+	// AcksDurable reports whether a transaction that writes answers only
+	// once every shard has acknowledged its unlock: the acknowledgement
+	// leaves a shard once the part's records are as durable as the
+	// append-only file promises.
+	AcksDurable() bool
 }
 
 // Sink is what awaits a slot's reply: a connection.

@@ -314,7 +314,7 @@ func TestRedisArity(t *testing.T) {
 	want := map[string]int{
 		"auth": -2, "client": -2, "echo": 2, "hello": -1, "ping": -1, "quit": -1, "reset": 1, "select": 2,
 		"command": -1, "config": -2, "dbsize": 1, "debug": -2, "flushall": -1, "flushdb": -1, "info": -1,
-		"lastsave": 1, "save": 1, "bgsave": -1, "latency": -2, "memory": -2, "monitor": 1, "shutdown": -1, "slowlog": -2, "time": 1,
+		"lastsave": 1, "save": 1, "bgsave": -1, "bgrewriteaof": 1, "latency": -2, "memory": -2, "monitor": 1, "shutdown": -1, "slowlog": -2, "time": 1,
 		"copy": -3, "del": -2, "dump": 2, "exists": -2, "expire": -3, "expireat": -3, "expiretime": 2, "keys": 2,
 		"move": 3, "object": -2, "persist": 2, "pexpire": -3, "pexpireat": -3, "pexpiretime": 2, "pttl": 2,
 		"randomkey": 1, "rename": 3, "renamenx": 3, "restore": -4, "scan": -2, "touch": -2, "ttl": 2, "type": 2, "unlink": -2,

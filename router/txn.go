@@ -59,6 +59,8 @@ type Txn struct {
 	finished []byte  // the reply, when the body ended before the last grant came
 	done     bool
 	writes   bool   // may change data: each shard's part goes to its journal (Writes)
+	acks     int    // unlock acknowledgements awaited before the reply (Exec.AcksDurable)
+	answer   bool   // the reply waits for acks
 	journal  uint64 // the transaction's number in the shards' journals; 0 until needed
 	body     TxnBody
 	argv     [][]byte // scratch for lock requests
@@ -120,6 +122,7 @@ func (t *Txn) Begin(client int64, proto, shards int, slot *Slot) {
 	t.eager, t.unblock, t.running, t.done, t.released = false, false, false, false, 0
 	t.atOnce, t.lastDone = false, false
 	t.writes, t.journal = false, 0
+	t.acks, t.answer = 0, false
 	t.deferred = t.deferred[:0]
 	t.dArgs.Reset()
 	t.finished = t.finished[:0]
@@ -135,6 +138,17 @@ func (t *Txn) Writes() { t.writes = true }
 // journalIDs numbers the transactions the shards' journals record, over
 // every core: a number names one transaction's parts on all its shards.
 var journalIDs atomic.Uint64
+
+// SeedJournalIDs makes the transactions of this process number after n,
+// the highest number the journal's files already hold.
+func SeedJournalIDs(n uint64) {
+	for {
+		cur := journalIDs.Load()
+		if cur >= n || journalIDs.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
 
 // journalMark returns the arguments a shard's journal closes t's part with:
 // t's number and its count of parts (0: nothing to record).
@@ -338,6 +352,13 @@ func (t *Txn) NewPart(ex Exec) *Slot {
 // partDone routes a filled slot of t: a lock reply moves the lock phase
 // on, any other is the body's.
 func (t *Txn) partDone(ex Exec, s *Slot) {
+	if s.ack {
+		ex.FreeSlot(s)
+		if t.acks--; t.acks == 0 && t.answer {
+			t.answerSlot(ex)
+		}
+		return
+	}
 	if s != t.locking {
 		t.body.PartDone(ex, t, s)
 		return
@@ -400,8 +421,14 @@ func (t *Txn) sendUnlock(ex Exec, shard int) {
 	t.num = strconv.AppendInt(t.num, int64(parts), 10)
 	t.argv = append(t.argv[:0], cmdUnlock.NameBytes(), t.num[:n], t.num[n:m], t.num[m:k], t.num[k:])
 	s := ex.NewSlot()
-	s.Orphan = true // nobody reads the reply
 	s.Client, s.seq = t.client, t.seq
+	if parts > 0 && ex.AcksDurable() {
+		// The reply waits for this part to be durable there.
+		s.owner, s.ack = t, true
+		t.acks++
+	} else {
+		s.Orphan = true // nobody reads the reply
+	}
 	ex.Submit(shard, cmdUnlock, 0, t.proto, t.argv, s)
 }
 
@@ -410,6 +437,16 @@ func (t *Txn) unlock(ex Exec) {
 	for _, sh := range t.shards[:t.next-t.released] {
 		t.sendUnlock(ex, sh)
 	}
+	if t.acks > 0 {
+		t.answer = true
+		return
+	}
+	t.answerSlot(ex)
+}
+
+// answerSlot answers the reply Finish kept.
+func (t *Txn) answerSlot(ex Exec) {
+	t.answer = false
 	s := t.slot
 	t.slot, t.body = nil, nil
 	s.Reply = append(s.Reply[:0], t.finished...)

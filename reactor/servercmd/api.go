@@ -13,6 +13,7 @@ import (
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/aof"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -112,6 +113,9 @@ type Core interface {
 	// Save cuts every shard for a new snapshot for cn, answered as mode
 	// says (SaveBackground, SaveForeground).
 	Save(cn Conn, mode string) error
+	// RewriteAOF starts a rewrite of the append-only file: started, or
+	// scheduled behind the running save.
+	RewriteAOF(cn Conn) (scheduled bool, err error)
 	// DebugDigest is DEBUG DIGEST (no keys) and DIGEST-VALUE.
 	DebugDigest(cn Conn, keys [][]byte)
 	// DebugReload is DEBUG RELOAD with its flags (nosave, noflush, merge).
@@ -141,8 +145,9 @@ type ServerInfo struct {
 	MemoryPeak *atomic.Uint64
 	// Percentiles is latency-tracking-info-percentiles.
 	Percentiles []float64
-	// Persist is the snapshots' state.
+	// Persist is the snapshots' state; AOF the append-only file's.
 	Persist snapshot.Status
+	AOF     aof.Status
 }
 
 // errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do

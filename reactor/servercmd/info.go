@@ -333,11 +333,27 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 			kv("loading_loaded_perc", fmt.Sprintf("%.2f", perc))
 			kv("loading_eta_seconds", eta)
 		}
-		kv("aof_enabled", 0)
-		kv("aof_rewrite_in_progress", 0)
-		kv("aof_rewrite_scheduled", 0)
-		kv("aof_last_bgrewrite_status", "ok")
-		kv("aof_last_write_status", "ok")
+		a := &s.AOF
+		kv("aof_enabled", b2i(a.Enabled))
+		kv("aof_rewrite_in_progress", b2i(a.RewriteInProgress))
+		kv("aof_rewrite_scheduled", b2i(a.RewriteScheduled))
+		kv("aof_last_rewrite_time_sec", a.LastRewriteSecs)
+		kv("aof_current_rewrite_time_sec", a.CurrentRewriteSecs)
+		kv("aof_last_bgrewrite_status", okErr(a.LastRewriteOK))
+		kv("aof_rewrites", a.Rewrites)
+		kv("aof_rewrites_consecutive_failures", a.ConsecutiveFails)
+		kv("aof_last_write_status", okErr(a.LastWriteOK))
+		kv("aof_last_cow_size", 0)
+		kv("module_fork_in_progress", 0)
+		kv("module_fork_last_cow_size", 0)
+		if a.Enabled {
+			kv("aof_current_size", a.CurrentSize)
+			kv("aof_base_size", a.BaseSize)
+			kv("aof_pending_rewrite", b2i(a.RewriteScheduled))
+			kv("aof_buffer_length", 0)
+			kv("aof_pending_bio_fsync", a.PendingFsync)
+			kv("aof_delayed_fsync", a.DelayedFsync)
+		}
 	}
 	if section("stats") {
 		kv("total_connections_received", t.N[CntConns])

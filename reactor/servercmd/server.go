@@ -88,6 +88,26 @@ func BgSave(c Core, cn Conn, argv [][]byte) {
 	}
 }
 
+// ErrRewriteInProgress refuses BGREWRITEAOF while a rewrite runs.
+var ErrRewriteInProgress = errors.New("Background append only file rewriting already in progress")
+
+// BgRewriteAOF is BGREWRITEAOF: a new base from a snapshot and new
+// incremental files from its cut, answered once every shard is cut; behind
+// a running save, or inside EXEC, it is scheduled.
+func BgRewriteAOF(c Core, cn Conn, argv [][]byte) {
+	scheduled, err := c.RewriteAOF(cn)
+	switch {
+	case errors.Is(err, ErrRewriteInProgress):
+		cn.Error(resp.Error("ERR " + err.Error()))
+	case err != nil:
+		cn.Error(resp.Error("ERR Can't execute an AOF background rewriting. Please check the server logs for more information."))
+	case scheduled:
+		w := cn.Begin()
+		w.Simple("Background append only file rewriting scheduled")
+		cn.End()
+	}
+}
+
 // Shutdown is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: with SAVE, or
 // with a save point and not NOSAVE, the dataset is saved once the cores
 // have stopped. NOW and FORCE change nothing: there are no replicas to

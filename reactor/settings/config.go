@@ -90,6 +90,20 @@ type Config struct {
 	// SanitizeDumpPayload is sanitize-dump-payload (no, yes, clients):
 	// shown, while every payload and file is checked whole anyway.
 	SanitizeDumpPayload string
+	// AppendOnly and the fields after it are the append-only file's
+	// settings (shardowner/aof): appendonly, appendfsync, appenddirname,
+	// appendfilename, aof-use-rdb-preamble, aof-load-truncated,
+	// aof-timestamp-enabled, auto-aof-rewrite-percentage and
+	// auto-aof-rewrite-min-size.
+	AppendOnly               bool
+	AppendFsync              string
+	AppendDirname            string
+	AppendFilename           string
+	AOFUseRDBPreamble        bool
+	AOFLoadTruncated         bool
+	AOFTimestampEnabled      bool
+	AutoAOFRewritePercentage int64
+	AutoAOFRewriteMinSize    int64
 	// KeyLoadDelay is key-load-delay: µs to sleep per key loaded at start
 	// (Redis's, for tests of loading).
 	KeyLoadDelay int64
@@ -146,6 +160,14 @@ func Defaults() Config {
 		RDBChecksum:             true,
 		StopWritesOnBgsaveError: true,
 		SanitizeDumpPayload:     "no",
+
+		AppendFsync:              "everysec",
+		AppendDirname:            "appendonlydir",
+		AppendFilename:           "appendonly.aof",
+		AOFUseRDBPreamble:        true,
+		AOFLoadTruncated:         true,
+		AutoAOFRewritePercentage: 100,
+		AutoAOFRewriteMinSize:    64 << 20,
 
 		SlowlogSlowerThan:  10000,
 		SlowlogMaxLen:      128,

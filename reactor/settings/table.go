@@ -23,6 +23,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/aof"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -93,6 +94,8 @@ type Live struct {
 	Persist *snapshot.Policy
 	// KeyLoadDelay is key-load-delay.
 	KeyLoadDelay *atomic.Int64
+	// AOF is the append-only file's settings; nil: none.
+	AOF *aof.Policy
 }
 
 // ApplyAll makes every setting of c take effect, as at start.
@@ -222,16 +225,37 @@ var Table = []Setting{
 		Set: enumSetting(func(c *Config, v string) { c.SanitizeDumpPayload = v }, "no", "yes", "clients")},
 	{Name: "stop-writes-on-bgsave-error", Mutable: true, Get: func(c *Config) string { return yesNo(c.StopWritesOnBgsaveError) },
 		Set: boolSetting(func(c *Config, b bool) { c.StopWritesOnBgsaveError = b }), Apply: applyPersist},
-	{Name: "appendonly", Mutable: true, Get: func(c *Config) string { return "no" },
+	// The append-only file (shardowner/aof).
+	{Name: "appendonly", Mutable: true, Get: func(c *Config) string { return yesNo(c.AppendOnly) },
+		Set: boolSetting(func(c *Config, b bool) { c.AppendOnly = b }), Apply: applyAOF},
+	{Name: "appendfsync", Mutable: true, Get: func(c *Config) string { return c.AppendFsync },
+		Set: enumSetting(func(c *Config, v string) { c.AppendFsync = v }, "always", "everysec", "no"), Apply: applyAOF},
+	{Name: "appenddirname", Quoted: true, Get: func(c *Config) string { return c.AppendDirname },
 		Set: func(c *Config, v string) string {
-			switch strings.ToLower(v) {
-			case "no":
-				return ""
-			case "yes":
-				return "corekv has no persistence, so appendonly can only be no"
+			if v != filepath.Base(v) || v == "" || v == "." || v == ".." {
+				return "appenddirname can't be a path, just a dirname"
 			}
-			return ErrNotBool
+			c.AppendDirname = v
+			return ""
 		}},
+	{Name: "appendfilename", Quoted: true, Get: func(c *Config) string { return c.AppendFilename },
+		Set: func(c *Config, v string) string {
+			if v != filepath.Base(v) || v == "" || v == "." || v == ".." {
+				return "appendfilename can't be a path, just a filename"
+			}
+			c.AppendFilename = v
+			return ""
+		}},
+	{Name: "aof-use-rdb-preamble", Mutable: true, Get: func(c *Config) string { return yesNo(c.AOFUseRDBPreamble) },
+		Set: boolSetting(func(c *Config, b bool) { c.AOFUseRDBPreamble = b }), Apply: applyAOF},
+	{Name: "aof-load-truncated", Mutable: true, Get: func(c *Config) string { return yesNo(c.AOFLoadTruncated) },
+		Set: boolSetting(func(c *Config, b bool) { c.AOFLoadTruncated = b }), Apply: applyAOF},
+	{Name: "aof-timestamp-enabled", Mutable: true, Get: func(c *Config) string { return yesNo(c.AOFTimestampEnabled) },
+		Set: boolSetting(func(c *Config, b bool) { c.AOFTimestampEnabled = b }), Apply: applyAOF},
+	{Name: "auto-aof-rewrite-percentage", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.AutoAOFRewritePercentage, 10) },
+		Set: intSetting(0, math.MaxInt32, func(c *Config, n int64) { c.AutoAOFRewritePercentage = n }), Apply: applyAOF},
+	{Name: "auto-aof-rewrite-min-size", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.AutoAOFRewriteMinSize, 10) },
+		Set: memorySetting(0, math.MaxInt64, func(c *Config, n int64) { c.AutoAOFRewriteMinSize = n }), Apply: applyAOF},
 	fixed("maxmemory", "0"),
 	fixed("maxmemory-policy", "noeviction"),
 	fixed("maxmemory-samples", "5"),
@@ -425,6 +449,17 @@ func applyPersist(l *Live, c *Config) {
 		l.Persist.Set(snapshot.PolicyValues{Points: c.SavePoints, Dir: getDir(c), File: c.DBFilename,
 			Compress: c.RDBCompression, Check: c.RDBChecksum, StopWritesOnError: c.StopWritesOnBgsaveError})
 	}
+}
+
+func applyAOF(l *Live, c *Config) {
+	if l.AOF == nil {
+		return
+	}
+	fsync, _ := aof.ParseFsync(c.AppendFsync)
+	l.AOF.Set(aof.Settings{On: c.AppendOnly, Fsync: fsync, Dir: c.AppendDirname, File: c.AppendFilename,
+		Preamble: c.AOFUseRDBPreamble, LoadTruncated: c.AOFLoadTruncated, Timestamps: c.AOFTimestampEnabled,
+		RewritePercent: c.AutoAOFRewritePercentage, RewriteMinSize: c.AutoAOFRewriteMinSize,
+		DirPath: filepath.Join(getDir(c), c.AppendDirname)})
 }
 
 // checkDir refuses, as Redis's chdir does, a dir that is not one, with the

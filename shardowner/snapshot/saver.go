@@ -105,6 +105,11 @@ type Saver struct {
 	results      map[uint64]error
 	scheduled    bool // BGSAVE SCHEDULE: save once the running save ends
 	onFinish     func()
+	// rewrite: the running save is an append-only file's base
+	// (BeginRewrite), whose end rewriteDone hears of instead of the
+	// snapshot's statistics.
+	rewrite     bool
+	rewriteDone func(error)
 }
 
 // NewSaver returns a Saver of a server started at start; onFinish is
@@ -133,8 +138,38 @@ func (s *Saver) Begin(shards, databases int, aux []Aux) (uint64, error) {
 	s.seq++
 	s.scheduled = false
 	s.cur, s.curID, s.curStart, s.curDirty = f, s.seq, time.Now(), 0
+	s.rewrite, s.rewriteDone = false, nil
 	go s.finish(f, s.seq)
 	return s.seq, nil
+}
+
+// BeginRewrite creates dir/name, the base of an append-only file's
+// rewrite, as Begin creates a save's file; done is called from the
+// writer's goroutine with the outcome once the file is in place or not.
+// A rewrite and a save do not run together (one walk per shard).
+func (s *Saver) BeginRewrite(dir, name string, shards, databases int, aux []Aux, done func(error)) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		return 0, ErrInProgress
+	}
+	pv := s.Policy.Get()
+	f, err := CreateFile(dir, name, shards, databases, Options{Checksum: pv.Check, Compress: pv.Compress, Aux: aux})
+	if err != nil {
+		return 0, err
+	}
+	s.seq++
+	s.cur, s.curID, s.curStart, s.curDirty = f, s.seq, time.Now(), 0
+	s.rewrite, s.rewriteDone = true, done
+	go s.finish(f, s.seq)
+	return s.seq, nil
+}
+
+// Rewriting reports whether the running save is a rewrite's base.
+func (s *Saver) Rewriting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur != nil && s.rewrite
 }
 
 // Sink returns the save named id while it runs, else nil.
@@ -159,6 +194,16 @@ func (s *Saver) AddCutDirty(id, dirty uint64) {
 func (s *Saver) finish(f *File, id uint64) {
 	err := f.Finish()
 	s.mu.Lock()
+	if s.rewrite {
+		done := s.rewriteDone
+		s.cur, s.rewrite, s.rewriteDone = nil, false, nil
+		s.mu.Unlock()
+		done(err)
+		if s.onFinish != nil {
+			s.onFinish()
+		}
+		return
+	}
 	s.lastTook = time.Since(s.curStart)
 	s.lastTried = time.Now()
 	s.lastOK, s.lastErr = err == nil, err
@@ -249,10 +294,10 @@ type Status struct {
 func (s *Saver) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{InProgress: s.cur != nil, Scheduled: s.scheduled, CurrentSecs: -1, LastSave: s.lastSave, LastOK: s.lastOK, LastErr: s.lastErr,
+	st := Status{InProgress: s.cur != nil && !s.rewrite, Scheduled: s.scheduled, CurrentSecs: -1, LastSave: s.lastSave, LastOK: s.lastOK, LastErr: s.lastErr,
 		LastSecs: -1, Saves: s.saves, DirtyAtSave: s.dirtySave, LoadLoaded: s.loaded[0], LoadExpired: s.loaded[1],
 		Loading: s.loading, LoadingSince: s.loadingSince, LoadingTotal: s.loadingTotal, LoadingAt: s.loadingAt.Load()}
-	if s.cur != nil {
+	if st.InProgress {
 		st.CurrentSecs = int64(time.Since(s.curStart) / time.Second)
 	}
 	if !s.lastTried.IsZero() {
