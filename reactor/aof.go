@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/reactor/servercmd"
+	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner"
@@ -535,7 +536,7 @@ func (c *Core) aofRefusal(cmd *router.Command) resp.Error {
 		return ""
 	}
 	if failed, err := c.aofLog.Failed(); failed {
-		return resp.Error("MISCONF Errors writing to the AOF file: " + err.Error())
+		return resp.Error("MISCONF Errors writing to the AOF file: " + settings.Strerror(err))
 	}
 	return ""
 }
