@@ -2,12 +2,12 @@ package aof
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/corekv/corekv/shardowner/journal"
 	"github.com/valyala/bytebufferpool"
 	"golang.org/x/sys/unix"
 )
@@ -120,7 +120,7 @@ func (l *Log) Append(records []byte) (uint64, error) {
 	if len(records) > 0 {
 		bufs = append(bufs, records)
 	}
-	n, err := writeAll(int(l.file.Fd()), bufs)
+	n, err := journal.WriteAll(int(l.file.Fd()), bufs)
 	clear(l.iov[:])
 	l.size += n
 	if err != nil {
@@ -300,33 +300,6 @@ type Logs struct {
 func (ls *Logs) Write(shard int, records *bytebufferpool.ByteBuffer) {
 	ls.Epochs[shard], ls.Errs[shard] = ls.Logs[shard].Append(records.B)
 	bytebufferpool.Put(records)
-}
-
-// writeAll writes bufs to fd in order, retrying short writes, and returns
-// how many bytes reached it.
-func writeAll(fd int, bufs [][]byte) (int64, error) {
-	var total int64
-	for len(bufs) > 0 {
-		n, err := unix.Writev(fd, bufs)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return total, err
-		}
-		total += int64(n)
-		for len(bufs) > 0 && n >= len(bufs[0]) {
-			n -= len(bufs[0])
-			bufs = bufs[1:]
-		}
-		if len(bufs) > 0 {
-			if n == 0 {
-				return total, io.ErrShortWrite
-			}
-			bufs[0] = bufs[0][n:]
-		}
-	}
-	return total, nil
 }
 
 // Written is the epoch of the last turn written (shard thread).

@@ -112,7 +112,7 @@ func (f *FileSink) write() {
 			for _, b := range bufs {
 				iov = append(iov, b.B)
 			}
-			if err := writeAll(f.fds[shard], iov); err != nil {
+			if _, err := WriteAll(f.fds[shard], iov); err != nil {
 				f.fail(err)
 			}
 			for i, b := range bufs {
@@ -128,29 +128,31 @@ func (f *FileSink) write() {
 	}
 }
 
-// writeAll writes bufs to fd in order, with as few writev calls as it
-// takes.
-func writeAll(fd int, bufs [][]byte) error {
+// WriteAll writes bufs to fd in order, with as few writev calls as it
+// takes, and returns how many bytes reached it.
+func WriteAll(fd int, bufs [][]byte) (int64, error) {
+	var total int64
 	for len(bufs) > 0 {
 		n, err := unix.Writev(fd, bufs)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return err
+			return total, err
 		}
+		total += int64(n)
 		for len(bufs) > 0 && n >= len(bufs[0]) {
 			n -= len(bufs[0])
 			bufs = bufs[1:]
 		}
 		if len(bufs) > 0 {
 			if n == 0 {
-				return io.ErrShortWrite
+				return total, io.ErrShortWrite
 			}
 			bufs[0] = bufs[0][n:]
 		}
 	}
-	return nil
+	return total, nil
 }
 
 func (f *FileSink) fail(err error) {

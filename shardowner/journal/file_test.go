@@ -59,7 +59,7 @@ func TestFileSinkRefusesAFolderItCannotMake(t *testing.T) {
 	}
 }
 
-// writeAll writes every buffer in order, empty ones among them.
+// WriteAll writes every buffer in order, empty ones among them.
 func TestWriteAll(t *testing.T) {
 	fd, err := os.Create(t.TempDir() + "/f")
 	if err != nil {
@@ -71,7 +71,7 @@ func TestWriteAll(t *testing.T) {
 	for _, b := range bufs {
 		want = append(want, b...)
 	}
-	if err := writeAll(int(fd.Fd()), bufs); err != nil {
+	if _, err := WriteAll(int(fd.Fd()), bufs); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(fd.Name()); !bytes.Equal(got, want) {
