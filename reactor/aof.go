@@ -468,7 +468,7 @@ func (c *Core) releaseHeld() {
 	c.heldSends = c.heldSends[:m]
 }
 
-// syncWait reports whether cn's output must wait for the log's syncer,
+// syncLimit reports whether cn's output must wait for the log's syncer,
 // and how much of it may leave now: under always, the output a turn made
 // waits for the turn's epoch (and every earlier one) to be on disk.
 func (c *Core) syncLimit(cn *Conn) (limit int, wait bool) {
