@@ -158,7 +158,7 @@ type diffRunner struct {
 func (r *diffRunner) run() {
 	t := r.t
 	start := time.Now()
-	r.srv = compatStartCorekv(t, r.bin, r.shards)
+	r.srv = compatStartCorekv(t, r.bin, r.shards, "--save", "")
 	for i := 0; i < 3; i++ {
 		r.pairs = append(r.pairs, &diffPair{id: i})
 	}
@@ -258,7 +258,7 @@ func (r *diffRunner) resync() {
 		r.classes["corekv exited"]++
 		t.Errorf("corekv --shards %d exited (seed %d); the command that stopped it is in the last pipeline of the replay above:\n%s",
 			r.shards, r.seed, r.srv.logs.String())
-		r.srv = compatStartCorekv(t, r.bin, r.shards)
+		r.srv = compatStartCorekv(t, r.bin, r.shards, "--save", "")
 	}
 	for _, p := range r.pairs {
 		*p = diffPair{id: p.id, proto: 2}
