@@ -386,8 +386,9 @@ func TestDebugSleepBounded(t *testing.T) {
 
 	// A longer one too, and it holds back the client's next request.
 	sleeper := srv.raw(t)
-	sleeper.Write([]byte("DEBUG SLEEP 1.5\r\nPING\r\n"))
+	// Before the write: the server may begin the sleep before Write returns.
 	start = time.Now()
+	sleeper.Write([]byte("DEBUG SLEEP 1.5\r\nPING\r\n"))
 	mustBeServed("during DEBUG SLEEP 1.5")
 	sleeper.SetReadDeadline(time.Now().Add(10 * time.Second))
 	r := bufio.NewReader(sleeper)
