@@ -3,12 +3,10 @@ package reactor
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/corekv/corekv/reactor/servercmd"
@@ -32,14 +30,11 @@ import (
 // several shards answers once every shard has written its part
 // (router.Txn's unlock acknowledgements).
 
-// aofFiles is the append-only directory while the file is on.
+// aofFiles is the append-only file while it is on: its directory and
+// every shard's log.
 type aofFiles struct {
-	dir, prefix string
-	logs        aof.Logs
-
-	mu  sync.Mutex
-	man *aof.Manifest
-	rw  aofRewrite
+	dir  *aof.Dir
+	logs aof.Logs
 }
 
 // openAOF reads (or makes) the append-only directory at start and opens
@@ -47,43 +42,33 @@ type aofFiles struct {
 // the dataset, in place of the snapshot file, as Redis does.
 func (s *Server) openAOF() error {
 	pv := s.aofPolicy.Get()
-	a := &aofFiles{dir: pv.DirPath, prefix: pv.File}
-	n := len(s.cores)
-	man, err := aof.ReadManifest(a.dir, a.prefix)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(a.dir, 0o755); err != nil {
-			return fmt.Errorf("can't open or create append-only dir %s: %w", a.dir, err)
-		}
-		man = &aof.Manifest{}
-		base := aof.FileInfo{Name: aof.BaseName(a.prefix, 1, true), Seq: 1, Type: aof.TypeBase}
-		if err := s.writeEmptyBase(a.dir, base.Name); err != nil {
-			return err
-		}
-		man.Base = &base
-		s.log.Info("Creating AOF base file on server start", "file", base.Name)
-	case err != nil:
-		return fmt.Errorf("reading the AOF manifest: %w", err)
-	default:
-		if err := s.planAOFLoad(a, man); err != nil {
-			return err
-		}
+	d, err := aof.OpenDir(pv.DirPath, pv.File)
+	if err != nil {
+		return err
 	}
-	set, ok := man.ShardFiles(n)
-	if !ok {
-		set = newIncrSet(man, a.prefix, n)
-		man.Incr = append(man.Incr, set...)
+	if d.Fresh() {
+		base := d.NewBase()
+		if err := s.writeEmptyBase(d.Path, base.Name); err != nil {
+			return err
+		}
+		s.log.Info("Creating AOF base file on server start", "file", base.Name)
+	} else if err := s.planAOFLoad(d); err != nil {
+		return err
+	}
+	n := len(s.cores)
+	set, created, err := d.ShardSet(n)
+	if err != nil {
+		return err
+	}
+	if created {
 		s.log.Info("Creating AOF incr files on server start", "first", set[0].Name, "files", n)
 	}
-	if err := aof.WriteManifest(a.dir, a.prefix, man); err != nil {
-		return fmt.Errorf("writing the AOF manifest: %w", err)
-	}
-	a.man = man
+	a := &aofFiles{dir: d}
 	a.logs.Epochs = make([]uint64, n)
 	a.logs.Errs = make([]error, n)
 	for i, c := range s.cores {
 		c := c
-		l, err := aof.OpenLog(i, filepath.Join(a.dir, set[i].Name), pv.Fsync, func(int) { c.forceWake() })
+		l, err := aof.OpenLog(i, filepath.Join(d.Path, set[i].Name), pv.Fsync, func(int) { c.forceWake() })
 		if err != nil {
 			for _, o := range a.logs.Logs {
 				o.Close()
@@ -97,7 +82,6 @@ func (s *Server) openAOF() error {
 			c.shard.Journal = c.aofJournal
 		}
 	}
-	a.rw.baseSize = a.dirSize()
 	s.aof = a
 	s.aofPolicy.OnChange(func(old, cur aof.Settings) {
 		if old.Fsync != cur.Fsync {
@@ -118,20 +102,6 @@ func newJournal(c *Core) *journal.Journal {
 		return journal.Owner{Client: client, Seq: seq}, ok
 	}
 	return j
-}
-
-// newIncrSet names a new incremental file per shard after m's last.
-func newIncrSet(m *aof.Manifest, prefix string, shards int) []aof.FileInfo {
-	var seq int64
-	for _, fi := range m.Incr {
-		seq = max(seq, fi.Seq)
-	}
-	set := make([]aof.FileInfo, shards)
-	for i := range set {
-		seq++
-		set[i] = aof.FileInfo{Name: aof.IncrName(prefix, seq), Seq: seq, Type: aof.TypeIncr, Shard: i, Shards: shards}
-	}
-	return set
 }
 
 // writeEmptyBase writes the snapshot of an empty dataset as dir/name: the
@@ -164,14 +134,15 @@ type replayFile struct {
 // through the snapshot loader, then every incremental file in order, each
 // core replaying its own shard's files and its keys' commands of the
 // others.
-func (s *Server) planAOFLoad(a *aofFiles, m *aof.Manifest) error {
-	l := &datasetLoad{left: len(s.cores), done: make(chan error, 1), path: filepath.Join(a.dir, aof.ManifestName(a.prefix)), aof: true}
+func (s *Server) planAOFLoad(d *aof.Dir) error {
+	m := d.Manifest()
+	l := &datasetLoad{left: len(s.cores), done: make(chan error, 1), path: filepath.Join(d.Path, aof.ManifestName(d.Prefix)), aof: true}
 	fail := func(err error) error {
 		l.release()
 		return err
 	}
 	if m.Base != nil {
-		path := filepath.Join(a.dir, m.Base.Name)
+		path := filepath.Join(d.Path, m.Base.Name)
 		data, unmap, err := snapshot.MapFile(path)
 		switch {
 		case err != nil && strings.Contains(err.Error(), "is empty"):
@@ -186,7 +157,7 @@ func (s *Server) planAOFLoad(a *aofFiles, m *aof.Manifest) error {
 	n := len(s.cores)
 	var datas [][]byte
 	for i, fi := range m.Incr {
-		path := filepath.Join(a.dir, fi.Name)
+		path := filepath.Join(d.Path, fi.Name)
 		st, err := os.Stat(path)
 		if err != nil {
 			return fail(fmt.Errorf("the AOF file %s listed in the manifest: %w", fi.Name, err))
@@ -541,34 +512,8 @@ func (c *Core) aofRefusal(cmd *router.Command) resp.Error {
 	return ""
 }
 
-// Rewrite without fork: new incremental files are made and named in the
-// manifest first (after the old ones, so that a crash meanwhile loses
-// nothing), every shard is cut at one instant for a snapshot into the new
-// base and switches to its new file at the cut, and once the base is in
-// place a manifest of the new base and files replaces the old one, whose
-// files are then deleted.
-
-// aofRewrite is the rewrite state, under aofFiles.mu.
-type aofRewrite struct {
-	running   bool
-	id        uint64 // the cut's save id
-	base      aof.FileInfo
-	set       []aof.FileInfo
-	start     time.Time
-	scheduled bool
-	// switchFailed: a shard went on in its old file at the cut.
-	switchFailed bool
-
-	lastSecs     int64
-	lastOK       bool
-	rewrites     int64
-	fails        int64
-	baseSize     int64 // the directory's size after the last rewrite (or start)
-	lastAttempts time.Time
-}
-
-// modeRewrite is the cut mode of a rewrite's snapshot; its reply is
-// BGREWRITEAOF's.
+// modeRewrite is the cut mode of a rewrite's snapshot (aof.Dir); its
+// reply is BGREWRITEAOF's.
 const modeRewrite = "aofrewrite"
 
 // RewriteAOF is BGREWRITEAOF's effect (servercmd.Core).
@@ -577,19 +522,34 @@ func (c *Core) RewriteAOF(scn servercmd.Conn) (bool, error) {
 	return c.startRewrite(cn, cn.InExec())
 }
 
-// startRewrite starts a rewrite for cn (nil: the automatic one), or
-// schedules it behind a running save or, with later, after EXEC.
+// startRewrite starts a rewrite for cn (nil: a scheduled or automatic
+// one): the directory's new files, the snapshot into the new base, and
+// the cut of every shard; behind a running save, or with later (inside
+// EXEC), it is scheduled instead.
 func (c *Core) startRewrite(cn *Conn, later bool) (bool, error) {
 	s := c.srv
-	a := s.aof
-	if a == nil {
+	if s.aof == nil {
 		return false, errors.New("the append-only file is off")
 	}
-	id, err := a.prepareRewrite(c, later)
-	if err != nil || id == 0 {
-		return id == 0 && err == nil, err
+	d := s.aof.dir
+	base, scheduled, err := d.BeginRewrite(len(s.cores), later, s.saver.Status().InProgress)
+	switch {
+	case errors.Is(err, aof.ErrRewriteRunning):
+		return false, servercmd.ErrRewriteInProgress
+	case err != nil:
+		c.log.Warn("can't start the AOF rewrite", "err", err)
+		return false, err
+	case scheduled:
+		return true, nil
 	}
-	// The cut runs this core's part at once, which takes a.mu (atCut).
+	id, err := s.saver.BeginRewrite(d.Path, base.Name, len(s.cores), s.cfg.Databases, snapshot.HeaderAux(RedisVersion),
+		s.rewriteDone)
+	d.RewriteCut(id, err)
+	if err != nil {
+		c.log.Warn("can't start the AOF rewrite", "err", err)
+		return false, err
+	}
+	c.log.Info("Background append only file rewriting started", "base", base.Name, "id", id)
 	argv := [][]byte{cmdSnapshot.NameBytes(), strconv.AppendUint(nil, id, 10), []byte(modeRewrite)}
 	if cn == nil {
 		slot := c.NewSlot()
@@ -601,219 +561,54 @@ func (c *Core) startRewrite(cn *Conn, later bool) (bool, error) {
 	return false, nil
 }
 
-// prepareRewrite makes the rewrite's new files and manifest and begins
-// its base; it returns the cut's save id, or 0 when the rewrite is
-// scheduled instead.
-func (a *aofFiles) prepareRewrite(c *Core, later bool) (uint64, error) {
-	s := c.srv
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.rw.running {
-		return 0, servercmd.ErrRewriteInProgress
-	}
-	if later || s.saver.Status().InProgress {
-		a.rw.scheduled = true
-		return 0, nil
-	}
-	a.rw.scheduled = false
-	a.rw.lastAttempts = time.Now()
-	m := a.man
-	baseSeq := int64(1)
-	if m.Base != nil {
-		baseSeq = m.Base.Seq + 1
-	}
-	base := aof.FileInfo{Name: aof.BaseName(a.prefix, baseSeq, true), Seq: baseSeq, Type: aof.TypeBase}
-	set := newIncrSet(m, a.prefix, len(s.cores))
-	for _, fi := range set {
-		f, err := os.OpenFile(filepath.Join(a.dir, fi.Name), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-		if err != nil {
-			c.log.Warn("can't open the append-only file for the rewrite", "file", fi.Name, "err", err)
-			return 0, err
-		}
-		f.Close()
-	}
-	next := *m
-	next.Incr = append(append([]aof.FileInfo(nil), m.Incr...), set...)
-	if err := aof.WriteManifest(a.dir, a.prefix, &next); err != nil {
-		c.log.Warn("can't write the AOF manifest for the rewrite", "err", err)
-		return 0, err
-	}
-	a.man = &next
-	id, err := s.saver.BeginRewrite(a.dir, base.Name, len(s.cores), s.cfg.Databases, snapshot.HeaderAux(RedisVersion),
-		func(err error) { s.rewriteDone(err) })
-	if err != nil {
-		c.log.Warn("can't start the AOF rewrite", "err", err)
-		return 0, err
-	}
-	a.rw.running, a.rw.id, a.rw.base, a.rw.set, a.rw.start = true, id, base, set, time.Now()
-	c.log.Info("Background append only file rewriting started", "base", base.Name, "id", id)
-	return id, nil
-}
-
-// atCut switches c's shard to its new incremental file when the cut is a
+// atCut switches c's shard to its new incremental file when cut id is a
 // rewrite's: what the shard recorded before the cut goes to the old file
 // first, since the new base holds it.
 func (a *aofFiles) atCut(c *Core, id uint64) {
-	a.mu.Lock()
-	if !a.rw.running || a.rw.id != id {
-		a.mu.Unlock()
+	path, ok := a.dir.CutFile(id, c.id)
+	if !ok {
 		return
 	}
-	fi := a.rw.set[c.id]
-	a.mu.Unlock()
 	if j := c.shard.Journal; j != nil {
 		j.Flush(c.id, &a.logs)
 	}
-	if err := c.aofLog.Switch(filepath.Join(a.dir, fi.Name)); err != nil {
-		// The shard goes on in its old file, which the manifest names:
-		// nothing is lost, and the rewrite fails when it ends.
-		c.log.Warn("can't switch to the new AOF file", "file", fi.Name, "err", err)
-		a.mu.Lock()
-		a.rw.switchFailed = true
-		a.mu.Unlock()
+	if err := c.aofLog.Switch(path); err != nil {
+		c.log.Warn("can't switch to the new AOF file", "file", path, "err", err)
+		a.dir.SwitchFailed()
 	}
 }
 
-// rewriteDone puts the rewrite's manifest in place once its base is, and
-// deletes the files it no longer names; it runs on the snapshot writer's
-// goroutine.
+// rewriteDone ends the rewrite once its base is in place or failed; it
+// runs on the snapshot writer's goroutine.
 func (s *Server) rewriteDone(err error) {
-	a := s.aof
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	rw := &a.rw
-	rw.running = false
-	rw.lastSecs = int64(time.Since(rw.start).Seconds() + 0.5)
-	if err == nil && rw.switchFailed {
-		err = errors.New("a shard could not switch to its new file")
-	}
-	rw.switchFailed = false
+	took, err := s.aof.dir.EndRewrite(err)
 	if err != nil {
-		rw.lastOK = false
-		rw.fails++
 		s.log.Warn("Background AOF rewrite failed", "err", err)
 		return
 	}
-	old := a.man
-	next := &aof.Manifest{Base: &rw.base, Incr: rw.set}
-	if err := aof.WriteManifest(a.dir, a.prefix, next); err != nil {
-		rw.lastOK = false
-		rw.fails++
-		s.log.Warn("Background AOF rewrite failed: writing the manifest", "err", err)
-		return
-	}
-	a.man = next
-	keep := map[string]bool{rw.base.Name: true}
-	for _, fi := range rw.set {
-		keep[fi.Name] = true
-	}
-	var gone []aof.FileInfo
-	if old.Base != nil {
-		gone = append(gone, *old.Base)
-	}
-	gone = append(append(gone, old.History...), old.Incr...)
-	for _, fi := range gone {
-		if !keep[fi.Name] {
-			os.Remove(filepath.Join(a.dir, fi.Name))
-		}
-	}
-	rw.lastOK = true
-	rw.rewrites++
-	rw.fails = 0
-	rw.baseSize = a.dirSize()
-	s.log.Info("Background AOF rewrite finished successfully", "base", rw.base.Name, "seconds", rw.lastSecs)
+	s.log.Info("Background AOF rewrite finished successfully", "seconds", fmt.Sprintf("%.3f", took.Seconds()))
 }
 
-// dirSize is the size of the files the manifest names (under mu).
-func (a *aofFiles) dirSize() int64 {
-	var n int64
-	add := func(fi aof.FileInfo) {
-		if st, err := os.Stat(filepath.Join(a.dir, fi.Name)); err == nil {
-			n += st.Size()
-		}
-	}
-	if a.man.Base != nil {
-		add(*a.man.Base)
-	}
-	for _, fi := range a.man.Incr {
-		add(fi)
-	}
-	return n
-}
-
-// aofTimer starts a scheduled rewrite once no save runs, and the
-// automatic one when the files have grown auto-aof-rewrite-percentage
-// over their size after the last rewrite (core 0's timer).
+// aofTimer starts a scheduled or automatic rewrite when one is due (core
+// 0's timer, once a second).
 func (c *Core) aofTimer(now time.Time) {
-	a := c.srv.aof
-	if a == nil || c.srv.loading.Load() {
+	if c.srv.loading.Load() {
 		return
 	}
-	pv := c.srv.aofPolicy.Get()
-	a.mu.Lock()
-	running, scheduled, base := a.rw.running, a.rw.scheduled, a.rw.baseSize
-	last, fails := a.rw.lastAttempts, a.rw.fails
-	a.mu.Unlock()
-	if running || c.srv.saver.Status().InProgress {
+	due, growth := c.srv.aof.dir.Due(c.srv.aofPolicy.Get(), now, c.srv.saver.Status().InProgress)
+	if !due {
 		return
 	}
-	if scheduled {
-		c.startRewrite(nil, false)
-		return
+	if growth > 0 {
+		c.log.Info("Starting automatic rewriting of AOF", "growth_percent", growth)
 	}
-	if pv.RewritePercent == 0 || (fails > 0 && now.Sub(last) < time.Minute) {
-		return
-	}
-	size := c.srv.aofSize()
-	if size < pv.RewriteMinSize {
-		return
-	}
-	if base == 0 {
-		base = 1
-	}
-	if (size-base)*100/base >= pv.RewritePercent {
-		c.log.Info("Starting automatic rewriting of AOF", "growth_percent", (size-base)*100/base)
-		c.startRewrite(nil, false)
-	}
-}
-
-// aofSize is the size of every file the manifest names.
-func (s *Server) aofSize() int64 {
-	a := s.aof
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.dirSize()
+	c.startRewrite(nil, false)
 }
 
 // aofStatus is INFO persistence's view of the append-only file.
 func (s *Server) aofStatus() aof.Status {
-	a := s.aof
-	st := aof.Status{LastRewriteSecs: -1, CurrentRewriteSecs: -1, LastRewriteOK: true, LastWriteOK: true}
-	if a == nil {
-		return st
+	if s.aof == nil {
+		return aof.OffStatus()
 	}
-	size := s.aofSize()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	rw := &a.rw
-	st.Enabled = true
-	st.RewriteInProgress, st.RewriteScheduled = rw.running, rw.scheduled
-	if rw.rewrites > 0 || rw.fails > 0 {
-		st.LastRewriteSecs = rw.lastSecs
-	}
-	if rw.running {
-		st.CurrentRewriteSecs = int64(time.Since(rw.start).Seconds())
-	}
-	st.LastRewriteOK, st.Rewrites, st.ConsecutiveFails = rw.lastOK || rw.rewrites+rw.fails == 0, rw.rewrites, rw.fails
-	st.CurrentSize, st.BaseSize = size, rw.baseSize
-	for _, l := range a.logs.Logs {
-		if failed, _ := l.Failed(); failed {
-			st.LastWriteOK = false
-		}
-		st.DelayedFsync += l.Delayed()
-		if l.SyncInProgress() {
-			st.PendingFsync++
-		}
-	}
-	return st
+	return s.aof.dir.Status(s.aof.logs.Logs)
 }
