@@ -11,6 +11,7 @@
 //	go run ./bench --pubsub   # Pub/Sub fan-out to 100 subscribers, delivery latency, a slow subscriber
 //	go run ./bench --blocking # 1,000 clients blocked in BLPOP, a producer pushing: exactly once, rate, idle CPU
 //	go run ./bench --snapshot # BGSAVE at idle and under writes: time, extra memory, write stalls, file, load time
+//	go run ./bench --aof      # SET per appendfsync mode and without the file, fdatasync's cost, replay at start
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -81,6 +82,7 @@ type config struct {
 	BlockElements int             `json:"blocking_elements,omitempty"`
 	BlockIdle     time.Duration   `json:"blocking_idle_ns,omitempty"`
 	Snapshot      *snapshotConfig `json:"snapshot,omitempty"`
+	AOF           *aofConfig      `json:"aof,omitempty"`
 
 	serverCPUList []int
 	clientCPUList []int
@@ -162,6 +164,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	)
 	txn := addTxnFlags(fs)
 	snap := addSnapshotFlags(fs)
+	aofF := addAOFFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
@@ -379,6 +382,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.TempOut = true
 	}
 	if err := txn.apply(cfg, set); err != nil {
+		return nil, err
+	}
+	if err := aofF.apply(cfg, set); err != nil {
 		return nil, err
 	}
 	if err := snap.apply(cfg, set); err != nil {

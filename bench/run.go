@@ -177,6 +177,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	if cfg.Blocking {
 		return nil, runBlocking(ctx, cfg, tl, work, root, stdout)
 	}
+	if cfg.AOF != nil {
+		return nil, runAOF(ctx, cfg, tl, work, root, stdout)
+	}
 	if cfg.Snapshot != nil {
 		return nil, runSnapshot(ctx, cfg, tl, work, root, stdout)
 	}

@@ -92,7 +92,8 @@ func (f *snapshotFlags) apply(cfg *config, set map[string]bool) error {
 	if !*f.on {
 		return nil
 	}
-	if cfg.GC || cfg.Expiry || cfg.MemoryOnly || cfg.Scaling || cfg.Txn || cfg.FirstRun || cfg.PubSub || cfg.Blocking {
+	if cfg.GC || cfg.Expiry || cfg.MemoryOnly || cfg.Scaling || cfg.Txn || cfg.FirstRun || cfg.PubSub || cfg.Blocking ||
+		cfg.AOF != nil {
 		return errors.New("--snapshot excludes the other modes")
 	}
 	s := &snapshotConfig{Keys: *f.keys, Size: *f.size, HashEvery: *f.hashes, Conns: *f.conns, Warmup: *f.warmup,
