@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,12 @@ import (
 type aofFiles struct {
 	dir  *aof.Dir
 	logs aof.Logs
+	// syncHere: under always a shard syncs its own writes at the end of
+	// its turn, as Redis does, when the process has no CPU beyond its
+	// shards: a syncer goroutine would then share the shard's CPU, and
+	// its two hand-offs per sync cost more than the overlap saves
+	// (bench/results/2026-12-02-vm-aof-sync.md).
+	syncHere bool
 }
 
 // openAOF reads (or makes) the append-only directory at start and opens
@@ -63,7 +70,7 @@ func (s *Server) openAOF() error {
 	if created {
 		s.log.Info("Creating AOF incr files on server start", "first", set[0].Name, "files", n)
 	}
-	a := &aofFiles{dir: d}
+	a := &aofFiles{dir: d, syncHere: runtime.NumCPU() <= n}
 	a.logs.Epochs = make([]uint64, n)
 	a.logs.Errs = make([]error, n)
 	for i, c := range s.cores {
@@ -374,6 +381,11 @@ func (c *Core) flushJournal() {
 	if logs.Errs[c.id] != nil || c.aofLog.Pending() {
 		if err := c.aofLog.Retry(); err != nil {
 			c.aofWriteFailed(err)
+		}
+	}
+	if w := c.aofLog.Written(); w > c.aofEpoch && c.aofLog.Fsync() == aof.FsyncAlways {
+		if !c.srv.aof.syncHere || !c.aofLog.SyncHere() {
+			c.aofLog.Kick()
 		}
 	}
 	if failed, _ := c.aofLog.Failed(); failed != c.aofFailed {

@@ -142,10 +142,47 @@ func (l *Log) Append(records []byte) (uint64, error) {
 	l.failed.Store(false)
 	l.epochs++
 	l.written.Store(l.epochs)
-	if Fsync(l.fsync.Load()) != FsyncEverysec {
-		l.poke()
+	if Fsync(l.fsync.Load()) == FsyncNo {
+		l.poke() // only for the retired files
 	}
 	return l.epochs, nil
+}
+
+// Kick asks the syncer to sync what was written (always).
+func (l *Log) Kick() { l.poke() }
+
+// SyncHere syncs what was written on the calling shard thread and reports
+// whether it did: under always, when no sync runs and no file switched
+// away from waits for the syncer. A shard with nothing else to do then
+// saves the two hand-offs, to the syncer and back, that a sync off its
+// thread costs.
+func (l *Log) SyncHere() bool {
+	if Fsync(l.fsync.Load()) != FsyncAlways || l.syncing.Load() != 0 {
+		return false
+	}
+	l.mu.Lock()
+	fd, waiting := l.syncFd, len(l.retired) > 0
+	l.mu.Unlock()
+	if waiting {
+		return false
+	}
+	target := l.epochs
+	if target <= l.durable.Load() {
+		return true
+	}
+	l.syncing.Store(time.Now().UnixNano())
+	err := unix.Fdatasync(fd)
+	l.syncing.Store(0)
+	if err != nil {
+		l.setErr(fmt.Errorf("fdatasync: %w", err))
+		return false
+	}
+	for {
+		cur := l.durable.Load()
+		if cur >= target || l.durable.CompareAndSwap(cur, target) {
+			return true
+		}
+	}
 }
 
 func (l *Log) setErr(err error) {
@@ -267,7 +304,12 @@ func (l *Log) sync(all bool) {
 		}
 	}
 	if all {
-		l.durable.Store(target)
+		for {
+			cur := l.durable.Load()
+			if cur >= target || l.durable.CompareAndSwap(cur, target) {
+				break
+			}
+		}
 		if l.onDurable != nil {
 			l.onDurable(l.shard)
 		}

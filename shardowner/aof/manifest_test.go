@@ -97,6 +97,10 @@ func TestLogAlwaysSyncsBeforeDurable(t *testing.T) {
 	if err != nil || e != 1 {
 		t.Fatalf("Append: %d %v", e, err)
 	}
+	if l.Durable() != 0 {
+		t.Fatal("an append is durable before any sync")
+	}
+	l.Kick()
 	select {
 	case <-woke:
 	case <-time.After(5 * time.Second):
@@ -111,8 +115,20 @@ func TestLogAlwaysSyncsBeforeDurable(t *testing.T) {
 	if e, _ := l.Append([]byte("x")); e != 2 {
 		t.Fatalf("the epoch after the switch is %d", e)
 	}
+	// The old file still waits for the syncer: the shard cannot sync for it.
+	if l.SyncHere() && l.Durable() < 2 {
+		t.Fatal("SyncHere reported a sync that left the epoch short")
+	}
+	l.Kick()
+	deadline := time.Now().Add(5 * time.Second)
+	for l.Durable() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if e, _ := l.Append([]byte("y")); e != 3 || !l.SyncHere() || l.Durable() != 3 {
+		t.Fatalf("SyncHere on the shard thread: epoch %d, durable %d", e, l.Durable())
+	}
 	l.SetFsync(FsyncNo)
-	if l.Durable() != 2 {
+	if l.Durable() != 3 {
 		t.Errorf("under no, Durable (%d) is what was written", l.Durable())
 	}
 	if err := l.Close(); err != nil {
@@ -120,7 +136,7 @@ func TestLogAlwaysSyncsBeforeDurable(t *testing.T) {
 	}
 	a, _ := os.ReadFile(path)
 	b, _ := os.ReadFile(filepath.Join(dir, "g.aof"))
-	if string(a) != "*1\r\n$4\r\nPING\r\n" || string(b) != "x" {
+	if string(a) != "*1\r\n$4\r\nPING\r\n" || string(b) != "xy" {
 		t.Errorf("files hold %q and %q", a, b)
 	}
 }
