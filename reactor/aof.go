@@ -231,6 +231,7 @@ func (s *Server) replayInto(c *Core, b *loadBatch) (*loadBatch, error) {
 	n := len(s.cores)
 	pv := s.aofPolicy.Get()
 	var idx [16]int
+	var part [][]byte // a command's part for this shard (router.OwnPart)
 	for _, f := range l.replay {
 		if f.shard >= 0 && f.shard != c.id {
 			continue
@@ -259,7 +260,11 @@ func (s *Server) replayInto(c *Core, b *loadBatch) (*loadBatch, error) {
 				case own == 0 && other > 0:
 					return nil
 				case own > 0 && other > 0:
-					return fmt.Errorf("the append only file %s has a command over keys of several shards (%s): load it into a server of one shard, then BGREWRITEAOF", f.name, argv[0])
+					var ok bool
+					if part, cmd, ok = router.OwnPart(part, cmd, argv, c.id, n); !ok {
+						return fmt.Errorf("the append only file %s has a command over keys of several shards (%s): load it into a server of one shard, then BGREWRITEAOF", f.name, argv[0])
+					}
+					argv = part
 				}
 			}
 			b.addCommand(cmd, db, argv)

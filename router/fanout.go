@@ -778,3 +778,38 @@ func elemLen(r []byte) int {
 	}
 	return i + 2 + n + 2
 }
+
+var cmdMSET = LookupString("mset")
+
+// OwnPart is the part that shard, of n, runs of cmd over keys of several
+// shards, as a split would send it: for a replay that applies one stream
+// on every shard for the keys each owns (an append-only file of another
+// layout). DEL, UNLINK and the like keep shard's keys, MSET its pairs;
+// MSETNX, which a stream holds only when it set every key, becomes MSET.
+// ok is false for a command whose part a shard cannot run alone (RENAME,
+// a gathered STORE). The part is built in dst's storage.
+func OwnPart(dst [][]byte, cmd *Command, argv [][]byte, shard, n int) (part [][]byte, run *Command, ok bool) {
+	pairs := false
+	run = cmd
+	switch cmd.Split {
+	case SplitSumInt:
+	case SplitPairsOK:
+		pairs = true
+	case SplitMSETNX:
+		pairs, run = true, cmdMSET
+	default:
+		return nil, nil, false
+	}
+	part = append(dst[:0], run.NameBytes())
+	var buf [16]int
+	for _, k := range cmd.KeyIndexes(buf[:0], argv) {
+		if ShardOf(argv[k], n) != shard {
+			continue
+		}
+		part = append(part, argv[k])
+		if pairs {
+			part = append(part, argv[k+1])
+		}
+	}
+	return part, run, true
+}

@@ -1012,3 +1012,49 @@ func TestSplitGather(t *testing.T) {
 		}))
 	})
 }
+
+func TestOwnPart(t *testing.T) {
+	argv := func(s ...string) [][]byte {
+		out := make([][]byte, len(s))
+		for i, a := range s {
+			out[i] = []byte(a)
+		}
+		return out
+	}
+	// Keys placed on shards 0 and 1 of 2 by hash tags found by search.
+	var k0, k1 string
+	for i := 0; k0 == "" || k1 == ""; i++ {
+		k := "k" + strconv.Itoa(i)
+		if ShardOf([]byte(k), 2) == 0 && k0 == "" {
+			k0 = k
+		} else if ShardOf([]byte(k), 2) == 1 && k1 == "" {
+			k1 = k
+		}
+	}
+	for _, tc := range []struct {
+		in   []string
+		want string
+		ok   bool
+	}{
+		{[]string{"MSET", k0, "a", k1, "b"}, "mset " + k1 + " b", true},
+		{[]string{"MSETNX", k1, "a", k0, "b"}, "mset " + k1 + " a", true},
+		{[]string{"DEL", k0, k1, k1}, "del " + k1 + " " + k1, true},
+		{[]string{"RENAME", k0, k1}, "", false},
+	} {
+		part, run, ok := OwnPart(nil, LookupString(strings.ToLower(tc.in[0])), argv(tc.in...), 1, 2)
+		if ok != tc.ok {
+			t.Errorf("%q: ok %v", tc.in, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		got := run.Name
+		for _, a := range part[1:] {
+			got += " " + string(a)
+		}
+		if got != tc.want {
+			t.Errorf("%q: part %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -379,3 +379,57 @@ func TestAOFTornTail(t *testing.T) {
 		t.Fatalf("with aof-load-truncated no a torn file must stop the start with Redis's message; got %v:\n%s", err, out)
 	}
 }
+
+// TestAOFFromRedis checks the migration path: corekv started on the
+// append-only directory redis-server 7.0 wrote (a base and an incremental
+// file of everything since, multi-key commands over keys of several shards
+// among them) holds Redis's dataset, on 1, 2 and 3 shards.
+func TestAOFFromRedis(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	dir := t.TempDir()
+	addr := compatStartRedis(t, redisPath, "--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec")
+	snapshotFill(t, addr)
+	aofFillMore(t, addr)
+	for i := 0; i < 50; i++ {
+		s := strconv.Itoa(i)
+		aofDo(t, addr, "MSET", "ma"+s, s, "mb"+s, s, "mc"+s, s, "md"+s, s)
+		aofDo(t, addr, "MSETNX", "nx-a"+s, s, "nx-b"+s, s, "nx-c"+s, s)
+		if i%3 == 0 {
+			aofDo(t, addr, "DEL", "ma"+s, "mb"+s, "mc"+s)
+		}
+	}
+	want, at := journalDataset(t, addr)
+	if c, err := compatDial(addr); err == nil {
+		c.send(compatEncode(nil, compatA("SHUTDOWN", "NOSAVE")))
+		c.close()
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := compatDial(addr)
+		if err != nil {
+			break
+		}
+		c.close()
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not stop")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	incr, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))
+	if len(incr) != 1 {
+		t.Fatalf("redis-server's directory has incremental files %v, want one", incr)
+	}
+	if st, err := os.Stat(incr[0]); err != nil || st.Size() < 100<<10 {
+		t.Fatalf("redis-server's incremental file is not the dataset's commands: %v %v", st, err)
+	}
+	for _, shards := range []int{1, 2, 3} {
+		copyDir := filepath.Join(t.TempDir(), "data")
+		if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		srv := aofStart(t, copyDir, shards, "everysec")
+		got, _ := journalDataset(t, srv.addr)
+		journalCompare(t, fmt.Sprintf("corekv --shards %d on redis-server's append-only directory", shards), want, got, at, nil)
+		srv.stop(t)
+		checkAOF(t, copyDir)
+	}
+}
