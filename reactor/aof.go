@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"strings"
 	"time"
 
@@ -42,6 +43,7 @@ type aofFiles struct {
 	// its two hand-offs per sync cost more than the overlap saves
 	// (bench/results/2026-12-02-vm-aof-sync.md).
 	syncHere bool
+	detached atomic.Int32 // shards that let go of their logs (detachAOF)
 }
 
 // openAOF reads (or makes) the append-only directory at start and opens
@@ -83,21 +85,137 @@ func (s *Server) openAOF() error {
 			return fmt.Errorf("can't open the append-only file %s: %w", set[i].Name, err)
 		}
 		a.logs.Logs = append(a.logs.Logs, l)
-		c.aofLog = l
+		c.aof, c.aofLog = a, l
 		c.aofJournal = newJournal(c)
 		if s.load == nil {
 			c.shard.Journal = c.aofJournal
 		}
 	}
-	s.aof = a
+	s.aof.Store(a)
+	return nil
+}
+
+// watchAOFPolicy makes CONFIG SET's changes to the append-only file take
+// effect: appendfsync on every log at once, appendonly through core 0,
+// which turns the file on (a rewrite) or off (every shard lets go of its
+// log) in its next turn (switchAOF).
+func (s *Server) watchAOFPolicy() {
 	s.aofPolicy.OnChange(func(old, cur aof.Settings) {
-		if old.Fsync != cur.Fsync {
+		if a := s.aof.Load(); a != nil && old.Fsync != cur.Fsync {
 			for _, l := range a.logs.Logs {
 				l.SetFsync(cur.Fsync)
 			}
 		}
+		if old.On != cur.On {
+			s.aofSwitch.Store(true)
+			s.cores[0].forceWake()
+		}
 	})
+}
+
+// switchAOF turns the append-only file on or off as appendonly now says
+// (core 0, when CONFIG SET changed it).
+func (c *Core) switchAOF() {
+	s := c.srv
+	s.aofSwitch.Store(false)
+	on, a := s.aofPolicy.Get().On, s.aof.Load()
+	switch {
+	case on && a == nil:
+		if err := c.enableAOF(); err != nil {
+			c.log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation", "err", err)
+		}
+	case !on && a != nil:
+		for _, o := range s.cores {
+			o.aofDetach.Store(true)
+			o.forceWake()
+		}
+	}
+}
+
+// enableAOF turns the file on while the server runs, as Redis does with a
+// rewrite: new incremental files, a cut at which every shard starts
+// journaling into its own, and the snapshot of the cut as the base; the
+// manifest names them once the base is in place. A save that runs puts the
+// switch off until it ends.
+func (c *Core) enableAOF() error {
+	s := c.srv
+	if s.saver.Status().InProgress || s.saver.Rewriting() {
+		s.aofSwitch.Store(true) // once the save has ended (aofTimer)
+		return nil
+	}
+	pv := s.aofPolicy.Get()
+	d, err := aof.OpenDir(pv.DirPath, pv.File)
+	if err != nil {
+		return err
+	}
+	n := len(s.cores)
+	base, set, err := d.BeginEnable(n)
+	if err != nil {
+		return err
+	}
+	a := &aofFiles{dir: d, syncHere: runtime.NumCPU() <= n}
+	a.logs.Epochs = make([]uint64, n)
+	a.logs.Errs = make([]error, n)
+	for i, fi := range set {
+		o := s.cores[i]
+		l, err := aof.OpenLog(i, filepath.Join(d.Path, fi.Name), pv.Fsync, func(int) { o.forceWake() })
+		if err != nil {
+			for _, l := range a.logs.Logs {
+				l.Close()
+			}
+			d.EndRewrite(err)
+			return err
+		}
+		a.logs.Logs = append(a.logs.Logs, l)
+	}
+	id, err := s.saver.BeginRewrite(d.Path, base.Name, n, s.cfg.Databases, snapshot.HeaderAux(RedisVersion),
+		func(err error) { s.rewriteDone(d, err) })
+	d.RewriteCut(id, err)
+	if err != nil {
+		for _, l := range a.logs.Logs {
+			l.Close()
+		}
+		return err
+	}
+	s.aof.Store(a)
+	c.log.Info("AOF enabled: background append only file rewriting started", "base", base.Name, "id", id)
+	argv := [][]byte{cmdSnapshot.NameBytes(), strconv.AppendUint(nil, id, 10), []byte(modeRewrite)}
+	slot := c.NewSlot()
+	slot.Orphan = true
+	router.StartSplit(c, slot, cmdSnapshot, 0, 2, argv)
 	return nil
+}
+
+// detachAOF lets go of the shard's log as the file is turned off: what is
+// written is synced and the file closed, and every reply held for it
+// leaves. The last shard to let go turns the file off for the server.
+func (c *Core) detachAOF() {
+	c.aofDetach.Store(false)
+	a := c.aof
+	if a == nil {
+		return
+	}
+	c.closeAOF()
+	c.shard.Journal, c.aofJournal, c.aofLog, c.aof = nil, nil, nil, nil
+	c.aofFailed = false
+	c.gated = c.loadingGate || c.misconf
+	for _, h := range c.heldSends {
+		c.push(h.peer, h.b)
+	}
+	clear(c.heldSends)
+	c.heldSends = c.heldSends[:0]
+	for _, cn := range c.syncHeld {
+		cn.syncHeld, cn.marks = false, cn.marks[:0]
+		if !cn.closed {
+			c.markDirty(cn)
+		}
+	}
+	clear(c.syncHeld)
+	c.syncHeld = c.syncHeld[:0]
+	if a.detached.Add(1) == int32(len(c.srv.cores)) {
+		c.srv.aof.CompareAndSwap(a, nil)
+		c.log.Info("AOF turned off")
+	}
 }
 
 // newJournal makes c's shard's journal, which knows which transaction
@@ -381,7 +499,7 @@ func (c *Core) flushJournal() {
 		}
 		return
 	}
-	logs := &c.srv.aof.logs
+	logs := &c.aof.logs
 	j.Flush(c.id, logs)
 	if logs.Errs[c.id] != nil || c.aofLog.Pending() {
 		if err := c.aofLog.Retry(); err != nil {
@@ -389,7 +507,7 @@ func (c *Core) flushJournal() {
 		}
 	}
 	if w := c.aofLog.Written(); w > c.aofEpoch && c.aofLog.Fsync() == aof.FsyncAlways {
-		if !c.srv.aof.syncHere || !c.aofLog.SyncHere() {
+		if !c.aof.syncHere || !c.aofLog.SyncHere() {
 			c.aofLog.Kick()
 		}
 	}
@@ -545,10 +663,11 @@ func (c *Core) RewriteAOF(scn servercmd.Conn) (bool, error) {
 // EXEC), it is scheduled instead.
 func (c *Core) startRewrite(cn *Conn, later bool) (bool, error) {
 	s := c.srv
-	if s.aof == nil {
+	a := s.aof.Load()
+	if a == nil {
 		return false, errors.New("the append-only file is off")
 	}
-	d := s.aof.dir
+	d := a.dir
 	base, scheduled, err := d.BeginRewrite(len(s.cores), later, s.saver.Status().InProgress)
 	switch {
 	case errors.Is(err, aof.ErrRewriteRunning):
@@ -560,7 +679,7 @@ func (c *Core) startRewrite(cn *Conn, later bool) (bool, error) {
 		return true, nil
 	}
 	id, err := s.saver.BeginRewrite(d.Path, base.Name, len(s.cores), s.cfg.Databases, snapshot.HeaderAux(RedisVersion),
-		s.rewriteDone)
+		func(err error) { s.rewriteDone(d, err) })
 	d.RewriteCut(id, err)
 	if err != nil {
 		c.log.Warn("can't start the AOF rewrite", "err", err)
@@ -586,6 +705,16 @@ func (a *aofFiles) atCut(c *Core, id uint64) {
 	if !ok {
 		return
 	}
+	if c.aof != a {
+		// The file is being turned on: the shard journals from the cut.
+		if j := c.shard.Journal; j != nil && c.srv.journal != nil {
+			j.Flush(c.id, c.srv.journal)
+		}
+		c.aof, c.aofLog = a, a.logs.Logs[c.id]
+		c.aofJournal = newJournal(c)
+		c.shard.Journal = c.aofJournal
+		return
+	}
 	if j := c.shard.Journal; j != nil {
 		j.Flush(c.id, &a.logs)
 	}
@@ -597,8 +726,8 @@ func (a *aofFiles) atCut(c *Core, id uint64) {
 
 // rewriteDone ends the rewrite once its base is in place or failed; it
 // runs on the snapshot writer's goroutine.
-func (s *Server) rewriteDone(err error) {
-	took, err := s.aof.dir.EndRewrite(err)
+func (s *Server) rewriteDone(d *aof.Dir, err error) {
+	took, err := d.EndRewrite(err)
 	if err != nil {
 		s.log.Warn("Background AOF rewrite failed", "err", err)
 		return
@@ -609,10 +738,11 @@ func (s *Server) rewriteDone(err error) {
 // aofTimer starts a scheduled or automatic rewrite when one is due (core
 // 0's timer, once a second).
 func (c *Core) aofTimer(now time.Time) {
-	if c.srv.loading.Load() {
+	a := c.srv.aof.Load()
+	if a == nil || c.srv.loading.Load() {
 		return
 	}
-	due, growth := c.srv.aof.dir.Due(c.srv.aofPolicy.Get(), now, c.srv.saver.Status().InProgress)
+	due, growth := a.dir.Due(c.srv.aofPolicy.Get(), now, c.srv.saver.Status().InProgress)
 	if !due {
 		return
 	}
@@ -624,8 +754,15 @@ func (c *Core) aofTimer(now time.Time) {
 
 // aofStatus is INFO persistence's view of the append-only file.
 func (s *Server) aofStatus() aof.Status {
-	if s.aof == nil {
-		return aof.OffStatus()
+	a := s.aof.Load()
+	if a == nil {
+		st := aof.OffStatus()
+		if s.aofSwitch.Load() && s.aofPolicy.Get().On {
+			// Turned on, the rewrite not started yet: Redis's
+			// AOF_WAIT_REWRITE.
+			st.Enabled, st.RewriteScheduled = true, true
+		}
+		return st
 	}
-	return s.aof.dir.Status(s.aof.logs.Logs)
+	return a.dir.Status(a.logs.Logs)
 }

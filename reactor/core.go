@@ -142,6 +142,8 @@ type Core struct {
 	// takes once loaded; aofEpoch is the log's last written turn;
 	// heldSends are replies for other cores waiting for their records,
 	// syncHeld the connections whose output waits for the log's syncer.
+	aof          *aofFiles // the file this shard writes to, nil while it writes none
+	aofDetach    atomic.Bool
 	aofLog       *aof.Log
 	aofJournal   *journal.Journal
 	aofEpoch     uint64
@@ -404,6 +406,12 @@ func (c *Core) turn(maxWait int) {
 	if c.kill.Load() {
 		c.kill.Store(false)
 		c.killMarked()
+	}
+	if c.aofDetach.Load() {
+		c.detachAOF()
+	}
+	if c.id == 0 && c.srv.aofSwitch.Load() {
+		c.switchAOF()
 	}
 	if len(c.reading) > 0 {
 		busy = true
@@ -1148,7 +1156,7 @@ func (c *Core) timers(now int64) {
 	c.gated = c.loadingGate || c.misconf || c.aofFailed
 	if c.id == 0 {
 		c.savePoints(time.UnixMilli(now))
-		if c.srv.aof != nil && now >= c.aofCheckAt {
+		if now >= c.aofCheckAt {
 			c.aofCheckAt = now + 1000
 			c.aofTimer(time.UnixMilli(now))
 		}

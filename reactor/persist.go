@@ -96,8 +96,8 @@ func (s *Server) initSaver() {
 			if f == nil {
 				return nil
 			}
-			if s.aof != nil {
-				s.aof.atCut(c, id)
+			if a := s.aof.Load(); a != nil {
+				a.atCut(c, id)
 			}
 			s.saver.AddCutDirty(id, dirty)
 			return f

@@ -97,7 +97,8 @@ type Server struct {
 	// aofPolicy is the append-only file's settings; aof its directory
 	// while it is on (aof.go), nil otherwise.
 	aofPolicy aof.Policy
-	aof       *aofFiles
+	aof       atomic.Pointer[aofFiles]
+	aofSwitch atomic.Bool // CONFIG SET changed appendonly: core 0 switches (switchAOF)
 	// saver is the snapshot state (persist.go); shutdownSave says whether
 	// the server saves once its cores stop (nil: as the save points say).
 	saver        *snapshot.Saver
@@ -213,7 +214,8 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		c.Port = port
 		return nil, false
 	})
-	if cfg.JournalDir != "" && s.aof == nil {
+	s.watchAOFPolicy()
+	if cfg.JournalDir != "" && s.aof.Load() == nil {
 		sink, err := journal.OpenFileSink(cfg.JournalDir, cfg.Shards)
 		if err != nil {
 			s.closeListeners()

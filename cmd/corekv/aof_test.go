@@ -433,3 +433,72 @@ func TestAOFFromRedis(t *testing.T) {
 		checkAOF(t, copyDir)
 	}
 }
+
+// TestAOFConfigSet turns the file on and off while the server runs, as
+// Redis users move from snapshots to the append-only file: CONFIG SET
+// appendonly yes writes a base of what is there and journals from its cut,
+// so a kill and a restart on the directory give the dataset back; CONFIG SET
+// appendonly no stops the appends.
+func TestAOFConfigSet(t *testing.T) {
+	for _, shards := range []int{1, 3} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			dir := t.TempDir()
+			srv := aofStart(t, dir, shards, "always")
+			// Start again with the file off: aofStart turns it on.
+			srv.stop(t)
+			os.RemoveAll(filepath.Join(dir, "appendonlydir"))
+			srv = aofStart(t, dir, shards, "always", "--appendonly", "no")
+			if info := aofDo(t, srv.addr, "INFO", "persistence"); !strings.Contains(info, "aof_enabled:0") {
+				t.Fatalf("started with appendonly no:\n%s", info)
+			}
+			snapshotFill(t, srv.addr)
+			if r := aofDo(t, srv.addr, "CONFIG", "SET", "appendonly", "yes"); r != "+OK" {
+				t.Fatalf("CONFIG SET appendonly yes: %s", r)
+			}
+			if info := aofDo(t, srv.addr, "INFO", "persistence"); !strings.Contains(info, "aof_enabled:1") {
+				t.Fatalf("after CONFIG SET appendonly yes:\n%s", info)
+			}
+			aofFillMore(t, srv.addr)
+			aofWaitRewrite(t, srv.addr)
+			aofDo(t, srv.addr, "SET", "after", "on")
+			want, at := journalDataset(t, srv.addr)
+			srv.kill()
+			checkAOF(t, dir)
+
+			srv = aofStart(t, dir, shards, "always")
+			got, _ := journalDataset(t, srv.addr)
+			journalCompare(t, "corekv restarted on the file CONFIG SET turned on", want, got, at, nil)
+
+			if r := aofDo(t, srv.addr, "CONFIG", "SET", "appendonly", "no"); r != "+OK" {
+				t.Fatalf("CONFIG SET appendonly no: %s", r)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(aofDo(t, srv.addr, "INFO", "persistence"), "aof_enabled:0") {
+				if time.Now().After(deadline) {
+					t.Fatal("the file is still on 10s after CONFIG SET appendonly no")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			size := func() int64 {
+				var n int64
+				files, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))
+				for _, f := range files {
+					if st, err := os.Stat(f); err == nil {
+						n += st.Size()
+					}
+				}
+				return n
+			}
+			before := size()
+			for i := 0; i < 100; i++ {
+				aofDo(t, srv.addr, "INCR", "off:"+strconv.Itoa(i))
+			}
+			if after := size(); after != before {
+				t.Errorf("the incremental files grew from %d to %d bytes with the file off", before, after)
+			}
+			if got := aofDo(t, srv.addr, "CONFIG", "GET", "appendonly"); !strings.Contains(got, "no") {
+				t.Errorf("CONFIG GET appendonly: %q", got)
+			}
+		})
+	}
+}

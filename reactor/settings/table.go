@@ -226,9 +226,7 @@ var Table = []Setting{
 	{Name: "stop-writes-on-bgsave-error", Mutable: true, Get: func(c *Config) string { return yesNo(c.StopWritesOnBgsaveError) },
 		Set: boolSetting(func(c *Config, b bool) { c.StopWritesOnBgsaveError = b }), Apply: applyPersist},
 	// The append-only file (shardowner/aof).
-	// Turning the file on or off while the shards run is not done yet:
-	// CONFIG SET takes only the value the server started with.
-	{Name: "appendonly", Mutable: true, Get: getAppendOnly, Check: startValue("appendonly", getAppendOnly),
+	{Name: "appendonly", Mutable: true, Get: func(c *Config) string { return yesNo(c.AppendOnly) },
 		Set: boolSetting(func(c *Config, b bool) { c.AppendOnly = b }), Apply: applyAOF},
 	{Name: "appendfsync", Mutable: true, Get: func(c *Config) string { return c.AppendFsync },
 		Set: enumSetting(func(c *Config, v string) { c.AppendFsync = v }, "always", "everysec", "no"), Apply: applyAOF},
@@ -452,8 +450,6 @@ func applyPersist(l *Live, c *Config) {
 			Compress: c.RDBCompression, Check: c.RDBChecksum, StopWritesOnError: c.StopWritesOnBgsaveError})
 	}
 }
-
-func getAppendOnly(c *Config) string { return yesNo(c.AppendOnly) }
 
 func applyAOF(l *Live, c *Config) {
 	if l.AOF == nil {

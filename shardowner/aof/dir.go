@@ -35,6 +35,10 @@ type rewrite struct {
 	start        time.Time
 	scheduled    bool
 	switchFailed bool // a shard went on in its old file at the cut
+	// stale: the manifest does not lead to the dataset the shards append
+	// to (a rewrite that turned the file on has not put its own in
+	// place yet), so a rewrite leaves it alone until its end.
+	stale bool
 
 	lastSecs    int64
 	lastOK      bool
@@ -147,27 +151,58 @@ func (d *Dir) BeginRewrite(shards int, later, saving bool) (base FileInfo, sched
 	d.rw.scheduled = false
 	d.rw.lastAttempt = time.Now()
 	m := d.man
-	seq := int64(1)
-	if m.Base != nil {
-		seq = m.Base.Seq + 1
+	base, set, err := d.newFiles(shards)
+	if err != nil {
+		return FileInfo{}, false, err
 	}
-	base = FileInfo{Name: BaseName(d.Prefix, seq, true), Seq: seq, Type: TypeBase}
-	set := newSet(m, d.Prefix, shards)
+	if !d.rw.stale {
+		next := *m
+		next.Incr = append(append([]FileInfo(nil), m.Incr...), set...)
+		if err := WriteManifest(d.Path, d.Prefix, &next); err != nil {
+			return FileInfo{}, false, fmt.Errorf("writing the AOF manifest: %w", err)
+		}
+		d.man = &next
+	}
+	d.rw.running, d.rw.base, d.rw.set, d.rw.start, d.rw.id = true, base, set, time.Now(), 0
+	return base, false, nil
+}
+
+// BeginEnable begins the rewrite that turns the file on while the server
+// runs: its new incremental files are made, but the manifest is left as it
+// is until EndRewrite, since the files it names do not lead to the dataset
+// of the cut (Redis writes them as temporary files meanwhile).
+func (d *Dir) BeginEnable(shards int) (base FileInfo, set []FileInfo, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rw.running {
+		return FileInfo{}, nil, ErrRewriteRunning
+	}
+	base, set, err = d.newFiles(shards)
+	if err != nil {
+		return FileInfo{}, nil, err
+	}
+	d.rw.running, d.rw.base, d.rw.set, d.rw.start, d.rw.id = true, base, set, time.Now(), 0
+	d.rw.lastAttempt, d.rw.scheduled, d.rw.stale = time.Now(), false, true
+	return base, set, nil
+}
+
+// newFiles names the next base and makes a new incremental file per shard
+// (under mu).
+func (d *Dir) newFiles(shards int) (FileInfo, []FileInfo, error) {
+	seq := int64(1)
+	if d.man.Base != nil {
+		seq = d.man.Base.Seq + 1
+	}
+	base := FileInfo{Name: BaseName(d.Prefix, seq, true), Seq: seq, Type: TypeBase}
+	set := newSet(d.man, d.Prefix, shards)
 	for _, fi := range set {
 		f, err := os.OpenFile(filepath.Join(d.Path, fi.Name), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 		if err != nil {
-			return FileInfo{}, false, fmt.Errorf("can't open the append-only file %s: %w", fi.Name, err)
+			return FileInfo{}, nil, fmt.Errorf("can't open the append-only file %s: %w", fi.Name, err)
 		}
 		f.Close()
 	}
-	next := *m
-	next.Incr = append(append([]FileInfo(nil), m.Incr...), set...)
-	if err := WriteManifest(d.Path, d.Prefix, &next); err != nil {
-		return FileInfo{}, false, fmt.Errorf("writing the AOF manifest: %w", err)
-	}
-	d.man = &next
-	d.rw.running, d.rw.base, d.rw.set, d.rw.start, d.rw.id = true, base, set, time.Now(), 0
-	return base, false, nil
+	return base, set, nil
 }
 
 // RewriteCut names the cut (a snapshot id) of the rewrite BeginRewrite
@@ -228,7 +263,7 @@ func (d *Dir) EndRewrite(err error) (time.Duration, error) {
 		rw.fails++
 		return took, err
 	}
-	rw.lastOK = true
+	rw.lastOK, rw.stale = true, false
 	rw.rewrites++
 	rw.fails = 0
 	rw.baseSize = d.size()
