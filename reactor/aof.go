@@ -365,6 +365,9 @@ func (s *Server) replayInto(c *Core, b *loadBatch) (*loadBatch, error) {
 			if !cmd.ArityOK(len(argv)) {
 				return fmt.Errorf("wrong number of arguments for '%s' reading the append only file %s", argv[0], f.name)
 			}
+			if db >= s.cfg.Databases {
+				return fmt.Errorf("the append only file %s selects database %d, and databases is %d", f.name, db, s.cfg.Databases)
+			}
 			if f.shard < 0 && n > 1 {
 				own, other := 0, 0
 				for _, i := range cmd.KeyIndexes(idx[:0], argv) {
@@ -400,6 +403,9 @@ func (s *Server) replayInto(c *Core, b *loadBatch) (*loadBatch, error) {
 				return b, fmt.Errorf("unexpected end of file reading the append only file %s. You can: "+
 					"1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. "+
 					"2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.", f.name)
+			}
+			if f.shard < 0 && c.id != 0 {
+				continue // every core reads it; core 0 cuts it
 			}
 			s.log.Warn(fmt.Sprintf("!!! Warning: short read while loading the AOF file %s!!!", f.name))
 			s.log.Warn(fmt.Sprintf("!!! Truncating the AOF %s at offset %d !!!", f.name, valid))

@@ -502,3 +502,30 @@ func TestAOFConfigSet(t *testing.T) {
 		})
 	}
 }
+
+// TestAOFBadFiles starts corekv on incremental files that must not load: a
+// database past databases, an unknown command, a wrong arity, garbage in
+// the middle. Each stops the start with a line saying why; none crashes.
+func TestAOFBadFiles(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"database", "*2\r\n$6\r\nSELECT\r\n$2\r\n20\r\n*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n", "selects database 20"},
+		{"unknown", "*1\r\n$7\r\nNOSUCHX\r\n", "unknown command"},
+		{"arity", "*2\r\n$3\r\nSET\r\n$1\r\na\r\n", "wrong number of arguments"},
+		{"garbage", "*1\r\n$4\r\nPING\r\nxx\r\n*1\r\n$4\r\nPING\r\n", "Bad file format"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			srv := aofStart(t, dir, 1, "everysec")
+			srv.stop(t)
+			file := filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")
+			if err := os.WriteFile(file, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(corekvBinary(t), "--port", "0", "--bind", "127.0.0.1", "--save", "", "--dir", dir,
+				"--appendonly", "yes").CombinedOutput()
+			if err == nil || !strings.Contains(strings.ToLower(string(out)), strings.ToLower(tc.want)) || strings.Contains(string(out), "panic") {
+				t.Fatalf("want a refusal naming %q, got %v:\n%s", tc.want, err, out)
+			}
+		})
+	}
+}
