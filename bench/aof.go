@@ -128,14 +128,7 @@ func runAOF(ctx context.Context, cfg *config, tl *tools, work, root string, stdo
 rounds:
 	for round := range cfg.Repeat {
 		for _, mode := range cfg.AOF.Modes {
-			// Alternate the order, so that drift of a shared host falls on every server.
-			order := append([]target(nil), tgs...)
-			if round%2 == 1 {
-				for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
-					order[i], order[j] = order[j], order[i]
-				}
-			}
-			for _, t := range order {
+			for _, t := range roundOrder(tgs, round) {
 				if runErr = ctx.Err(); runErr != nil {
 					break rounds
 				}

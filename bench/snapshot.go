@@ -216,14 +216,7 @@ func runSnapshot(ctx context.Context, cfg *config, tl *tools, work, root string,
 	var runErr error
 rounds:
 	for round := range cfg.Repeat {
-		// Alternate the order, so that drift of a shared host falls on every server.
-		order := append([]target(nil), tgs...)
-		if round%2 == 1 {
-			for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
-				order[i], order[j] = order[j], order[i]
-			}
-		}
-		for _, t := range order {
+		for _, t := range roundOrder(tgs, round) {
 			if runErr = ctx.Err(); runErr != nil {
 				break rounds
 			}
@@ -284,6 +277,18 @@ rounds:
 		runErr = fmt.Errorf("%d of %d runs failed; see the report", failed, len(rep.Runs))
 	}
 	return errors.Join(append(errs, runErr)...)
+}
+
+// roundOrder is tgs in the order round runs them: reversed every other
+// round, so that drift of a shared host falls on every server.
+func roundOrder(tgs []target, round int) []target {
+	order := append([]target(nil), tgs...)
+	if round%2 == 1 {
+		for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
+			order[i], order[j] = order[j], order[i]
+		}
+	}
+	return order
 }
 
 // snapshotMedian is the median of a metric over the good runs of t.
