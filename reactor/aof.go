@@ -100,12 +100,14 @@ func (s *Server) openAOF() error {
 // which turns the file on (a rewrite) or off (every shard lets go of its
 // log) in its next turn (switchAOF).
 func (s *Server) watchAOFPolicy() {
+	s.aofStamps.Store(s.aofPolicy.Get().Timestamps)
 	s.aofPolicy.OnChange(func(old, cur aof.Settings) {
 		if a := s.aof.Load(); a != nil && old.Fsync != cur.Fsync {
 			for _, l := range a.logs.Logs {
 				l.SetFsync(cur.Fsync)
 			}
 		}
+		s.aofStamps.Store(cur.Timestamps)
 		if old.On != cur.On {
 			s.aofSwitch.Store(true)
 			s.cores[0].forceWake()
@@ -506,6 +508,14 @@ func (c *Core) flushJournal() {
 		return
 	}
 	logs := &c.aof.logs
+	if c.srv.aofStamps.Load() {
+		if sec := c.shard.Clock.Ms / 1000; sec != c.aofStamped {
+			// A record of a new second: Redis's annotation before it.
+			if j.Stamp(sec) {
+				c.aofStamped = sec
+			}
+		}
+	}
 	j.Flush(c.id, logs)
 	if logs.Errs[c.id] != nil || c.aofLog.Pending() {
 		if err := c.aofLog.Retry(); err != nil {

@@ -150,6 +150,7 @@ type Core struct {
 	aofFailed    bool // the last write failed: writes are refused
 	aofErrLogged time.Time
 	aofCheckAt   int64 // Unix ms of core 0's next look at the rewrite (aofTimer)
+	aofStamped   int64 // the Unix second of the last #TS annotation
 	heldSends    []heldSend
 	syncHeld     []*Conn
 }

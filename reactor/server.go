@@ -99,6 +99,7 @@ type Server struct {
 	aofPolicy aof.Policy
 	aof       atomic.Pointer[aofFiles]
 	aofSwitch atomic.Bool // CONFIG SET changed appendonly: core 0 switches (switchAOF)
+	aofStamps atomic.Bool // aof-timestamp-enabled
 	// saver is the snapshot state (persist.go); shutdownSave says whether
 	// the server saves once its cores stop (nil: as the save points say).
 	saver        *snapshot.Saver

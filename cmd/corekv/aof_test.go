@@ -529,3 +529,31 @@ func TestAOFBadFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestAOFTimestamps checks aof-timestamp-enabled: a "#TS:<unix>" line
+// before the records of each second that has any, which redis-check-aof
+// accepts and the load skips.
+func TestAOFTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	srv := aofStart(t, dir, 1, "everysec", "--aof-timestamp-enabled", "yes")
+	aofDo(t, srv.addr, "SET", "a", "1")
+	time.Sleep(1100 * time.Millisecond)
+	aofDo(t, srv.addr, "SET", "b", "2")
+	srv.stop(t)
+	data, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamps := regexp.MustCompile(`(?m)^#TS:(\d+)\r$`).FindAllSubmatch(data, -1)
+	if len(stamps) != 2 || string(stamps[0][1]) == string(stamps[1][1]) {
+		t.Fatalf("want two #TS lines of two seconds, got %q in\n%q", stamps, data)
+	}
+	if now := time.Now().Unix(); !strings.HasPrefix(string(data), "#TS:") || len(stamps[1][1]) != len(strconv.FormatInt(now, 10)) {
+		t.Fatalf("the file does not start with a Unix-seconds stamp: %q", data)
+	}
+	checkAOF(t, dir)
+	srv = aofStart(t, dir, 1, "everysec")
+	if aofDo(t, srv.addr, "GET", "a") != "1" || aofDo(t, srv.addr, "GET", "b") != "2" {
+		t.Fatal("the stamped file did not load")
+	}
+}

@@ -273,6 +273,23 @@ func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 	}
 }
 
+// Stamp puts the annotation line "#TS:<unix>" before the records collected
+// since the last Flush, when there are any: Redis's timestamp annotation
+// (aof-timestamp-enabled), which redis-check-aof --truncate-to-timestamp
+// cuts at. The records of a turn are all outside any block, so the line
+// never falls inside one. It reports whether it put the line.
+func (j *Journal) Stamp(unix int64) bool {
+	if len(j.buf) == 0 {
+		return false
+	}
+	var line [32]byte
+	l := append(strconv.AppendInt(append(line[:0], "#TS:"...), unix, 10), "\r\n"...)
+	j.buf = append(j.buf, l...)
+	copy(j.buf[len(l):], j.buf[:len(j.buf)-len(l)])
+	copy(j.buf, l)
+	return true
+}
+
 // Flush hands the records collected since the last Flush to sink.
 func (j *Journal) Flush(shard int, sink Sink) {
 	if len(j.buf) == 0 {

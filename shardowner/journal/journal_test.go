@@ -361,3 +361,16 @@ func TestExpiryOfAHeldKeyGoesIntoItsPart(t *testing.T) {
 		t.Fatalf("merged:\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestStampGoesBeforeTheTurnsRecords(t *testing.T) {
+	j := New()
+	j.Stamp(5) // nothing recorded: no line
+	j.Record(0, words("SET a 1")...)
+	j.Stamp(1700000000)
+	s := sink{}
+	j.Flush(0, s)
+	want := "#TS:1700000000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n"
+	if string(s[0]) != want {
+		t.Fatalf("stream %q, want %q", s[0], want)
+	}
+}
