@@ -180,6 +180,7 @@ func (c *Core) enableAOF() error {
 		return err
 	}
 	s.aof.Store(a)
+	s.offDir.Store(nil)
 	c.log.Info("AOF enabled: background append only file rewriting started", "base", base.Name, "id", id)
 	argv := [][]byte{cmdSnapshot.NameBytes(), strconv.AppendUint(nil, id, 10), []byte(modeRewrite)}
 	slot := c.NewSlot()
@@ -215,6 +216,7 @@ func (c *Core) detachAOF() {
 	clear(c.syncHeld)
 	c.syncHeld = c.syncHeld[:0]
 	if a.detached.Add(1) == int32(len(c.srv.cores)) {
+		c.srv.offDir.Store(a.dir)
 		c.srv.aof.CompareAndSwap(a, nil)
 		c.log.Info("AOF turned off")
 	}
@@ -679,12 +681,11 @@ func (c *Core) RewriteAOF(scn servercmd.Conn) (bool, error) {
 // EXEC), it is scheduled instead.
 func (c *Core) startRewrite(cn *Conn, later bool) (bool, error) {
 	s := c.srv
-	a := s.aof.Load()
-	if a == nil {
-		return false, errors.New("the append-only file is off")
+	d, files := s.rewriteDir()
+	if d == nil {
+		return false, errors.New("the append-only directory cannot be opened")
 	}
-	d := a.dir
-	base, scheduled, err := d.BeginRewrite(len(s.cores), later, s.saver.Status().InProgress)
+	base, scheduled, err := d.BeginRewrite(files, later, s.saver.Status().InProgress)
 	switch {
 	case errors.Is(err, aof.ErrRewriteRunning):
 		return false, servercmd.ErrRewriteInProgress
@@ -711,6 +712,27 @@ func (c *Core) startRewrite(cn *Conn, later bool) (bool, error) {
 	}
 	c.allShards(cn, cmdSnapshot, argv)
 	return false, nil
+}
+
+// rewriteDir is the directory a rewrite writes into and how many
+// incremental files it makes: the file's, one per shard, while it is on;
+// with the file off, as Redis does, the directory alone (its manifest then
+// names only the new base), kept in offDir for INFO and a scheduled run.
+func (s *Server) rewriteDir() (*aof.Dir, int) {
+	if a := s.aof.Load(); a != nil {
+		return a.dir, len(s.cores)
+	}
+	if d := s.offDir.Load(); d != nil {
+		return d, 0
+	}
+	pv := s.aofPolicy.Get()
+	d, err := aof.OpenDir(pv.DirPath, pv.File)
+	if err != nil {
+		s.log.Warn("can't open the append-only dir", "err", err)
+		return nil, 0
+	}
+	s.offDir.Store(d)
+	return d, 0
 }
 
 // atCut switches c's shard to its new incremental file when cut id is a
@@ -754,11 +776,20 @@ func (s *Server) rewriteDone(d *aof.Dir, err error) {
 // aofTimer starts a scheduled or automatic rewrite when one is due (core
 // 0's timer, once a second).
 func (c *Core) aofTimer(now time.Time) {
-	a := c.srv.aof.Load()
-	if a == nil || c.srv.loading.Load() {
+	var d *aof.Dir
+	if a := c.srv.aof.Load(); a != nil {
+		d = a.dir
+	} else if d = c.srv.offDir.Load(); d == nil {
 		return
 	}
-	due, growth := a.dir.Due(c.srv.aofPolicy.Get(), now, c.srv.saver.Status().InProgress)
+	if c.srv.loading.Load() {
+		return
+	}
+	pv := c.srv.aofPolicy.Get()
+	if c.srv.aof.Load() == nil {
+		pv.RewritePercent = 0 // with the file off only a scheduled rewrite runs
+	}
+	due, growth := d.Due(pv, now, c.srv.saver.Status().InProgress)
 	if !due {
 		return
 	}
@@ -773,6 +804,10 @@ func (s *Server) aofStatus() aof.Status {
 	a := s.aof.Load()
 	if a == nil {
 		st := aof.OffStatus()
+		if d := s.offDir.Load(); d != nil {
+			st = d.Status(nil)
+			st.Enabled = false
+		}
 		if s.aofSwitch.Load() && s.aofPolicy.Get().On {
 			// Turned on, the rewrite not started yet: Redis's
 			// AOF_WAIT_REWRITE.

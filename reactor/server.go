@@ -98,8 +98,9 @@ type Server struct {
 	// while it is on (aof.go), nil otherwise.
 	aofPolicy aof.Policy
 	aof       atomic.Pointer[aofFiles]
-	aofSwitch atomic.Bool // CONFIG SET changed appendonly: core 0 switches (switchAOF)
-	aofStamps atomic.Bool // aof-timestamp-enabled
+	aofSwitch atomic.Bool             // CONFIG SET changed appendonly: core 0 switches (switchAOF)
+	aofStamps atomic.Bool             // aof-timestamp-enabled
+	offDir    atomic.Pointer[aof.Dir] // the directory BGREWRITEAOF writes with the file off
 	// saver is the snapshot state (persist.go); shutdownSave says whether
 	// the server saves once its cores stop (nil: as the save points say).
 	saver        *snapshot.Saver

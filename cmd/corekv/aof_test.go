@@ -557,3 +557,30 @@ func TestAOFTimestamps(t *testing.T) {
 		t.Fatal("the stamped file did not load")
 	}
 }
+
+// TestAOFRewriteWithFileOff checks BGREWRITEAOF with appendonly no, as
+// Redis does it: the directory gets a base of the dataset and a manifest
+// naming it alone, which redis-server and corekv started with appendonly
+// yes load; a second rewrite replaces the first base.
+func TestAOFRewriteWithFileOff(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	dir := t.TempDir()
+	srv := aofStart(t, dir, 2, "everysec", "--appendonly", "no")
+	snapshotFill(t, srv.addr)
+	for round := 0; round < 2; round++ {
+		if r := aofDo(t, srv.addr, "BGREWRITEAOF"); r != "+Background append only file rewriting started" {
+			t.Fatalf("BGREWRITEAOF: %s", r)
+		}
+		aofWaitRewrite(t, srv.addr)
+	}
+	want, at := journalDataset(t, srv.addr)
+	srv.stop(t)
+	checkAOF(t, dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*"))
+	if len(files) != 2 {
+		t.Fatalf("the directory holds %v, want one base and the manifest", files)
+	}
+	redisAddr := compatStartRedis(t, redisPath, "--dir", dir, "--appendonly", "yes")
+	got, _ := journalDataset(t, redisAddr)
+	journalCompare(t, "redis-server on the base BGREWRITEAOF wrote with the file off", want, got, at, nil)
+}

