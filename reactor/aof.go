@@ -44,6 +44,7 @@ type aofFiles struct {
 	// (bench/results/2026-12-02-vm-aof-sync.md).
 	syncHere bool
 	detached atomic.Int32 // shards that let go of their logs (detachAOF)
+	off      atomic.Bool  // CONFIG SET appendonly no: the shards are letting go
 }
 
 // openAOF reads (or makes) the append-only directory at start and opens
@@ -119,6 +120,9 @@ func (s *Server) watchAOFPolicy() {
 // (core 0, when CONFIG SET changed it).
 func (c *Core) switchAOF() {
 	s := c.srv
+	if s.loading.Load() {
+		return // once the dataset is loaded: a cut now would miss the rest of it
+	}
 	s.aofSwitch.Store(false)
 	on, a := s.aofPolicy.Get().On, s.aof.Load()
 	switch {
@@ -127,6 +131,7 @@ func (c *Core) switchAOF() {
 			c.log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation", "err", err)
 		}
 	case !on && a != nil:
+		a.off.Store(true)
 		for _, o := range s.cores {
 			o.aofDetach.Store(true)
 			o.forceWake()
@@ -744,6 +749,9 @@ func (a *aofFiles) atCut(c *Core, id uint64) {
 		return
 	}
 	if c.aof != a {
+		if a.off.Load() {
+			return // turned off before its cut reached this shard
+		}
 		// The file is being turned on: the shard journals from the cut.
 		if j := c.shard.Journal; j != nil && c.srv.journal != nil {
 			j.Flush(c.id, c.srv.journal)
