@@ -43,9 +43,10 @@ const MaxTxns = 16
 // on this core, on another (router.Batch), or it is one part of a
 // multi-shard plan, so this is where a command's run is accounted: its
 // call, time and failure in the shard's command statistics, and the slow
-// log. It is also the place for propagation (AOF, replicas) once that
-// exists; WATCH and keyspace notifications hear of changes from the tables
-// and the handlers themselves.
+// log. It is also where a change is journaled (run, journaled), which the
+// append-only file and later the replicas consume; WATCH and keyspace
+// notifications hear of changes from the tables and the handlers
+// themselves.
 //
 // start is the clock (Now) when the command began; Call returns the clock
 // when it ended, so that a caller running commands back to back reads the

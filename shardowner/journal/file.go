@@ -16,8 +16,9 @@ import (
 // FileSink writes each shard's stream to a file of its own,
 // <dir>/journal-<shard>.resp, from a goroutine of its own, so that no shard
 // waits on the disk. It is the journal for inspection and tests: it keeps
-// what the shards changed in the form the append-only file will, but it is
-// not durable (no fsync) and nothing loads it back.
+// what the shards changed in the form the append-only file does
+// (shardowner/aof), but it is not durable (no fsync) and nothing loads it
+// back.
 //
 // Write hands the records over through a channel; when the writer falls
 // that far behind, the shard waits for it rather than dropping records.
