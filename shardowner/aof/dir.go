@@ -39,6 +39,9 @@ type rewrite struct {
 	// to (a rewrite that turned the file on has not put its own in
 	// place yet), so a rewrite leaves it alone until its end.
 	stale bool
+	// unnamed are files of failed rewrites that no manifest names (made
+	// while stale), deleted by the next rewrite that succeeds.
+	unnamed []FileInfo
 
 	lastSecs    int64
 	lastOK      bool
@@ -189,12 +192,15 @@ func (d *Dir) BeginEnable(shards int) (base FileInfo, set []FileInfo, err error)
 // newFiles names the next base and makes a new incremental file per shard
 // (under mu).
 func (d *Dir) newFiles(shards int) (FileInfo, []FileInfo, error) {
-	seq := int64(1)
+	// After every number this directory has used, named or not: a file
+	// of a failed rewrite may still be a shard's.
+	seq := max(d.rw.base.Seq, 0) + 1
 	if d.man.Base != nil {
-		seq = d.man.Base.Seq + 1
+		seq = max(seq, d.man.Base.Seq+1)
 	}
 	base := FileInfo{Name: BaseName(d.Prefix, seq, true), Seq: seq, Type: TypeBase}
-	set := newSet(d.man, d.Prefix, shards)
+	used := &Manifest{Incr: append(append(append([]FileInfo(nil), d.man.Incr...), d.rw.set...), d.rw.unnamed...)}
+	set := newSet(used, d.Prefix, shards)
 	for _, fi := range set {
 		f, err := os.OpenFile(filepath.Join(d.Path, fi.Name), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -263,6 +269,9 @@ func (d *Dir) EndRewrite(err error) (time.Duration, error) {
 	if err != nil {
 		rw.lastOK = false
 		rw.fails++
+		if rw.stale {
+			rw.unnamed = append(rw.unnamed, rw.set...)
+		}
 		return took, err
 	}
 	rw.lastOK, rw.stale = true, false
@@ -282,7 +291,8 @@ func (d *Dir) deleteBut(next *Manifest) {
 	if next.Base != nil {
 		keep[next.Base.Name] = true
 	}
-	old := append(append([]FileInfo(nil), d.man.History...), d.man.Incr...)
+	old := append(append(append([]FileInfo(nil), d.man.History...), d.man.Incr...), d.rw.unnamed...)
+	d.rw.unnamed = nil
 	if d.man.Base != nil {
 		old = append(old, *d.man.Base)
 	}

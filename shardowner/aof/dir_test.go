@@ -97,3 +97,38 @@ func TestDirRewriteSteps(t *testing.T) {
 		t.Errorf("Status after the failure: %+v", st)
 	}
 }
+
+// TestDirFailedEnableLeavesNoFiles: the files of an enable whose base
+// failed are named nowhere; the next rewrite that succeeds deletes them.
+func TestDirFailedEnableLeavesNoFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "appendonlydir")
+	d, err := OpenDir(path, "a.aof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, set, err := d.BeginEnable(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.EndRewrite(errors.New("no room"))
+	if _, err := ReadManifest(path, "a.aof"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed enable wrote a manifest: %v", err)
+	}
+	base, _, err := d.BeginRewrite(2, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(path, base.Name), []byte("REDIS0010"), 0o644)
+	if _, err := d.EndRewrite(nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, fi := range set {
+		if _, err := os.Stat(filepath.Join(path, fi.Name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s of the failed enable is still there", fi.Name)
+		}
+	}
+	m, err := ReadManifest(path, "a.aof")
+	if err != nil || m.Base.Name != base.Name || len(m.Incr) != 2 || m.Incr[0].Name == set[0].Name {
+		t.Fatalf("the manifest after the rewrite: %+v %v", m, err)
+	}
+}
