@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -40,8 +39,7 @@ type aofFiles struct {
 	// syncHere: under always a shard syncs its own writes at the end of
 	// its turn, as Redis does, when the process has no CPU beyond its
 	// shards: a syncer goroutine would then share the shard's CPU, and
-	// its two hand-offs per sync cost more than the overlap saves
-	// (bench/results/2026-12-02-vm-aof-sync.md).
+	// its two hand-offs per sync cost more than the overlap saves.
 	syncHere bool
 	detached atomic.Int32 // shards that let go of their logs (detachAOF)
 	off      atomic.Bool  // CONFIG SET appendonly no: the shards are letting go
@@ -277,11 +275,11 @@ func (s *Server) planAOFLoad(d *aof.Dir) error {
 	}
 	if m.Base != nil {
 		path := filepath.Join(d.Path, m.Base.Name)
-		data, unmap, err := snapshot.MapFile(path)
+		data, unmap, err := mapListed(path, m.Base.Name)
 		switch {
-		case err != nil && strings.Contains(err.Error(), "is empty"):
 		case err != nil:
-			return fail(fmt.Errorf("opening the AOF base file: %w", err))
+			return fail(err)
+		case data == nil:
 		case len(data) >= 5 && string(data[:5]) == "REDIS":
 			l.data, l.unmap = data, unmap
 		default:
@@ -292,16 +290,12 @@ func (s *Server) planAOFLoad(d *aof.Dir) error {
 	var datas [][]byte
 	for i, fi := range m.Incr {
 		path := filepath.Join(d.Path, fi.Name)
-		st, err := os.Stat(path)
-		if err != nil {
-			return fail(fmt.Errorf("the AOF file %s listed in the manifest: %w", fi.Name, err))
-		}
-		if st.Size() == 0 {
-			continue
-		}
-		data, unmap, err := snapshot.MapFile(path)
+		data, unmap, err := mapListed(path, fi.Name)
 		if err != nil {
 			return fail(err)
+		}
+		if data == nil {
+			continue
 		}
 		shard := -1
 		if fi.Shards == n {
@@ -324,6 +318,19 @@ func (s *Server) planAOFLoad(d *aof.Dir) error {
 	s.load = l
 	s.loading.Store(true)
 	return nil
+}
+
+// mapListed maps a file the manifest names; an empty one is nil, with
+// nothing to load, and a missing one an error, as Redis refuses it.
+func mapListed(path, name string) ([]byte, func(), error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the AOF file %s listed in the manifest: %w", name, err)
+	}
+	if st.Size() == 0 {
+		return nil, nil, nil
+	}
+	return snapshot.MapFile(path)
 }
 
 // size is the bytes the load reads.
@@ -409,7 +416,7 @@ func (s *Server) replayInto(c *Core, b *loadBatch) (*loadBatch, error) {
 				if !f.last {
 					return b, fmt.Errorf("the truncated file %s is not the last file", f.name)
 				}
-				return b, fmt.Errorf("unexpected end of file reading the append only file %s. You can: "+
+				return b, fmt.Errorf("Unexpected end of file reading the append only file %s. You can: "+
 					"1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. "+
 					"2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.", f.name)
 			}

@@ -1022,6 +1022,8 @@ func (c *Core) markDirty(cn *Conn) {
 // flushAll writes the ready replies of every dirty connection, one write
 // each.
 func (c *Core) flushAll() {
+	// Under appendfsync always output waits for the log's syncer (aof.go).
+	syncing := c.aofLog != nil && c.aofLog.Fsync() == aof.FsyncAlways
 	list := c.dirty
 	c.dirty = nil
 	for _, cn := range list {
@@ -1032,7 +1034,7 @@ func (c *Core) flushAll() {
 		cn.collect()
 		held := cn.holdOutput()
 		limit := len(cn.out)
-		if c.aofLog != nil && c.aofLog.Fsync() == aof.FsyncAlways && !held {
+		if syncing && !held {
 			var wait bool
 			if limit, wait = c.syncLimit(cn); wait && !cn.syncHeld {
 				cn.syncHeld = true
