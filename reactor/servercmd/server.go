@@ -37,6 +37,8 @@ const (
 const (
 	errBgsaveInProgress resp.Error = "ERR Background save already in progress"
 	errSaveFailed       resp.Error = "ERR Background save failed"
+	// errBgsaveBehindRewrite is Redis's reply while its AOF child runs.
+	errBgsaveBehindRewrite resp.Error = "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible."
 )
 
 // Save is SAVE: the dataset is written, and then the reply comes. Unlike
@@ -53,8 +55,9 @@ func Save(c Core, cn Conn, argv [][]byte) {
 }
 
 // BgSave is BGSAVE [SCHEDULE], answered once every shard is cut. While a
-// save runs BGSAVE is refused, and BGSAVE SCHEDULE answered "scheduled":
-// the save starts once the running one has ended.
+// save runs it is refused, with or without SCHEDULE, as Redis refuses it
+// while its RDB child runs; while an AOF rewrite runs, BGSAVE SCHEDULE is
+// answered "scheduled" and the save starts once the rewrite has ended.
 func BgSave(c Core, cn Conn, argv [][]byte) {
 	schedule := false
 	if len(argv) > 2 || (len(argv) == 2 && !resp.EqualFold(argv[1], "schedule")) {
@@ -73,10 +76,14 @@ func BgSave(c Core, cn Conn, argv [][]byte) {
 		cn.End()
 		return
 	}
+	rewriting := c.Saver().Rewriting()
 	err := c.Save(cn, SaveBackground)
 	switch {
 	case err == nil:
-	case errors.Is(err, snapshot.ErrInProgress) && schedule:
+	case errors.Is(err, snapshot.ErrInProgress) && rewriting && !schedule:
+		// Redis's words when its AOF child runs; SCHEDULE waits for it.
+		cn.Error(errBgsaveBehindRewrite)
+	case errors.Is(err, snapshot.ErrInProgress) && rewriting:
 		c.Saver().Schedule()
 		w := cn.Begin()
 		w.Simple("Background saving scheduled")
