@@ -87,21 +87,26 @@ func init() {
 }
 
 type page struct {
-	buf       []byte // nil for a released page
-	size      uint32 // bytes per item (len(buf) for a large page)
-	nitems    uint32 // items the page holds
-	used      uint32 // live items
-	bump      uint32 // items below bump have been handed out at least once
-	free      uint32 // number+1 of the first free item below bump; 0: none
-	prev      uint32 // neighbours on the class's partial list (0: none)
-	next      uint32
+	buf    []byte                     // nil for a released page
+	pooled *bytebufferpool.ByteBuffer // holds buf, for a heap page from pagePool
+	size   uint32                     // bytes per item (the entry's bytes for a large page)
+	stride uint32                     // bytes from one item to the next: size, plus pre
+	prev   uint32                     // neighbours on the class's partial list (0: none)
+	next   uint32
+	// Item counts fit 16 bits: a page holds at most maxPageItems.
+	nitems    uint16 // items the page holds
+	used      uint16 // live items
+	bump      uint16 // items below bump have been handed out at least once
+	free      uint16 // number+1 of the first free item below bump; 0: none
 	class     uint8
+	pre       uint8 // bytes before each item: the access data of a tracking table, else 0
 	inPartial bool
 	evac      bool // being emptied by compaction: allocation skips it
 	offHeap   bool // buf is a block of the pool
-
-	pooled *bytebufferpool.ByteBuffer // holds buf, for a heap page from pagePool
 }
+
+// The page descriptor stays one cache line whatever the table tracks.
+var _ [64 - unsafe.Sizeof(page{})]struct{}
 
 type arena struct {
 	pool      *blockPool
@@ -120,6 +125,10 @@ type arena struct {
 	victimPos [numClasses]uint32
 	retry     [numClasses]uint16
 
+	// pre is the bytes every item of a new page has before it: 0, or
+	// accessBytes on a table that tracks access (access.go).
+	pre uint8
+
 	// pageLimit, when not 0, caps len(pages) below maxPages, so that tests
 	// can fill an arena cheaply.
 	pageLimit int
@@ -133,9 +142,12 @@ type arena struct {
 // item's size so that nothing written through it spills into a neighbour.
 func (a *arena) item(ref uint32) []byte {
 	p := &a.pages[ref>>refItemBits]
-	off := (ref & refItemMask) * p.size
+	off := (ref&refItemMask)*p.stride + uint32(p.pre)
 	return p.buf[off : off+p.size : off+p.size]
 }
+
+// itemOff is the offset in the page's buffer of its item it.
+func (p *page) itemOff(it uint32) uint32 { return it*p.stride + uint32(p.pre) }
 
 // itemSize is the size of the item ref.
 func (a *arena) itemSize(ref uint32) int { return int(a.pages[ref>>refItemBits].size) }
@@ -179,8 +191,10 @@ func (a *arena) alloc(n int) uint32 {
 		if idx == 0 {
 			return 0
 		}
-		a.pages[idx] = page{buf: make([]byte, n), size: uint32(n), nitems: 1, used: 1, bump: 1, class: largeClass}
-		a.bytes += n
+		pre := int(a.pre)
+		a.pages[idx] = page{buf: make([]byte, pre+n), size: uint32(n), stride: uint32(pre + n), pre: a.pre,
+			nitems: 1, used: 1, bump: 1, class: largeClass}
+		a.bytes += pre + n
 		return idx << refItemBits
 	}
 	c := classOf[(n+7)>>3]
@@ -193,11 +207,10 @@ func (a *arena) alloc(n int) uint32 {
 	p := &a.pages[idx]
 	var it uint32
 	if p.free != 0 {
-		it = p.free - 1
-		off := it * p.size
-		p.free = uint32(binary.LittleEndian.Uint16(p.buf[off+1:]))
+		it = uint32(p.free - 1)
+		p.free = binary.LittleEndian.Uint16(p.buf[p.itemOff(it)+1:])
 	} else {
-		it = p.bump
+		it = uint32(p.bump)
 		p.bump++
 	}
 	p.used++
@@ -212,19 +225,20 @@ func (a *arena) alloc(n int) uint32 {
 // has no page left.
 func (a *arena) newPage(c uint8) uint32 {
 	size := classSize[c]
+	stride := size + uint32(a.pre)
 	pb := uint32(minPageBytes) << min(a.npages[c], pageGrowSteps)
-	n := max(pb/size, 1)
+	n := max(pb/stride, 1)
 	n = min(n, maxPageItems)
 	idx := a.newPageIndex()
 	if idx == 0 {
 		return 0
 	}
-	pg := page{size: size, nitems: n, class: c}
-	if n*size > blockBytes/2 {
-		pg.buf = unsafe.Slice((*byte)(a.pool.get(false)), blockBytes)[:n*size]
+	pg := page{size: size, stride: stride, pre: a.pre, nitems: uint16(n), class: c}
+	if n*stride > blockBytes/2 {
+		pg.buf = unsafe.Slice((*byte)(a.pool.get(false)), blockBytes)[:n*stride]
 		pg.offHeap = true
 	} else {
-		pg.pooled = pageBuf(int(n * size))
+		pg.pooled = pageBuf(int(n * stride))
 		pg.buf = pg.pooled.B
 	}
 	a.pages[idx] = pg
@@ -246,10 +260,10 @@ func (a *arena) free(ref uint32) {
 		return
 	}
 	it := ref & refItemMask
-	off := it * p.size
+	off := p.itemOff(it)
 	p.buf[off] = 0
-	binary.LittleEndian.PutUint16(p.buf[off+1:], uint16(p.free))
-	p.free = it + 1
+	binary.LittleEndian.PutUint16(p.buf[off+1:], p.free)
+	p.free = uint16(it + 1)
 	p.used--
 	c := p.class
 	a.used[c]--
@@ -338,11 +352,11 @@ func (a *arena) pickVictim(c uint8) uint32 {
 		return 0
 	}
 	var best uint32
-	bestUsed := uint32(maxPageItems + 1)
+	bestUsed := maxPageItems + 1
 	for i := 1; i < len(a.pages); i++ {
 		p := &a.pages[i]
-		if p.buf != nil && p.class == c && p.used < bestUsed {
-			best, bestUsed = uint32(i), p.used
+		if p.buf != nil && p.class == c && int(p.used) < bestUsed {
+			best, bestUsed = uint32(i), int(p.used)
 		}
 	}
 	p := &a.pages[best]

@@ -99,7 +99,7 @@ func (t *Table) Check() error {
 		}
 		bytes += p.held()
 		live := 0
-		for it := uint32(0); it < p.nitems; it++ {
+		for it := uint32(0); it < uint32(p.nitems); it++ {
 			if seen[uint32(i)<<refItemBits|it] {
 				live++
 			}

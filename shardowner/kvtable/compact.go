@@ -34,7 +34,7 @@ func (t *Table) compactStep(c uint8) {
 	for moved := 0; moved < compactMoves && a.victim[c] == v; {
 		p := &a.pages[v]
 		pos := a.victimPos[c]
-		if pos >= p.bump {
+		if pos >= uint32(p.bump) {
 			// Cannot happen while the page holds live items.
 			panic("kvtable: compaction walked past a page's items")
 		}
