@@ -194,7 +194,7 @@ func (a *arena) alloc(n int) uint32 {
 		pre := int(a.pre)
 		a.pages[idx] = page{buf: make([]byte, pre+n), size: uint32(n), stride: uint32(pre + n), pre: a.pre,
 			nitems: 1, used: 1, bump: 1, class: largeClass}
-		a.bytes += pre + n
+		a.grew(pre + n)
 		return idx << refItemBits
 	}
 	c := classOf[(n+7)>>3]
@@ -242,7 +242,7 @@ func (a *arena) newPage(c uint8) uint32 {
 		pg.buf = pg.pooled.B
 	}
 	a.pages[idx] = pg
-	a.bytes += pg.held()
+	a.grew(pg.held())
 	a.npages[c]++
 	a.capa[c] += int(n)
 	a.pushPartial(idx)
@@ -278,7 +278,7 @@ func (a *arena) free(ref uint32) {
 
 func (a *arena) release(idx uint32) {
 	p := &a.pages[idx]
-	a.bytes -= p.held()
+	a.grew(-p.held())
 	if p.offHeap {
 		a.pool.put(blockOf(p.buf))
 	}
@@ -297,6 +297,12 @@ func (a *arena) release(idx uint32) {
 	}
 	*p = page{}
 	a.freePages = append(a.freePages, idx)
+}
+
+// grew records that the arena's pages hold n bytes more (fewer, for n < 0).
+func (a *arena) grew(n int) {
+	a.bytes += n
+	a.pool.count(n)
 }
 
 // pageBuf returns a buffer of n bytes from pagePool. A pooled buffer too

@@ -124,6 +124,14 @@ func (t *Table) Check() error {
 	if blocks := t.blocksHeld(); blocks != t.pool.inUse {
 		return fmt.Errorf("table holds %d off-heap blocks, pool has %d in use", blocks, t.pool.inUse)
 	}
+	for k := range 2 {
+		if w := chunkWordsHeld(t.ix[k].dir) + chunkWordsHeld(t.ix[k].ovf); w != t.ix[k].words {
+			return fmt.Errorf("index %d holds %d words, counts %d", k, w, t.ix[k].words)
+		}
+	}
+	if held := t.heldBytes(); int64(held) != t.pool.held {
+		return fmt.Errorf("table holds %d bytes, its pool counts %d", held, t.pool.held)
+	}
 	return t.checkAggregates(seen)
 }
 
@@ -299,4 +307,39 @@ func (t *Table) checkWheel() error {
 		return fmt.Errorf("wheel due at %d, a bucket is due at %d", w.due, due)
 	}
 	return nil
+}
+
+// heldBytes counts afresh what a Meter counts for the table (see Meter):
+// its arena pages, index and overflow chunks, TTL-wheel chunks and level
+// arrays, and those of its Order's pages, which share its pool.
+func (t *Table) heldBytes() int {
+	n := 0
+	for i := range t.ar.pages {
+		if p := &t.ar.pages[i]; p.buf != nil {
+			n += p.held()
+		}
+	}
+	for k := range 2 {
+		n += 8 * (chunkWordsHeld(t.ix[k].dir) + chunkWordsHeld(t.ix[k].ovf))
+	}
+	for _, c := range t.exp.segs {
+		n += 4 * len(c)
+	}
+	for _, lv := range t.exp.levels {
+		if lv != nil {
+			n += levelBytes
+		}
+	}
+	if t.Order != nil {
+		n += t.Order.Pages.heldBytes()
+	}
+	return n
+}
+
+func chunkWordsHeld(chunks [][]uint64) int {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	return n
 }

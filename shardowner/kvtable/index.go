@@ -49,9 +49,15 @@ func newIndex(buckets uint32, pool *blockPool) index {
 	ix.dir = make([][]uint64, (buckets+chunkMask)>>chunkShift)
 	if buckets < chunkGroups {
 		ix.dir[0] = make([]uint64, buckets*wordsPerGroup)
-		ix.words += int(buckets * wordsPerGroup)
+		ix.grew(int(buckets * wordsPerGroup))
 	}
 	return ix
+}
+
+// grew records that the index holds n words more (fewer, for n < 0).
+func (ix *index) grew(n int) {
+	ix.words += n
+	ix.pool.count(8 * n)
 }
 
 // bucket returns bucket b's first group, nil if its chunk is not allocated.
@@ -68,7 +74,7 @@ func (ix *index) bucket(b uint32) []uint64 {
 func (ix *index) bucketForWrite(b uint32) []uint64 {
 	if ix.dir[b>>chunkShift] == nil {
 		ix.dir[b>>chunkShift] = blockWords(ix.pool.get(true))
-		ix.words += chunkWords
+		ix.grew(chunkWords)
 	}
 	return ix.bucket(b)
 }
@@ -95,10 +101,10 @@ func (ix *index) newOverflow() uint32 {
 	switch {
 	case c == len(ix.ovf) && c == 0:
 		ix.ovf = append(ix.ovf, make([]uint64, 4*wordsPerGroup))
-		ix.words += 4 * wordsPerGroup
+		ix.grew(4 * wordsPerGroup)
 	case c == len(ix.ovf):
 		ix.ovf = append(ix.ovf, blockWords(ix.pool.get(true)))
-		ix.words += chunkWords
+		ix.grew(chunkWords)
 	case need > len(ix.ovf[c]):
 		// The first chunk grows by doubling so that a small table pays
 		// little for its few overflow groups.
@@ -110,7 +116,7 @@ func (ix *index) newOverflow() uint32 {
 			ix.ovf[c] = make([]uint64, n)
 		}
 		copy(ix.ovf[c], old)
-		ix.words += n - len(old)
+		ix.grew(n - len(old))
 	}
 	return id
 }
@@ -119,7 +125,7 @@ func (ix *index) newOverflow() uint32 {
 // one of its blocks.
 func (ix *index) dropChunk(c uint32) {
 	ch := ix.dir[c]
-	ix.words -= len(ch)
+	ix.grew(-len(ch))
 	if len(ch) == chunkWords {
 		ix.pool.put(blockOf(ch))
 	}
@@ -137,6 +143,7 @@ func (ix *index) release() {
 			}
 		}
 	}
+	ix.grew(-ix.words)
 	*ix = index{}
 }
 

@@ -114,6 +114,12 @@ type blockPool struct {
 	// keepTicks times as many warm blocks, the ones it is likely to hand out
 	// again within a second or so.
 	recentGets int
+
+	// held is the bytes the tables drawing on the pool hold, on the heap
+	// and off it, which meter, when set, counts too (see Meter). Release
+	// takes it off the meter; the meter stays.
+	held  int64
+	meter *Meter
 }
 
 // get returns a zeroed block of blockBytes bytes: a warm one if there is
@@ -477,6 +483,8 @@ func (p *blockPool) release() { p.releaseAsync(false) }
 // another goroutine, so that the caller does not wait while the kernel frees
 // the pages (milliseconds per 100 MB).
 func (p *blockPool) releaseAsync(async bool) {
+	p.count(-int(p.held))
+	meter := p.meter
 	regions := p.regions
 	unmap := func() {
 		for k, r := range regions {
@@ -507,7 +515,7 @@ func (p *blockPool) releaseAsync(async bool) {
 	default:
 		unmap()
 	}
-	*p = blockPool{}
+	*p = blockPool{meter: meter}
 }
 
 // populate faults in the n blocks at b, which the shard will take soon, from

@@ -123,7 +123,7 @@ type Table struct {
 // memory is unmapped by Clear, or once the table is unreachable.
 func NewTable(clock *Clock) *Table {
 	t := newTable(clock, new(blockPool))
-	runtime.AddCleanup(t, (*blockPool).release, t.pool)
+	runtime.AddCleanup(t, (*blockPool).collect, t.pool)
 	return t
 }
 
@@ -331,10 +331,14 @@ func (t *Table) migrate(n int) {
 // Tick is the table's periodic upkeep, for the shard's timer: it advances a
 // resize in progress by a bounded number of buckets, so that an idle table
 // finishes it, and gives part of the memory freed since the last Tick back to
-// the kernel. It does the same for a few of its big aggregates in turn.
+// the kernel. It does the same for a few of its big aggregates in turn, and
+// settles the table's meter (Meter.Settle).
 func (t *Table) Tick() {
 	t.rehashStep(rehashPerTick)
 	t.pool.decay()
+	if m := t.pool.meter; m != nil {
+		m.Settle()
+	}
 	for range min(objsPerTick, len(t.objs)) {
 		t.objTick = (t.objTick + 1) % len(t.objs)
 		if o := t.objs[t.objTick]; o != nil {
@@ -921,7 +925,8 @@ func (t *Table) SetPacked(key []byte, kind Kind, intset bool, blob []byte, expir
 
 // SetBig stores big, an aggregate of the given kind in a table of its own,
 // under key with the given expiry, replacing any value. t owns big from
-// then on: deleting or overwriting the key clears it.
+// then on: deleting or overwriting the key clears it. When t has a meter,
+// big's bytes are counted by it from then on (SetMeter).
 func (t *Table) SetBig(key []byte, kind Kind, big *Table, expireAt int64) error {
 	var i uint32
 	if k := len(t.objFree); k > 0 {
@@ -936,6 +941,9 @@ func (t *Table) SetBig(key []byte, kind Kind, big *Table, expireAt int64) error 
 		t.objs[i] = nil
 		t.objFree = append(t.objFree, i)
 		return err
+	}
+	if m := t.pool.meter; m != nil && big.pool.meter != m {
+		big.SetMeter(m)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package kvtable
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // The TTL wheel holds the refs of the entries that have a TTL, ordered by
 // expiry time, so that active expiry finds every expired key in O(1) and
@@ -43,6 +46,9 @@ const (
 
 	noneDue = 1<<63 - 1
 )
+
+// levelBytes is the size of a level's bucket array.
+const levelBytes = int(unsafe.Sizeof([wheelSlots]wheelBucket{}))
 
 type wheelBucket struct {
 	head uint32 // the chain's newest segment, 0 for none
@@ -92,8 +98,10 @@ func (w *wheel) newSeg() uint32 {
 	switch {
 	case c == len(w.segs) && c == 0:
 		w.segs = append(w.segs, make([]uint32, 4*segWords))
+		w.pool.count(4 * 4 * segWords)
 	case c == len(w.segs):
 		w.segs = append(w.segs, blockU32(w.pool.get(false)))
+		w.pool.count(blockBytes)
 	case need > len(w.segs[c]):
 		// Only the first chunk starts short; it doubles up to full size.
 		old := w.segs[c]
@@ -103,6 +111,7 @@ func (w *wheel) newSeg() uint32 {
 			w.segs[c] = blockU32(w.pool.get(false))
 		}
 		copy(w.segs[c], old)
+		w.pool.count(4 * (len(w.segs[c]) - len(old)))
 	}
 	return s
 }
@@ -133,6 +142,7 @@ func (w *wheel) push(ref uint32, e, now int64) int {
 	l, q := w.place(e, now)
 	if w.levels[l] == nil {
 		w.levels[l] = new([wheelSlots]wheelBucket)
+		w.pool.count(levelBytes)
 	}
 	b := &w.levels[l][q&wheelMask]
 	off := b.n % segRefs
@@ -193,6 +203,7 @@ func (w *wheel) empty() {
 		keep = 1
 	}
 	for i := len(w.segs) - 1; i >= keep; i-- {
+		w.pool.count(-4 * len(w.segs[i]))
 		w.pool.put(blockOf(w.segs[i]))
 		w.segs[i] = nil
 	}
@@ -242,7 +253,7 @@ func (w *wheel) bytes() int {
 	}
 	for _, lv := range w.levels {
 		if lv != nil {
-			n += 8 * wheelSlots
+			n += levelBytes
 		}
 	}
 	return n
