@@ -8,7 +8,9 @@ import (
 // Check verifies the table's internal invariants: every slot points at a live
 // entry whose key hashes to the slot's bucket, counts agree, chains are
 // packed, the TTL wheel and the entries agree, the arena's counters match its
-// pages and the block pool's counters its spans. It walks the whole table:
+// pages, every page is laid out for the table's access tracking and its
+// free list is whole, the bytes the pool counts (a Meter's share) match
+// what the table holds, and the block pool's counters match its spans. It walks the whole table:
 // for tests and fuzzing, not for a running server.
 func (t *Table) Check() error {
 	seen := map[uint32]bool{}
@@ -92,12 +94,18 @@ func (t *Table) Check() error {
 	}
 	var used, capa [numClasses]int
 	bytes := 0
+	if (t.acc != nil) != (t.ar.pre == accessBytes) || t.ar.pre != 0 && t.ar.pre != accessBytes {
+		return fmt.Errorf("arena puts %d bytes before items, access tracking %v", t.ar.pre, t.acc != nil)
+	}
 	for i := 1; i < len(t.ar.pages); i++ {
 		p := &t.ar.pages[i]
 		if p.buf == nil {
 			continue
 		}
 		bytes += p.held()
+		if err := t.ar.checkPage(uint32(i), seen); err != nil {
+			return err
+		}
 		live := 0
 		for it := uint32(0); it < uint32(p.nitems); it++ {
 			if seen[uint32(i)<<refItemBits|it] {
@@ -342,4 +350,45 @@ func chunkWordsHeld(chunks [][]uint64) int {
 		n += len(c)
 	}
 	return n
+}
+
+// checkPage verifies the layout of page idx: every item has the table's
+// access bytes before it and the page holds whole strides; its free list
+// holds the items below bump that no slot points at, each once, with 0 in
+// its first byte.
+func (a *arena) checkPage(idx uint32, seen map[uint32]bool) error {
+	p := &a.pages[idx]
+	if p.pre != a.pre || p.stride != p.size+uint32(p.pre) {
+		return fmt.Errorf("page %d: stride %d for items of %d bytes with %d before each, the arena puts %d",
+			idx, p.stride, p.size, p.pre, a.pre)
+	}
+	if p.class == largeClass {
+		if p.nitems != 1 || p.used != 1 || p.size <= maxClassSize || len(p.buf) != int(p.stride) {
+			return fmt.Errorf("large page %d: %d items of %d bytes in %d", idx, p.nitems, p.size, len(p.buf))
+		}
+		return nil
+	}
+	if p.size != classSize[p.class] || p.nitems == 0 || len(p.buf) != int(p.nitems)*int(p.stride) || p.bump > p.nitems {
+		return fmt.Errorf("page %d of class %d: %d items of %d bytes, stride %d, bump %d, in %d bytes",
+			idx, p.class, p.nitems, p.size, p.stride, p.bump, len(p.buf))
+	}
+	free := 0
+	onList := map[uint16]bool{}
+	for f := p.free; f != 0; {
+		it := f - 1
+		if it >= p.bump || onList[f] || seen[idx<<refItemBits|uint32(it)] {
+			return fmt.Errorf("page %d: free list holds item %d, past bump %d, twice or live", idx, it, p.bump)
+		}
+		onList[f] = true
+		off := p.itemOff(uint32(it))
+		if p.buf[off] != 0 {
+			return fmt.Errorf("page %d: free item %d has header %#x", idx, it, p.buf[off])
+		}
+		f = le.Uint16(p.buf[off+1:])
+		free++
+	}
+	if free != int(p.bump)-int(p.used) {
+		return fmt.Errorf("page %d: %d items on the free list, %d handed out and %d live", idx, free, p.bump, p.used)
+	}
+	return nil
 }

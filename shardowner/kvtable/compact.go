@@ -71,7 +71,9 @@ func (t *Table) moveEntry(ref uint32, it []byte) bool {
 	if nref == 0 {
 		return false
 	}
-	copy(t.ar.item(nref), it[:n])
+	dst := t.ar.item(nref)
+	copy(dst, it[:n])
+	t.moveAccess(dst, it)
 	if it[0]&hdrTTL != 0 {
 		t.exp.set(entryExpIdx(it), nref)
 	}

@@ -13,13 +13,25 @@ type modelVal struct {
 	isInt bool
 	n     int64
 	exp   int64
+	lru   uint32 // LRU clock of the last access, on a tracking table
 }
 
-// model is the reference: a Go map with the same lazy-expiry rules.
+// model is the reference: a Go map with the same lazy-expiry rules, and
+// with track the LRU clock of every key's last access.
 type model struct {
 	m     map[string]modelVal
 	clock *Clock
 	nexp  int
+	track bool
+}
+
+// touch records an access to k, when it is live, as the table does unless
+// noTouch.
+func (m *model) touch(k string, noTouch bool) {
+	if v, ok := m.get(k); ok && !noTouch {
+		v.lru = lruClock(m.clock.Ms)
+		m.m[k] = v
+	}
 }
 
 func (m *model) expired(v modelVal) bool { return v.exp != 0 && v.exp <= m.clock.Ms }
@@ -88,15 +100,24 @@ func modelOps() int {
 
 func TestModel(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
-		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { runModel(t, seed, modelOps()/2) })
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { runModel(t, seed, modelOps()/2, false) })
 	}
 }
 
-func runModel(t *testing.T, seed uint64, ops int) {
+// TestModelTracked is TestModel on a table that tracks LRU access data,
+// which the model follows key by key, with NoTouch set now and then.
+func TestModelTracked(t *testing.T) {
+	runModel(t, 3, modelOps()/2, true)
+}
+
+func runModel(t *testing.T, seed uint64, ops int, track bool) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	clock := &Clock{Ms: 1_000_000}
 	tb := NewTable(clock)
-	m := &model{m: map[string]modelVal{}, clock: clock}
+	if track {
+		tb.TrackAccess(&Access{})
+	}
+	m := &model{m: map[string]modelVal{}, clock: clock, track: track}
 
 	longPad := string(bytes.Repeat([]byte("L"), 200))
 	keyFor := func(i int) string {
@@ -155,19 +176,21 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			k, r = keyFor((op-phase*phaseOps)%space), 99
 		}
 		key := []byte(k)
+		now := lruClock(clock.Ms)
+		tb.NoTouch = track && rng.IntN(10) == 0
 		switch {
 		case r < 25:
 			v, exp := valueOf(), expOf()
 			tb.SetString(key, v, exp)
-			mv := modelVal{str: string(v), exp: exp}
+			mv := modelVal{str: string(v), exp: exp, lru: now}
 			if n, ok := CanonicalInt(v); ok {
-				mv = modelVal{isInt: true, n: n, exp: exp}
+				mv = modelVal{isInt: true, n: n, exp: exp, lru: now}
 			}
 			m.put(k, mv)
 		case r < 35:
 			n, exp := rng.Int64(), expOf()
 			tb.SetInt(key, n, exp)
-			m.put(k, modelVal{isInt: true, n: n, exp: exp})
+			m.put(k, modelVal{isInt: true, n: n, exp: exp, lru: now})
 		case r < 38:
 			// INCR-like: read then write back an integer, keeping the TTL.
 			got, ok := tb.Get(key)
@@ -175,21 +198,22 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			if ok != wok || (ok && !sameValue(got, want)) {
 				t.Fatalf("op %d: Get(%q) = %+v %v, want %+v %v", op, k, got, ok, want, wok)
 			}
+			m.touch(k, tb.NoTouch)
 			if ok && got.IsInt {
 				tb.SetInt(key, got.Int+1, got.ExpireAt)
-				m.put(k, modelVal{isInt: true, n: want.n + 1, exp: want.exp})
+				m.put(k, modelVal{isInt: true, n: want.n + 1, exp: want.exp, lru: now})
 			}
 		case r < 40:
 			// Write a value taken from the table itself (aliasing).
 			got, ok := tb.Get(key)
-			m.get(k)
+			m.touch(k, tb.NoTouch)
 			if ok && !got.IsInt && len(got.Str) > 0 {
 				sub := got.Str[rng.IntN(len(got.Str)):]
 				want := string(sub)
 				tb.SetString(key, sub, got.ExpireAt)
-				mv := modelVal{str: want, exp: got.ExpireAt}
+				mv := modelVal{str: want, exp: got.ExpireAt, lru: now}
 				if n, ok := CanonicalInt([]byte(want)); ok {
-					mv = modelVal{isInt: true, n: n, exp: got.ExpireAt}
+					mv = modelVal{isInt: true, n: n, exp: got.ExpireAt, lru: now}
 				}
 				m.put(k, mv)
 			}
@@ -199,11 +223,13 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			if ok != wok || (ok && !sameValue(got, want)) {
 				t.Fatalf("op %d: Get(%q) = %+v %v, want %+v %v", op, k, got, ok, want, wok)
 			}
+			m.touch(k, tb.NoTouch)
 		case r < 65:
 			_, wok := m.get(k)
 			if got := tb.Exists(key); got != wok {
 				t.Fatalf("op %d: Exists(%q) = %v", op, k, got)
 			}
+			m.touch(k, tb.NoTouch)
 		case r < 75:
 			exp := expOf()
 			got, err := tb.SetExpire(key, exp)
@@ -213,6 +239,9 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			v, wok := m.get(k)
 			if wok {
 				v.exp = exp
+				if !tb.NoTouch {
+					v.lru = now
+				}
 				m.put(k, v)
 			}
 			if got != wok {
@@ -279,6 +308,12 @@ func fullScanCheck(t *testing.T, tb *Table, m *model, rng *rand.Rand) {
 			}
 			if !sameValue(v, want) {
 				t.Fatalf("Scan value of %q = %+v, want %+v", key, v, want)
+			}
+			if m.track {
+				idle, _ := tb.IdleMs(key)
+				if wantIdle := int64((lruClock(m.clock.Ms)-want.lru)&accessMask) * 1000; idle != wantIdle {
+					t.Fatalf("IdleMs(%q) = %d, want %d", key, idle, wantIdle)
+				}
 			}
 			seen[string(key)] = true
 		})

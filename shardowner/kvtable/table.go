@@ -113,6 +113,14 @@ type Table struct {
 	// creates.
 	OnNew func(key []byte)
 
+	// acc, when set, is the policy the per-key access data follows
+	// (access.go); nil on a table that tracks none.
+	acc *Access
+	// NoTouch, while set, keeps reads and writes from updating access
+	// data: the shard sets it around commands that must not count as an
+	// access (TYPE, TTL, OBJECT…) and for CLIENT NO-TOUCH clients.
+	NoTouch bool
+
 	pool     *blockPool // the off-heap blocks of ix, ar and exp (and of Order's pages)
 	rng      uint64
 	sink     uint64 // where ActiveExpire's read-ahead loads go, so they are not optimised away
@@ -136,13 +144,14 @@ func newTable(clock *Clock, pool *blockPool) *Table {
 }
 
 // reset empties t, keeping its clock, pool, random state, hash mask, page
-// limit, expired count, watcher and hooks.
+// limit, expired count, watcher, hooks and access tracking.
 func (t *Table) reset() {
-	limit := t.ar.pageLimit
+	limit, pre := t.ar.pageLimit, t.ar.pre
 	*t = Table{clock: t.clock, rehashIdx: -1, frozen: t.frozen, scanning: t.scanning, rng: t.rng, hashMask: t.hashMask, pool: t.pool, expired: t.expired,
-		watcher: t.watcher, OnExpire: t.OnExpire, OnNew: t.OnNew}
+		watcher: t.watcher, OnExpire: t.OnExpire, OnNew: t.OnNew, acc: t.acc, NoTouch: t.NoTouch}
 	t.ar.pool = t.pool
 	t.ar.pageLimit = limit
+	t.ar.pre = pre
 	t.exp = newWheel(t.pool)
 }
 
@@ -378,6 +387,9 @@ func (t *Table) Load(key []byte, v *Value) bool {
 		*v = Value{}
 		return false
 	}
+	if t.acc != nil {
+		t.touch(it)
+	}
 	t.decode(it, v)
 	return true
 }
@@ -466,8 +478,13 @@ func (t *Table) AddMember(key []byte) (bool, error) {
 	t.rehashStep(rehashPerOp)
 	h := t.hash(key)
 	w := t.lookup(h, key)
-	if w != 0 && !t.isExpired(t.ar.item(uint32(w))) {
-		return false, nil
+	if w != 0 {
+		if it := t.ar.item(uint32(w)); !t.isExpired(it) {
+			if t.acc != nil {
+				t.touch(it)
+			}
+			return false, nil
+		}
 	}
 	if err := t.store(h, w, key, byte(KindString)|encRaw, nil, 0, 0); err != nil {
 		return false, err
@@ -497,7 +514,11 @@ func (t *Table) store(h, w uint64, key []byte, hdr byte, raw []byte, n int64, ex
 		if ttl {
 			idx = t.exp.push(ref, expireAt, t.clock.Ms)
 		}
-		writeEntry(t.ar.item(ref), hdr, expireAt, idx, key, raw, n)
+		it := t.ar.item(ref)
+		writeEntry(it, hdr, expireAt, idx, key, raw, n)
+		if t.acc != nil {
+			t.initAccess(it)
+		}
 		t.insert(h, ref)
 		t.touched(key, true)
 		if t.OnNew != nil {
@@ -517,6 +538,9 @@ func (t *Table) store(h, w uint64, key []byte, hdr byte, raw []byte, n int64, ex
 		}
 		writePrefix(it, hdr, expireAt, idx)
 		writeValue(it, valueOff(it), hdr&hdrEncMask, raw, n)
+		if t.acc != nil {
+			t.overwritten(it)
+		}
 		t.touched(key, true)
 		return nil
 	}
@@ -534,7 +558,12 @@ func (t *Table) store(h, w uint64, key []byte, hdr byte, raw []byte, n int64, ex
 	case old&hdrTTL != 0:
 		t.wheelRemove(entryExpIdx(it), entryExpire(it))
 	}
-	writeEntry(t.ar.item(nref), hdr, expireAt, idx, key, raw, n)
+	dst := t.ar.item(nref)
+	writeEntry(dst, hdr, expireAt, idx, key, raw, n)
+	if t.acc != nil {
+		t.moveAccess(dst, it)
+		t.overwritten(dst)
+	}
 	t.reindex(w, nref)
 	t.touched(key, true)
 	t.freeItem(ref, true)
@@ -645,6 +674,9 @@ func (t *Table) liveRaw(key []byte) (uint64, []byte) {
 	if last := &t.lastRaw; last.w != 0 && last.frees == t.ar.frees && bytes.Equal(last.key[:last.n], key) {
 		it := t.ar.item(uint32(last.w))
 		if it[0]&mask == want && !t.isExpired(it) && bytes.Equal(entryKey(it), key) {
+			if t.acc != nil {
+				t.touch(it)
+			}
 			return last.w, it
 		}
 	}
@@ -685,6 +717,7 @@ func (t *Table) rewritten(key []byte, w uint64, ref, nref uint32, dst []byte) {
 		if dst[0]&hdrTTL != 0 {
 			t.exp.set(entryExpIdx(dst), nref)
 		}
+		t.moveAccess(dst, t.ar.item(ref))
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
 	}
@@ -758,6 +791,9 @@ func (t *Table) live(key []byte, mask, want byte) (uint64, []byte) {
 	if it[0]&mask != want || t.isExpired(it) {
 		return 0, nil
 	}
+	if t.acc != nil {
+		t.touch(it)
+	}
 	return w, it
 }
 
@@ -809,6 +845,9 @@ func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 		t.expireSlot(w, true)
 		return false, nil
 	}
+	if t.acc != nil {
+		t.touch(it)
+	}
 	had := it[0]&hdrTTL != 0
 	switch {
 	case had && expireAt != 0:
@@ -845,6 +884,7 @@ func (t *Table) SetExpire(key []byte, expireAt int64) (bool, error) {
 	writePrefix(dst, hdr, expireAt, idx)
 	t.touched(key, true)
 	if nref != ref {
+		t.moveAccess(dst, it)
 		t.reindex(w, nref)
 		t.freeItem(ref, true)
 	}
@@ -983,14 +1023,20 @@ func (t *Table) Clear() {
 	t.reset()
 }
 
-// MemoryUsage returns the bytes key costs: its arena item, its index slot
-// and, with a TTL, its place in the TTL wheel. An expired key is deleted.
+// MemoryUsage returns the bytes key costs: its arena item (with its access
+// bytes on a tracking table), its index slot and, with a TTL, its place in
+// the TTL wheel. An expired key is deleted; a live one is not touched.
 func (t *Table) MemoryUsage(key []byte) (int, bool) {
-	if _, ok := t.Get(key); !ok {
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
 		return 0, false
 	}
-	it := t.ar.item(uint32(t.lookup(t.hash(key), key)))
-	n := len(it) + 8
+	it := t.ar.item(uint32(w))
+	if t.isExpired(it) {
+		t.expireSlot(w, false)
+		return 0, false
+	}
+	n := len(it) + int(t.ar.pre) + 8
 	if it[0]&hdrTTL != 0 {
 		n += 4
 	}
