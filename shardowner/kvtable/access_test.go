@@ -42,6 +42,7 @@ func TestIdleTime(t *testing.T) {
 	tb.Probe(key)
 	tb.TouchEntry(tb.Hash(key))
 	tb.Freq(key)
+	tb.SampleEvict(5, false, ScoreLRU, func([]byte, uint64) {})
 	for pos := range tb.WalkLen() {
 		tb.WalkAt(pos, func([]byte, Value) {})
 	}
