@@ -88,6 +88,15 @@ func accessAt(it []byte) *[accessBytes]byte {
 	return (*[accessBytes]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(it)), -accessBytes))
 }
 
+// entryStart is where the bytes of entry it that a lookup reads begin: its
+// access bytes on a tracking table, for prefetching.
+func (t *Table) entryStart(it []byte) unsafe.Pointer {
+	if t.acc != nil {
+		return unsafe.Pointer(accessAt(it))
+	}
+	return unsafe.Pointer(unsafe.SliceData(it))
+}
+
 func getAccess(p *[accessBytes]byte) uint32 {
 	return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
 }

@@ -36,8 +36,12 @@ var val16 = []byte("vvvvvvvvvvvvvvvv")
 
 const benchKeys = 1 << 20
 
-func loaded(n int) (*Table, [][]byte) {
+func loaded(n int) (*Table, [][]byte) { return loadedWith(n, nil) }
+
+// loadedWith is loaded on a table that tracks access per acc (nil: none).
+func loadedWith(n int, acc *Access) (*Table, [][]byte) {
 	tb := NewTable(&Clock{Ms: 1})
+	tb.TrackAccess(acc)
 	ks := keys16(n, 0)
 	for _, k := range ks {
 		tb.SetString(k, val16, 0)
@@ -98,6 +102,79 @@ func BenchmarkSetOverwrite(b *testing.B) {
 
 func BenchmarkIncr(b *testing.B) {
 	tb, ks := loaded(benchKeys)
+	for _, k := range ks {
+		tb.SetInt(k, 0, 0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := tb.AddInt(ks[i&(benchKeys-1)], 1); !ok {
+			b.Fatal("AddInt refused")
+		}
+	}
+}
+
+// The benchmarks of a table that tracks access: Get, overwrite and INCR
+// each update a key's access data, a new key sets it.
+
+var (
+	benchLRU = &Access{}
+	benchLFU = &Access{LFU: true, LogFactor: 10, DecayMinutes: 1}
+)
+
+func BenchmarkGetHitTracked(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		acc  *Access
+	}{{"LRU", benchLRU}, {"LFU", benchLFU}} {
+		b.Run(c.name, func(b *testing.B) {
+			tb, ks := loadedWith(benchKeys, c.acc)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, ok := tb.Get(ks[i&(benchKeys-1)]); !ok {
+					b.Fatal("miss")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkSetNewTracked(b *testing.B) {
+	ks := keys16(4<<20, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	m := &Meter{}
+	newTable := func() *Table {
+		tb := NewTable(&Clock{Ms: 1})
+		tb.TrackAccess(benchLRU)
+		tb.SetMeter(m)
+		return tb
+	}
+	tb := newTable()
+	for i := 0; b.Loop(); i++ {
+		if i == len(ks) {
+			b.StopTimer()
+			tb.Clear()
+			tb = newTable()
+			i = 0
+			b.StartTimer()
+		}
+		tb.SetString(ks[i], val16, 0)
+	}
+}
+
+func BenchmarkSetOverwriteTracked(b *testing.B) {
+	tb, ks := loadedWith(benchKeys, benchLRU)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		tb.SetString(ks[i&(benchKeys-1)], val16, 0)
+	}
+}
+
+func BenchmarkIncrTracked(b *testing.B) {
+	tb, ks := loadedWith(benchKeys, benchLFU)
 	for _, k := range ks {
 		tb.SetInt(k, 0, 0)
 	}

@@ -1,6 +1,9 @@
 package kvtable
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Score is what SampleEvict rates the keys it samples by: the higher the
 // score, the sooner the key should be evicted.
@@ -19,12 +22,9 @@ const (
 	ScoreTTL
 )
 
-// Sampling bounds: SampleEvict looks at no more than sampleTries slots per
-// key it wants, and probes the TTL wheel at most ttlProbes times for one.
-const (
-	sampleTries = 4
-	ttlProbes   = 16
-)
+// sampleTries bounds the keys SampleEvict looks at per key it wants (it
+// skips expired ones); its rounds of probes are bounded to match.
+const sampleTries = 4
 
 // SampleEvict picks about n random live keys, for maxmemory eviction as
 // Redis's eviction pool samples a database, and calls fn with each key and
@@ -42,37 +42,83 @@ const (
 // The key aliases table memory and is valid until the next write; fn must
 // not write to the table.
 func (t *Table) SampleEvict(n int, volatile bool, by Score, fn func(key []byte, score uint64)) int {
-	got := 0
 	if volatile {
-		if t.exp.n == 0 {
-			return 0
-		}
-		probe := true
-		for tries := 0; got < n && tries < sampleTries*n; tries++ {
-			ref, ok := uint32(0), false
-			if probe {
-				// Once the wheel turns out sparse, it is walked.
-				ref, ok = t.probeTTLRef()
-				probe = ok
-			}
-			if !ok {
-				ref = t.walkTTLRef()
-			}
-			if t.sampled(t.ar.item(ref), by, fn) {
-				got++
-			}
-		}
-		return got
+		return t.sampleVolatile(n, by, fn)
 	}
 	if t.Len() == 0 {
 		return 0
 	}
-	for tries := 0; got < n && tries < sampleTries*n; tries++ {
+	got, tries := 0, 0
+	for rounds := 0; got < n && rounds < 2+sampleTries*n/randomProbes; rounds++ {
+		ws, k := t.probeSlots()
+		tries += k
+		for _, w := range ws[:k] {
+			if got < n && t.sampled(t.ar.item(uint32(w)), by, fn) {
+				got++
+			}
+		}
+	}
+	// A table whose index is mostly empty buckets: randomSlot finds keys
+	// there.
+	for ; got < n && tries < sampleTries*n; tries++ {
 		if t.sampled(t.ar.item(uint32(t.randomSlot())), by, fn) {
 			got++
 		}
 	}
 	return got
+}
+
+// sampleVolatile is SampleEvict of the keys with a TTL: from random
+// positions of the TTL wheel, or, once a round of those finds none (a wheel
+// whose segments are mostly free), by walks of its buckets.
+func (t *Table) sampleVolatile(n int, by Score, fn func([]byte, uint64)) int {
+	if t.exp.n == 0 {
+		return 0
+	}
+	got, tries := 0, 0
+	for rounds := 0; got < n && rounds < 2+sampleTries*n/randomProbes; rounds++ {
+		refs, k := t.probeTTLRefs()
+		if k == 0 {
+			break
+		}
+		tries += k
+		for _, ref := range refs[:k] {
+			if got < n && t.sampled(t.ar.item(ref), by, fn) {
+				got++
+			}
+		}
+	}
+	for ; got < n && tries < sampleTries*n; tries++ {
+		if t.sampled(t.ar.item(t.walkTTLRef()), by, fn) {
+			got++
+		}
+	}
+	return got
+}
+
+// probeSlots is a round of randomSlot's probes that keeps every slot it
+// hits rather than the first: it returns their slot words and how many.
+// The table must not be empty.
+func (t *Table) probeSlots() ([randomProbes]uint64, int) {
+	ix := t.randomIndex()
+	var rs, ws [randomProbes]uint64
+	var sink uint64
+	for i := range rs {
+		rs[i] = t.rand()
+		if g := ix.bucket(uint32(rs[i]) & ix.mask); g != nil {
+			sink += prefetch(unsafe.Pointer(&g[0]))
+		}
+	}
+	hits := 0
+	for _, r := range rs {
+		if w, ok := t.slotAt(ix, uint32(r)&ix.mask, int((r>>32)%randomChain)); ok {
+			ws[hits] = w
+			hits++
+			sink += prefetch(t.entryStart(t.ar.item(uint32(w))))
+		}
+	}
+	t.sink += sink
+	return ws, hits
 }
 
 // sampled passes the entry it to fn with its score, unless it has expired.
@@ -101,39 +147,52 @@ func (t *Table) sampled(it []byte, by Score, fn func([]byte, uint64)) bool {
 	return true
 }
 
-// probeTTLRef returns the ref at a random position of the TTL wheel that
-// holds one, trying ttlProbes positions: every key with a TTL has one
-// position, so each is as likely as any other. It fails when the wheel's
-// segments are mostly free or unfilled.
-func (t *Table) probeTTLRef() (uint32, bool) {
+// probeTTLRefs is a round of probes at random positions of the TTL wheel:
+// it returns the refs of those that hold one, and how many. Every key with
+// a TTL has one position, so each is as likely as any other. As for the
+// index, the loads of a round are asked for together.
+func (t *Table) probeTTLRefs() ([randomProbes]uint32, int) {
 	w := &t.exp
 	segs := uint64(w.segNext - 1) // segments handed out, free ones included
-	for range ttlProbes {
+	var pos [randomProbes]int
+	var refs [randomProbes]uint32
+	var sink uint64
+	for i := range pos {
 		r := t.rand()
-		s := 1 + uint32(r%segs)
-		pos := int(s)<<segShift | segHead + int((r>>32)%segRefs)
-		if ref := w.at(pos); t.heldAt(ref, pos) {
-			return ref, true
+		pos[i] = int(1+r%segs)<<segShift | segHead + int((r>>32)%segRefs)
+		sink += prefetch(unsafe.Pointer(&w.seg(uint32(pos[i] >> segShift))[pos[i]&(segWords-1)]))
+	}
+	for i, p := range pos {
+		refs[i] = w.at(p)
+		if t.ar.handedOut(refs[i]) {
+			sink += prefetch(t.entryStart(t.ar.item(refs[i])))
 		}
 	}
-	return 0, false
+	t.sink += sink
+	hits := 0
+	for i, p := range pos {
+		// A free segment, or a head segment's unused words, hold stale
+		// refs or zeros: a ref is at p only if its entry says so (a free
+		// item's header is 0).
+		if ref := refs[i]; t.ar.handedOut(ref) {
+			if it := t.ar.item(ref); it[0]&hdrTTL != 0 && entryExpIdx(it) == p {
+				refs[hits] = ref
+				hits++
+			}
+		}
+	}
+	return refs, hits
 }
 
-// heldAt reports whether ref, read at position pos of the TTL wheel, is
-// the ref of an entry that is there: a free segment or one's unused words
-// hold stale refs, or zeros.
-func (t *Table) heldAt(ref uint32, pos int) bool {
-	a := &t.ar
+// handedOut reports whether ref is an item of a live page that has been
+// handed out at least once, so that its bytes can be read.
+func (a *arena) handedOut(ref uint32) bool {
 	pi := ref >> refItemBits
 	if pi == 0 || int(pi) >= len(a.pages) {
 		return false
 	}
 	p := &a.pages[pi]
-	if p.buf == nil || ref&refItemMask >= uint32(p.bump) {
-		return false
-	}
-	it := a.item(ref)
-	return it[0]&hdrTTL != 0 && entryExpIdx(it) == pos // a free item's header is 0
+	return p.buf != nil && ref&refItemMask < uint32(p.bump)
 }
 
 // walkTTLRef returns the ref of a random key with a TTL, by way of the

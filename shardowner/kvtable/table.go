@@ -1143,14 +1143,7 @@ const (
 // After a bounded number of misses (a table that shrank, nearly all empty
 // buckets) it takes the first non-empty bucket from a random start.
 func (t *Table) randomSlot() uint64 {
-	k := 0
-	if t.rehashing() && t.rand()%uint64(t.Len()) < uint64(t.ix[1].count) {
-		k = 1
-	}
-	ix := &t.ix[k]
-	if ix.count == 0 {
-		ix = &t.ix[1-k]
-	}
+	ix := t.randomIndex()
 	for range randomTries / randomProbes {
 		// Each probe is likely a cache miss, and few hit: the probes of a
 		// round are asked for at once, so that their misses overlap.
@@ -1179,6 +1172,19 @@ func (t *Table) randomSlot() uint64 {
 		}
 		b = (b + 1) & ix.mask
 	}
+}
+
+// randomIndex returns the index a random key is in: while resizing, each
+// with the chance of its share of the keys. The table must not be empty.
+func (t *Table) randomIndex() *index {
+	k := 0
+	if t.rehashing() && t.rand()%uint64(t.Len()) < uint64(t.ix[1].count) {
+		k = 1
+	}
+	if t.ix[k].count == 0 {
+		k = 1 - k
+	}
+	return &t.ix[k]
 }
 
 // slotAt returns the slot at position i of bucket b's chain, if the chain

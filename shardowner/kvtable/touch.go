@@ -60,11 +60,9 @@ func (t *Table) TouchEntry(h uint64) uint64 {
 		}
 		if uint32(x>>32) == h32 {
 			it := t.ar.item(uint32(x))
-			first, last := unsafe.Pointer(&it[0]), unsafe.Pointer(&it[len(it)-1])
-			if t.acc != nil {
-				// The access bytes a lookup will update come first.
-				first = unsafe.Pointer(accessAt(it))
-			}
+			// On a tracking table, the access bytes a lookup updates
+			// come first.
+			first, last := t.entryStart(it), unsafe.Pointer(&it[len(it)-1])
 			if uintptr(first)/64 != uintptr(last)/64 {
 				// An item that spans two cache lines: its key may
 				// be in the second.
