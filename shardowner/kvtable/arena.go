@@ -15,6 +15,12 @@ package kvtable
 // Entries larger than the biggest class get a page of their own ("large"
 // pages, one item each).
 //
+// On a table that tracks access, every item, large ones too, has the key's
+// access bytes just before it (access.go): a page's items are stride =
+// size + pre bytes apart, pre bytes from its start, and a page holds as
+// many as its bytes have strides. item(ref) returns the item's bytes only.
+// An arena of a table that does not track has pre 0, so stride = size.
+//
 // A page of full size (64 KiB) is a block of the table's off-heap pool; the
 // first, smaller pages of a class and large pages are on the Go heap, so a
 // small table maps nothing and a big one keeps almost nothing on the heap.

@@ -17,6 +17,16 @@
 // integer, or the position in a per-table slice of a big hash or set, itself
 // a Table from element to value. See arena.go, entry.go and packed.go.
 //
+// Access data: a table that calls TrackAccess (a shard's database, never a
+// big aggregate's own table) keeps 3 bytes per key for maxmemory eviction,
+// Redis's 24-bit lru field: the LRU clock in seconds, or LFU minutes and
+// counter. They sit just before each arena item in its page, so the items
+// of a page are item size + 3 bytes apart and the bytes share the entry's
+// cache line; large pages have them too. Reads and writes that find a key
+// live update them (unless NoTouch), moves of an entry carry them, and
+// SampleEvict rates random keys by them. A table that does not track
+// keeps the layout above byte for byte. See access.go and evict.go.
+//
 // TTL wheel: the refs of keys with a TTL in buckets by expiry time slice,
 // on levels of longer and longer slices; each such entry records its own
 // position, so removal is a swap with its bucket's last ref. ActiveExpire
@@ -33,6 +43,14 @@
 // for reuse; Tick, which the shard's timer runs, gives the excess back to the
 // kernel a little at a time. Clear unmaps a table's blocks; so does a cleanup
 // once a table is unreachable.
+//
+// Meter: tables given one with SetMeter (a shard's databases, and the big
+// aggregates stored in them) add every change of the bytes they hold to
+// it as it happens: arena pages, index and overflow chunks, TTL-wheel
+// chunks and levels, an Order's pages; Clear and the deletion of a big
+// aggregate take off what they drop. It is ArenaBytes less the small
+// bookkeeping arrays (page descriptors, chunk directories, the slice of
+// big aggregates). See meter.go.
 //
 // # Invariants
 //
