@@ -113,11 +113,14 @@ func lfuMinutes(ms int64) uint32 { return uint32(ms/60000) & 0xffff }
 
 // touch records an access to the live entry it, unless NoTouch is set.
 // Callers check t.acc first, so that a table that tracks nothing pays a
-// nil check and no call.
+// nil check and no call. Bytes that would not change are not written, so
+// that reads within the same second leave the entry's cache line clean.
 func (t *Table) touch(it []byte) {
 	if !t.NoTouch {
 		p := accessAt(it)
-		setAccess(p, t.accessed(getAccess(p)))
+		if old, v := getAccess(p), t.accessed(getAccess(p)); v != old {
+			setAccess(p, v)
+		}
 	}
 }
 
@@ -182,7 +185,10 @@ func (t *Table) lfuIncr(c uint32) uint32 {
 	if c >= lfuMax {
 		return lfuMax
 	}
-	base := max(int(c)-lfuInitVal, 0)
+	base := int(c) - lfuInitVal
+	if base <= 0 {
+		return c + 1 // a chance of 1
+	}
 	p := 1 / float64(base*max(t.acc.LogFactor, 0)+1)
 	if float64(t.rand()>>11)/(1<<53) < p {
 		c++
