@@ -201,6 +201,7 @@ func (a *arena) alloc(n int) uint32 {
 		a.pages[idx] = page{buf: make([]byte, pre+n), size: uint32(n), stride: uint32(pre + n), pre: a.pre,
 			nitems: 1, used: 1, bump: 1, class: largeClass}
 		a.grew(pre + n)
+		a.pool.count(pre + n)
 		return idx << refItemBits
 	}
 	c := classOf[(n+7)>>3]
@@ -221,6 +222,7 @@ func (a *arena) alloc(n int) uint32 {
 	}
 	p.used++
 	a.used[c]++
+	a.pool.count(int(p.stride))
 	if p.used == p.nitems {
 		a.unlinkPartial(idx)
 	}
@@ -262,9 +264,11 @@ func (a *arena) free(ref uint32) {
 	idx := ref >> refItemBits
 	p := &a.pages[idx]
 	if p.class == largeClass {
+		a.pool.count(-len(p.buf))
 		a.release(idx)
 		return
 	}
+	a.pool.count(-int(p.stride))
 	it := ref & refItemMask
 	off := p.itemOff(it)
 	p.buf[off] = 0
@@ -306,10 +310,10 @@ func (a *arena) release(idx uint32) {
 }
 
 // grew records that the arena's pages hold n bytes more (fewer, for n < 0).
-func (a *arena) grew(n int) {
-	a.bytes += n
-	a.pool.count(n)
-}
+// The meter counts the items in use instead (alloc, free): what deleting a
+// key frees is then off the count at once, as an allocator's count goes
+// down with each free, though its page stays until it empties.
+func (a *arena) grew(n int) { a.bytes += n }
 
 // pageBuf returns a buffer of n bytes from pagePool. A pooled buffer too
 // small for n, or over twice n, is left to the collector: one that big would

@@ -318,13 +318,17 @@ func (t *Table) checkWheel() error {
 }
 
 // heldBytes counts afresh what a Meter counts for the table (see Meter):
-// its arena pages, index and overflow chunks, TTL-wheel chunks and level
+// its arena items in use, index and overflow chunks, TTL-wheel chunks and level
 // arrays, and those of its Order's pages, which share its pool.
 func (t *Table) heldBytes() int {
 	n := 0
 	for i := range t.ar.pages {
-		if p := &t.ar.pages[i]; p.buf != nil {
-			n += p.held()
+		switch p := &t.ar.pages[i]; {
+		case p.buf == nil:
+		case p.class == largeClass:
+			n += len(p.buf)
+		default:
+			n += int(p.used) * int(p.stride)
 		}
 	}
 	for k := range 2 {

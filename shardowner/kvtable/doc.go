@@ -46,11 +46,12 @@
 //
 // Meter: tables given one with SetMeter (a shard's databases, and the big
 // aggregates stored in them) add every change of the bytes they hold to
-// it as it happens: arena pages, index and overflow chunks, TTL-wheel
-// chunks and levels, an Order's pages; Clear and the deletion of a big
-// aggregate take off what they drop. It is ArenaBytes less the small
-// bookkeeping arrays (page descriptors, chunk directories, the slice of
-// big aggregates). See meter.go.
+// it as it happens: arena items in use, index and overflow chunks,
+// TTL-wheel chunks and levels, an Order's pages; Clear and the deletion of
+// a big aggregate take off what they drop. It is ArenaBytes less the free
+// items of partly used pages and the small bookkeeping arrays (page
+// descriptors, chunk directories, the slice of big aggregates). See
+// meter.go.
 //
 // # Invariants
 //

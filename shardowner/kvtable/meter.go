@@ -7,12 +7,12 @@ import "sync/atomic"
 // them are counted by it too (see SetMeter). Every change is added to
 // Bytes where it happens, so reading Bytes costs nothing and is exact.
 //
-// What it counts, per table: its arena pages (heap and off-heap alike,
-// large entry pages and the access bytes of a tracking table included, a
-// pooled heap page by its buffer's capacity), its index chunks and
+// What it counts, per table: its arena items in use, each by its page's
+// stride (its size class and, in a tracking table, the access bytes before
+// it; a large entry by its page), its index chunks and
 // overflow chunks, its TTL wheel's segment chunks and level arrays, and
 // the same for the pages' table of its Order. That is ArenaBytes less the
-// small bookkeeping arrays that grow with the pages rather than with the
+// free items of partly used pages and the small bookkeeping arrays that grow with the pages rather than with the
 // data: page descriptors (64 bytes per page), the index and wheel chunk
 // directories, the slice of big aggregates and their Table structs, an
 // Order's directory and rank tree, and a big list's index (Table.List),
