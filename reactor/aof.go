@@ -204,7 +204,7 @@ func (c *Core) detachAOF() {
 	c.closeAOF()
 	c.shard.Journal, c.aofJournal, c.aofLog, c.aof = nil, nil, nil, nil
 	c.aofFailed = false
-	c.gated = c.loadingGate || c.misconf
+	c.regate()
 	for _, h := range c.heldSends {
 		c.push(h.peer, h.b)
 	}
@@ -543,7 +543,7 @@ func (c *Core) flushJournal() {
 	}
 	if failed, _ := c.aofLog.Failed(); failed != c.aofFailed {
 		c.aofFailed = failed
-		c.gated = c.loadingGate || c.misconf || c.aofFailed
+		c.regate()
 	}
 	c.aofEpoch = c.aofLog.Written()
 	c.releaseHeld()

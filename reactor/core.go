@@ -125,7 +125,11 @@ type Core struct {
 	// misconf refuses writes: the last save failed (errMisconf). Each
 	// timer run and each save's end refresh it.
 	misconf bool
-	// gated is loadingGate || misconf: one test per command.
+	// oom refuses what may grow memory: the server is over maxmemory and
+	// nothing can be evicted (memory.go).
+	oom bool
+	// gated is any of loadingGate, misconf, aofFailed and oom: one test per
+	// command (regate).
 	gated bool
 	// loadCh brings the records of the snapshot file being loaded at
 	// start, which loader stores (persist.go); loadingGate answers
@@ -197,6 +201,7 @@ type publishedStats struct {
 	instOps, instNetIn, instNetOut atomic.Uint64                         // per second (instant.Rates)
 	stalePerc                      atomic.Uint64                         // float64 bits
 	arenaBytes, offHeapBytes       atomic.Uint64
+	mem                            memPublished
 	longestTurnNs, statGen         atomic.Uint64
 	keys, expires, meanExpire      []atomic.Int64
 	connected                      atomic.Int64
@@ -393,9 +398,10 @@ func (c *Core) turn(maxWait int) {
 	ran := c.stats.commands
 	c.shard.Clock.Ms = now
 	c.debugSlept = 0
+	c.syncMemory()
 	if c.loadingGate {
 		c.loadingGate = c.srv.loading.Load()
-		c.gated = c.loadingGate || c.misconf || c.aofFailed
+		c.regate()
 	}
 	if c.acceptPausedUntil != 0 {
 		c.resumeAccept(now)
@@ -445,6 +451,9 @@ func (c *Core) turn(maxWait int) {
 	// The turn's records go out before its replies (aof.go).
 	c.flushJournal()
 	c.flushAll()
+	if c.shard.MemLimited() {
+		c.publishMemory() // what the turn's writes and deletes left
+	}
 	end := time.Now()
 	if c.expire(start.UnixNano(), end.UnixNano()) {
 		end = time.Now()
@@ -465,7 +474,7 @@ func (c *Core) turn(maxWait int) {
 	if len(c.saveWaits) > 0 {
 		c.answerSaves()
 		c.misconf = c.srv.saver.RefusesWrites()
-		c.gated = c.loadingGate || c.misconf || c.aofFailed
+		c.regate()
 	}
 	if now >= c.nextTimer {
 		c.timers(now)
@@ -484,6 +493,9 @@ func (c *Core) turn(maxWait int) {
 		c.stats.longestTurnNs = max(c.stats.longestTurnNs, d)
 	}
 }
+
+// regate sets gated from the reasons a command may be refused.
+func (c *Core) regate() { c.gated = c.loadingGate || c.misconf || c.aofFailed || c.oom }
 
 // resetMaxima forgets the longest turn if a CONFIG RESETSTAT came since it
 // was measured.
@@ -1156,7 +1168,7 @@ func (c *Core) timers(now int64) {
 	}
 	c.adaptExpire()
 	c.misconf = c.srv.saver.RefusesWrites()
-	c.gated = c.loadingGate || c.misconf || c.aofFailed
+	c.regate()
 	if c.id == 0 {
 		c.savePoints(time.UnixMilli(now))
 		if now >= c.aofCheckAt {
@@ -1165,6 +1177,7 @@ func (c *Core) timers(now int64) {
 		}
 	}
 	c.updateStale()
+	c.countClientBuffers()
 	c.inst.Sample(now, [instant.Count]uint64{c.stats.commands, c.stats.netIn, c.stats.netOut})
 	c.publishStats()
 }
@@ -1194,6 +1207,8 @@ func (c *Core) publishStats() {
 	p.instNetOut.Store(c.inst.Rate(instant.NetOut))
 	p.counters[servercmd.CntHits].Store(c.shard.Stats.Hits)
 	p.counters[servercmd.CntMisses].Store(c.shard.Stats.Misses)
+	p.counters[servercmd.CntEvicted].Store(c.shard.Stats.Evicted)
+	p.mem.tables.Store(c.shard.MemUsed())
 	p.arenaBytes.Store(uint64(c.shard.ArenaBytes()))
 	p.offHeapBytes.Store(uint64(c.shard.OffHeapBytes()))
 	c.resetMaxima()

@@ -75,10 +75,13 @@ func (s *Server) savesAtShutdown() bool {
 // failed, saves are configured and stop-writes-on-bgsave-error is on.
 const errMisconf resp.Error = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 
-// persistRefusal is the error cmd gets while the dataset loads or writes
-// are refused after a failed save, "" when it may run.
-func (c *Core) persistRefusal(cmd *router.Command) resp.Error {
+// gateRefusal is the error cmd of cn gets while the server is out of
+// memory, the dataset loads or writes are refused after a failed save or
+// write, "" when it may run. The checks come in Redis's order.
+func (c *Core) gateRefusal(cn *Conn, cmd *router.Command) resp.Error {
 	switch {
+	case c.oom && oomRefuses(cn, cmd):
+		return shardowner.ErrOOM
 	case c.loadingGate && cmd.Flags&router.FlagLoading == 0:
 		return errLoading
 	case c.misconf && (cmd.Flags&router.FlagWrite != 0 || cmd.Home == router.HomePing):

@@ -89,8 +89,11 @@ type Server struct {
 
 	slowlog *shardowner.SlowlogConfig  // shared by every core's shard
 	enc     *shardowner.EncodingConfig // shared by every core's shard
-	ps      pubsubDir                  // every core's subscriptions, for PUBSUB and INFO
-	events  shardowner.NotifyConfig    // notify-keyspace-events, read by every shard
+	memCfg  *shardowner.MemoryConfig   // maxmemory and eviction, read by every shard
+	// memStartup is the process's memory before any key (memory.go).
+	memStartup int64
+	ps         pubsubDir               // every core's subscriptions, for PUBSUB and INFO
+	events     shardowner.NotifyConfig // notify-keyspace-events, read by every shard
 	// journal takes the shards' change journals; nil: nobody does, and the
 	// shards record nothing.
 	journal *journal.FileSink
@@ -139,6 +142,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.activeExpire.Store(true)
 	s.slowlog = shardowner.NewSlowlogConfig()
 	s.enc = shardowner.NewEncodingConfig()
+	s.memCfg = shardowner.NewMemoryConfig()
 	s.slowlog.Client = s.clientOf
 	s.saver = snapshot.NewSaver(s.start, s.wakeCores)
 	s.conf = settings.NewStore(&cfg, settings.Live{
@@ -158,6 +162,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Slowlog:      s.slowlog,
 		Enc:          s.enc,
 		Events:       &s.events,
+		Memory:       s.memCfg,
 	})
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	port := cfg.Port
@@ -203,6 +208,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.port = port
+	s.measureStartup()
 	s.initSaver()
 	open := s.openDataset
 	if cfg.AppendOnly {

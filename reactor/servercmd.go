@@ -166,6 +166,7 @@ func (s *Server) serverInfo() servercmd.ServerInfo {
 	si.Channels, si.Patterns, si.SShards = s.ps.sizes()
 	si.Persist = s.saver.Status()
 	si.AOF = s.aofStatus()
+	si.Memory = s.memoryInfo()
 	for _, c := range s.cores {
 		si.CoreCPUs = append(si.CoreCPUs, c.cpu)
 	}

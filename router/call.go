@@ -90,6 +90,15 @@ func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 // reports whether it replied an error. While the shard journals, it also
 // records what the command changed (journaled).
 func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	if ctx.Shard.MemLimited() && cmd.Flags&FlagWrite != 0 && !ctx.Shard.MakeRoom() &&
+		cmd.Flags&FlagDenyOOM != 0 && !o.Part && !o.Held {
+		// Redis evicts before every command; only writes add keys. The
+		// home core refuses what it knows to be out of memory; this is
+		// what became so within its turn. A part of a command over several
+		// shards runs: its other parts may have.
+		ctx.W.Err(shardowner.ErrOOM)
+		return true
+	}
 	if ctx.Shard.Snap != nil && (cmd.Flags&FlagWrite != 0 || cmd.Internal) {
 		snapshotAhead(ctx, cmd, argv)
 	}

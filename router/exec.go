@@ -37,6 +37,16 @@ func (b *Block) Add(cmd *Command, argv [][]byte) {
 	b.args.Append(argv)
 }
 
+// HasFlag reports whether a queued command has flag f.
+func (b *Block) HasFlag(f Flag) bool {
+	for _, cmd := range b.cmds {
+		if cmd.Flags&f != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // at returns queued command i, whose first argument is the arg-th of the
 // block, and its arguments (valid until the next call).
 func (b *Block) at(i, arg int) (*Command, [][]byte) {

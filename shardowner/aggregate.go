@@ -97,7 +97,11 @@ func replyLen(c *Ctx, key []byte, k Kind, length func(Value) int) {
 }
 
 // newBig returns an empty table for a big aggregate of the shard.
-func (c *Ctx) newBig() *Table { return NewTable(&c.Shard.Clock) }
+func (c *Ctx) newBig() *Table {
+	t := NewTable(&c.Shard.Clock)
+	t.SetMeter(&c.Shard.Meter)
+	return t
+}
 
 // bigFromPacked returns a big aggregate with the elements of packed list b:
 // for a hash (pairs) each field maps to its value, for a set each member to

@@ -133,8 +133,9 @@ func plain(dst, s []byte) []byte { return rdbfile.AppendString(dst, s, false) }
 // [FREQ frequency]. Checks come in Redis's order: options, an existing
 // key, the TTL, the footer, the object. A TTL that has passed by the time
 // of the command replies OK and leaves no key (deleting the one REPLACE
-// names). IDLETIME and FREQ are checked and then have no effect: corekv
-// keeps no access clock per key.
+// names). IDLETIME sets the key's access time under an LRU policy, FREQ its
+// access count under an LFU one; each is ignored under the other, as in
+// Redis.
 func Restore(c *Ctx, argv [][]byte) {
 	key := argv[1]
 	replace, absTTL := false, false
@@ -230,11 +231,24 @@ func Restore(c *Ctx, argv [][]byte) {
 	if !o.store(c, key, &set, expireAt) {
 		return
 	}
+	setAccess(c, key, idle, freq)
 	c.Notify(NotifyGeneric, "restore", key)
 	if ttl != 0 && !absTTL {
 		propagateValue(c, key) // with its TTL made absolute
 	}
 	c.W.OK()
+}
+
+// setAccess gives key the access data RESTORE or a loaded file names: idle
+// seconds, or a frequency (-1: none).
+func setAccess(c *Ctx, key []byte, idle, freq int64) {
+	t := c.Table()
+	switch {
+	case idle >= 0 && !c.Shard.access.LFU:
+		t.SetIdle(key, idle)
+	case freq >= 0 && c.Shard.access.LFU:
+		t.SetFreq(key, int(freq))
+	}
 }
 
 // buildSet adds the members of o to set b, converting as SADD would; it

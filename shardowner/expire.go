@@ -126,7 +126,7 @@ func ExpireTime(c *Ctx, argv [][]byte) { ttlGeneric(c, argv[1], false, true) }
 func PExpireTime(c *Ctx, argv [][]byte) { ttlGeneric(c, argv[1], true, true) }
 
 func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
-	v, found := c.Table().Get(key)
+	v, found := peek(c.Table(), key)
 	if !found {
 		c.Notify(NotifyKeyMiss, "keymiss", key)
 		c.W.Int(-2)

@@ -16,6 +16,8 @@ const (
 	errIntRange resp.Error = "ERR value is out of range, value must between -2147483648 and 2147483647"
 	errNoLFU    resp.Error = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. " +
 		"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errNoLRU resp.Error = "ERR An LFU maxmemory policy is selected, idle time not tracked. " +
+		"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 )
 
 // sharedIntRefcount is what OBJECT REFCOUNT reports for the small integers
@@ -95,9 +97,18 @@ func Del(c *Ctx, argv [][]byte) {
 	c.W.Int(n)
 }
 
-// Exists: EXISTS key [key ...]. A key named twice counts twice.
-func Exists(c *Ctx, argv [][]byte) {
+// Exists: EXISTS key [key ...]. A key named twice counts twice. Looking
+// does not count as an access, as in Redis.
+func Exists(c *Ctx, argv [][]byte) { countKeys(c, argv, true) }
+
+// Touch: TOUCH key [key ...]: EXISTS that counts as an access.
+func Touch(c *Ctx, argv [][]byte) { countKeys(c, argv, false) }
+
+func countKeys(c *Ctx, argv [][]byte, noTouch bool) {
 	t := c.Table()
+	was := t.NoTouch
+	t.NoTouch = noTouch || was
+	defer func() { t.NoTouch = was }()
 	var n int64
 	for _, k := range argv[1:] {
 		if t.Exists(k) {
@@ -109,13 +120,9 @@ func Exists(c *Ctx, argv [][]byte) {
 	c.W.Int(n)
 }
 
-// Touch: TOUCH key [key ...]. The table keeps no access time yet, so this
-// only counts the keys that exist, the way Redis replies.
-func Touch(c *Ctx, argv [][]byte) { Exists(c, argv) }
-
 // Type: TYPE key.
 func Type(c *Ctx, argv [][]byte) {
-	v, found := c.Table().Get(argv[1])
+	v, found := peek(c.Table(), argv[1])
 	if !found {
 		c.Notify(NotifyKeyMiss, "keymiss", argv[1])
 		c.W.Simple("none")
@@ -301,7 +308,7 @@ var objectHelp = []string{
 	"FREQ <key>",
 	"    Return the access frequency counter of <key> (LFU policies only).",
 	"IDLETIME <key>",
-	"    Return the seconds since <key> was last accessed (not tracked: always 0).",
+	"    Return the seconds since <key> was last read or written (LRU policies and noeviction).",
 	"REFCOUNT <key>",
 	"    Return the number of references to the value stored at <key>.",
 	"HELP",
@@ -337,7 +344,8 @@ func Object(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrWrongArgs(name))
 		return
 	}
-	v, found := c.Table().Get(argv[2])
+	t := c.Table()
+	v, found := peek(t, argv[2])
 	if !found {
 		c.W.Null()
 		return
@@ -367,9 +375,19 @@ func Object(c *Ctx, argv [][]byte) {
 			c.W.BulkString("raw")
 		}
 	case "object|freq":
-		c.W.Err(errNoLFU)
+		if !c.Shard.access.LFU {
+			c.W.Err(errNoLFU)
+			return
+		}
+		n, _ := t.Freq(argv[2])
+		c.W.Int(int64(n))
 	case "object|idletime":
-		c.W.Int(0)
+		if c.Shard.access.LFU {
+			c.W.Err(errNoLRU)
+			return
+		}
+		ms, _ := t.IdleMs(argv[2])
+		c.W.Int(ms / 1000)
 	case "object|refcount":
 		if v.IsInt && !v.Unshared && v.Int >= 0 && v.Int < 10000 {
 			c.W.Int(sharedIntRefcount)

@@ -73,6 +73,16 @@ type Shard struct {
 	recBuf      []byte
 	touches     []byte // the keys written while recording, each after its length (notify.go)
 
+	// Meter counts the bytes the shard's tables hold, big aggregates'
+	// included; MemOthers is the rest of the server's memory as the loop
+	// last counted it (evict.go).
+	Meter     kvtable.Meter
+	MemOthers int64
+	// OthersEvictable: another shard had a key the policy may evict.
+	OthersEvictable bool
+	mem             memState
+	access          kvtable.Access // how the databases' tables keep access data
+
 	rng   uint64      // random draws of the hash and set commands (wyrand)
 	lists listScratch // big lists' write keys and tail offsets (listnodes.go)
 }
@@ -86,8 +96,9 @@ func (s *Shard) rand() uint64 {
 
 // Stats are the shard's keyspace counters, as INFO reports them.
 type Stats struct {
-	Hits   uint64 // reads that found their key (keyspace_hits)
-	Misses uint64 // reads that did not (keyspace_misses)
+	Hits    uint64 // reads that found their key (keyspace_hits)
+	Misses  uint64 // reads that did not (keyspace_misses)
+	Evicted uint64 // keys deleted to stay under maxmemory (evicted_keys)
 }
 
 func (s *Stats) countLookup(found bool) {
@@ -131,6 +142,8 @@ func NewShard(id, count, databases int) *Shard {
 // expiry and creation hooks.
 func (s *Shard) newDBTable() *Table {
 	t := NewTable(&s.Clock)
+	t.SetMeter(&s.Meter)
+	t.TrackAccess(&s.access)
 	t.OnExpire = s.expireHook(t, s.tableHook(t, NotifyExpired, "expired"))
 	t.OnNew = s.newHook(t, s.tableHook(t, NotifyNew, "new"))
 	return t

@@ -138,6 +138,25 @@ func TestRandomDiff(t *testing.T) {
 	}
 }
 
+// TestRandomDiffOOM is TestRandomDiff with both servers put out of memory
+// and back every so often (maxmemory 1 under noeviction): which commands
+// are refused, in and out of MULTI, must be the same.
+func TestRandomDiffOOM(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	ops := int(diffEnvInt(t, "COREKV_DIFF_OPS", 2000))
+	seed := diffEnvInt(t, "COREKV_DIFF_SEED", time.Now().UnixNano()%1_000_000_000)
+	t.Logf("seed %d, %d commands per shard count; replay with COREKV_DIFF_SEED=%d COREKV_DIFF_OPS=%d", seed, ops, seed, ops)
+	bin := corekvBinary(t)
+	redisAddr := compatStartRedis(t, redisPath)
+	for _, shards := range []int{1, 3} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			r := &diffRunner{t: t, bin: bin, shards: shards, seed: seed, ops: ops, maxReports: 10,
+				redisAddr: redisAddr, classes: map[string]int{}, oom: true}
+			r.run()
+		})
+	}
+}
+
 // diffRunner drives one stream against redis and one corekv process.
 type diffRunner struct {
 	t          *testing.T
@@ -153,7 +172,14 @@ type diffRunner struct {
 	logStart   string   // the connections' state when log began
 	classes    map[string]int
 	reported   int
+	// oom turns maxmemory 1 on and off every oomEvery commands.
+	oom    bool
+	oomOn  bool
+	oomSeq int
+	admin  *diffPair
 }
+
+const oomEvery = 150
 
 func (r *diffRunner) run() {
 	t := r.t
@@ -207,6 +233,20 @@ func (r *diffRunner) run() {
 				steps = append(steps, st)
 			}
 		}
+		if r.oom && seq-r.oomSeq >= oomEvery {
+			// Between pipelines, on a connection of its own: every command
+			// after it sees the new limit.
+			r.oomSeq, r.oomOn = seq, !r.oomOn
+			limit := "0"
+			if r.oomOn {
+				limit = "1"
+			}
+			st := &diffStep{cmd: compatA("CONFIG", "SET", "maxmemory", limit), seq: seq, reply: true}
+			seq++
+			if !r.exec(r.admin, []*diffStep{st}) {
+				r.resync()
+			}
+		}
 		if !r.exec(p, steps) {
 			r.resync()
 		}
@@ -239,7 +279,12 @@ func (r *diffRunner) run() {
 // change put back.
 func (r *diffRunner) resync() {
 	t := r.t
-	for _, p := range r.pairs {
+	r.oomOn = false
+	pairs := r.pairs
+	if r.admin != nil {
+		pairs = append(pairs[:len(pairs):len(pairs)], r.admin)
+	}
+	for _, p := range pairs {
 		for i, c := range p.c {
 			if c != nil {
 				diffDrain(c)
@@ -260,7 +305,14 @@ func (r *diffRunner) resync() {
 			r.shards, r.seed, r.srv.logs.String())
 		r.srv = compatStartCorekv(t, r.bin, r.shards, "--save", "")
 	}
-	for _, p := range r.pairs {
+	pairs = r.pairs
+	if r.oom {
+		if r.admin == nil {
+			r.admin = &diffPair{id: 9}
+		}
+		pairs = append(pairs[:len(pairs):len(pairs)], r.admin)
+	}
+	for _, p := range pairs {
 		*p = diffPair{id: p.id, proto: 2}
 		for i, addr := range []string{r.redisAddr, r.srv.addr} {
 			c, err := compatDial(addr)
@@ -273,6 +325,7 @@ func (r *diffRunner) resync() {
 	for _, setup := range [][]string{
 		{"FLUSHALL"},
 		{"CONFIG", "SET", "maxclients", "10000"},
+		{"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction"},
 		{"CONFIG", "SET", "loglevel", "notice"},
 		{"CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"},
 		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512",

@@ -148,6 +148,15 @@ type ServerInfo struct {
 	// Persist is the snapshots' state; AOF the append-only file's.
 	Persist snapshot.Status
 	AOF     aof.Status
+	Memory  MemoryInfo
+}
+
+// MemoryInfo is the server's memory as maxmemory counts it: Used is
+// Tables + Clients + Startup.
+type MemoryInfo struct {
+	Used, Tables, Clients, Startup int64
+	MaxMemory                      int64
+	Policy                         string
 }
 
 // errClientType is CLIENT LIST's and CLIENT KILL's reply to a TYPE they do

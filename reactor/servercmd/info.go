@@ -40,6 +40,7 @@ const (
 	CntSlowTurns                   // slow_loop_turns
 	CntErrorReplies                // total_error_replies
 	CntDirty                       // changes made, for rdb_changes_since_last_save
+	CntEvicted                     // evicted_keys
 	CounterCount
 )
 
@@ -259,38 +260,48 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("blocked_clients", s.Blocked)
 	}
 	if section("memory") {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
 		rss := readRSS()
-		var dataset, offHeap uint64
-		for i := range figs {
-			dataset += figs[i].ArenaBytes
-			offHeap += figs[i].OffHeapBytes
-		}
-		// Most of the keyspace lives in blocks the shards map themselves,
-		// outside the Go heap; used_memory counts both.
-		used := ms.HeapInuse + ms.StackInuse + offHeap
+		m := &s.Memory
+		used := uint64(m.Used)
 		peak := s.MemoryPeak.Load()
 		for used > peak && !s.MemoryPeak.CompareAndSwap(peak, used) {
 			peak = s.MemoryPeak.Load()
 		}
+		peak = max(peak, used)
+		var offHeap uint64
+		for i := range figs {
+			offHeap += figs[i].OffHeapBytes
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
 		kv("used_memory", used)
 		kv("used_memory_human", humanBytes(used))
 		kv("used_memory_rss", rss)
 		kv("used_memory_rss_human", humanBytes(rss))
-		kv("used_memory_peak", max(peak, used))
-		kv("used_memory_peak_human", humanBytes(max(peak, used)))
-		kv("used_memory_dataset", dataset)
+		kv("used_memory_peak", peak)
+		kv("used_memory_peak_human", humanBytes(peak))
+		kv("used_memory_peak_perc", percent(used, peak))
+		kv("used_memory_overhead", m.Startup+m.Clients)
+		kv("used_memory_startup", m.Startup)
+		kv("used_memory_dataset", m.Tables)
+		kv("used_memory_dataset_perc", percent(uint64(m.Tables), used))
 		kv("used_memory_go_heap", ms.HeapInuse)
 		kv("used_memory_off_heap", offHeap)
 		kv("total_system_memory", totalMemory())
-		kv("maxmemory", 0)
-		kv("maxmemory_policy", "noeviction")
+		kv("total_system_memory_human", humanBytes(totalMemory()))
+		kv("maxmemory", m.MaxMemory)
+		kv("maxmemory_human", humanBytes(uint64(m.MaxMemory)))
+		kv("maxmemory_policy", m.Policy)
 		ratio := 0.0
 		if used > 0 {
 			ratio = float64(rss) / float64(used)
 		}
 		kv("mem_fragmentation_ratio", strconv.FormatFloat(ratio, 'f', 2, 64))
+		kv("mem_fragmentation_bytes", int64(rss)-int64(used))
+		// The append-only file's and the journal's buffers are not
+		// counted in used_memory at all.
+		kv("mem_not_counted_for_evict", 0)
+		kv("mem_clients_normal", m.Clients)
 		kv("mem_allocator", "go")
 		kv("gc_cycles", ms.NumGC)
 	}
@@ -372,7 +383,8 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("expired_stale_perc", strconv.FormatFloat(stalePerc(figs), 'f', 2, 64))
 		kv("expired_time_cap_reached_count", t.N[CntExpireCapped])
 		kv("expire_cycle_cpu_milliseconds", t.N[CntExpireNs]/1e6)
-		kv("evicted_keys", 0)
+		kv("evicted_keys", t.N[CntEvicted])
+		kv("evicted_clients", 0)
 		kv("keyspace_hits", t.N[CntHits])
 		kv("keyspace_misses", t.N[CntMisses])
 		channels, patterns, shardChannels := s.Channels, s.Patterns, s.SShards
@@ -531,4 +543,12 @@ func okErr(ok bool) string {
 		return "ok"
 	}
 	return "err"
+}
+
+// percent is part of whole as Redis shows it, "99.48%".
+func percent(part, whole uint64) string {
+	if whole == 0 {
+		return "0.00%"
+	}
+	return strconv.FormatFloat(float64(part)*100/float64(whole), 'f', 2, 64) + "%"
 }

@@ -104,6 +104,15 @@ type Config struct {
 	AOFTimestampEnabled      bool
 	AutoAOFRewritePercentage int64
 	AutoAOFRewriteMinSize    int64
+	// MaxMemory is maxmemory in bytes (0: no limit); MaxMemoryPolicy is
+	// maxmemory-policy, a name of shardowner.PolicyNames; the rest are the
+	// eviction's and the LFU counters' knobs, as in Redis.
+	MaxMemory        int64
+	MaxMemoryPolicy  string
+	MaxMemorySamples int64
+	EvictionTenacity int64
+	LFULogFactor     int64
+	LFUDecayTime     int64
 	// KeyLoadDelay is key-load-delay: µs to sleep per key loaded at start
 	// (Redis's, for tests of loading).
 	KeyLoadDelay int64
@@ -168,6 +177,12 @@ func Defaults() Config {
 		AOFLoadTruncated:         true,
 		AutoAOFRewritePercentage: 100,
 		AutoAOFRewriteMinSize:    64 << 20,
+
+		MaxMemoryPolicy:  "noeviction",
+		MaxMemorySamples: 5,
+		EvictionTenacity: 10,
+		LFULogFactor:     10,
+		LFUDecayTime:     1,
 
 		SlowlogSlowerThan:  10000,
 		SlowlogMaxLen:      128,

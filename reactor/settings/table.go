@@ -96,6 +96,26 @@ type Live struct {
 	KeyLoadDelay *atomic.Int64
 	// AOF is the append-only file's settings; nil: none.
 	AOF *aof.Policy
+	// Memory is maxmemory and the eviction's settings; nil: none.
+	Memory *shardowner.MemoryConfig
+}
+
+// applyMemory copies the memory settings into what the shards read.
+func applyMemory(l *Live, c *Config) {
+	m := l.Memory
+	if m == nil {
+		return
+	}
+	m.MaxMemory.Store(c.MaxMemory)
+	for i, name := range shardowner.PolicyNames {
+		if name == c.MaxMemoryPolicy {
+			m.Policy.Store(int32(i))
+		}
+	}
+	m.Samples.Store(int32(c.MaxMemorySamples))
+	m.Tenacity.Store(int32(c.EvictionTenacity))
+	m.LFULogFactor.Store(int32(c.LFULogFactor))
+	m.LFUDecayTime.Store(int32(c.LFUDecayTime))
 }
 
 // ApplyAll makes every setting of c take effect, as at start.
@@ -256,9 +276,18 @@ var Table = []Setting{
 		Set: intSetting(0, math.MaxInt32, func(c *Config, n int64) { c.AutoAOFRewritePercentage = n }), Apply: applyAOF},
 	{Name: "auto-aof-rewrite-min-size", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.AutoAOFRewriteMinSize, 10) },
 		Set: memorySetting(0, math.MaxInt64, func(c *Config, n int64) { c.AutoAOFRewriteMinSize = n }), Apply: applyAOF},
-	fixed("maxmemory", "0"),
-	fixed("maxmemory-policy", "noeviction"),
-	fixed("maxmemory-samples", "5"),
+	{Name: "maxmemory", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.MaxMemory, 10) },
+		Set: memorySetting(0, math.MaxInt64, func(c *Config, n int64) { c.MaxMemory = n }), Apply: applyMemory},
+	{Name: "maxmemory-policy", Mutable: true, Get: func(c *Config) string { return c.MaxMemoryPolicy },
+		Set: enumSetting(func(c *Config, v string) { c.MaxMemoryPolicy = v }, shardowner.PolicyNames...), Apply: applyMemory},
+	{Name: "maxmemory-samples", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.MaxMemorySamples, 10) },
+		Set: intSetting(1, math.MaxInt32, func(c *Config, n int64) { c.MaxMemorySamples = n }), Apply: applyMemory},
+	{Name: "maxmemory-eviction-tenacity", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.EvictionTenacity, 10) },
+		Set: intSetting(0, 100, func(c *Config, n int64) { c.EvictionTenacity = n }), Apply: applyMemory},
+	{Name: "lfu-log-factor", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.LFULogFactor, 10) },
+		Set: intSetting(0, math.MaxInt32, func(c *Config, n int64) { c.LFULogFactor = n }), Apply: applyMemory},
+	{Name: "lfu-decay-time", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.LFUDecayTime, 10) },
+		Set: intSetting(0, math.MaxInt32, func(c *Config, n int64) { c.LFUDecayTime = n }), Apply: applyMemory},
 	fixed("maxmemory-clients", "0"),
 	// A master with no replicas, which Redis's CONFIG SET cannot change.
 	{Name: "replicaof", Aliases: []string{"slaveof"}, Multi: true, Get: func(*Config) string { return "" },
