@@ -77,6 +77,7 @@ type Conn struct {
 	inFlight  int            // slots not yet filled, as of the last count
 	replySize int            // expected size of a reply in flight, from recent replies
 	w         resp.Writer
+	noTouch   bool // CLIENT NO-TOUCH ON: its commands leave access data (info.flagsNoT for other cores)
 	directing bool // w.B is c.out (no slot)
 	joined    bool // w.B is the reply of the last slot, which this reply joins
 	running   bool // between begin and end: w.B holds the reply being written
@@ -262,6 +263,7 @@ func (c *Conn) reserve() *router.Slot {
 	s := c.core.NewSlot()
 	s.Discard = c.discardReply()
 	s.Client = c.id
+	s.NoTouch = c.noTouch
 	s.Sink = c
 	c.slots = append(c.slots, s)
 	c.inFlight++

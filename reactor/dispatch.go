@@ -213,6 +213,7 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		// cannot forward.
 		var op router.Op
 		op.Cmd, op.DB, op.Proto, op.Argv, op.Origin.Client, op.From = cmd, cn.db, cn.proto, argv, cn.id, c.id
+		op.Origin.NoTouch = cn.noTouch
 		c.clock, _ = router.Run(&c.ctx, &c.locks, &op, &c.group, c.clock, nil)
 		if hinted != nil {
 			hinted.HintHash(nil, 0)

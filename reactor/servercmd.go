@@ -26,7 +26,7 @@ func (cn *Conn) Help(lines []string)   { cn.helpReply(lines) }
 func (cn *Conn) InExec() bool          { return cn.capture }
 func (cn *Conn) SetName(name []byte)   { setName(cn, name) }
 func (cn *Conn) SetNoEvict(on bool)    { cn.info.flagsNoE.Store(on) }
-func (cn *Conn) SetNoTouch(on bool)    { cn.info.flagsNoT.Store(on) }
+func (cn *Conn) SetNoTouch(on bool)    { cn.noTouch = on; cn.info.flagsNoT.Store(on) }
 func (cn *Conn) ReplyMode() int        { return cn.replyMode }
 func (cn *Conn) SetReplyMode(mode int) { cn.replyMode = mode }
 func (cn *Conn) CloseAfterReply()      { cn.closing = true }

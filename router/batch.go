@@ -292,13 +292,14 @@ func (b *Batch) AddReply(dest *Slot, reply []byte) {
 }
 
 // originBits packs an Origin's flags into a Request.
-type originBits uint8
+type originBits uint16
 
 const (
 	originPart originBits = 1 << iota
 	originLead
 	originHeld
-	originSeqShift = 3 // Origin.Seq in the bits above the flags
+	originNoTouch
+	originSeqShift = 4 // Origin.Seq in the bits above the flags
 )
 
 // originBits packs s.Origin() without building it.
@@ -313,12 +314,15 @@ func (s *Slot) originBits() originBits {
 	if s.held {
 		b |= originHeld
 	}
+	if s.NoTouch {
+		b |= originNoTouch
+	}
 	return b
 }
 
 func (b originBits) origin(client int64) Origin {
 	return Origin{Client: client, Part: b&originPart != 0, Lead: b&originLead != 0, Held: b&originHeld != 0,
-		Seq: uint8(b >> originSeqShift)}
+		NoTouch: b&originNoTouch != 0, Seq: uint8(b >> originSeqShift)}
 }
 
 // Bytes is the size of the batch's arguments so far.

@@ -29,6 +29,9 @@ type Origin struct {
 	// Seq tells apart the transactions one connection has in flight
 	// (MaxTxns at most): a transaction is (Client, Seq) to the shards.
 	Seq uint8
+	// NoTouch: the client is in CLIENT NO-TOUCH mode, so the keys the
+	// command reads keep their access data (but under TOUCH).
+	NoTouch bool
 }
 
 // MaxTxns is how many transactions one connection may have in flight; Seq
@@ -90,6 +93,11 @@ func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 // reports whether it replied an error. While the shard journals, it also
 // records what the command changed (journaled).
 func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	if o.NoTouch && cmd.Name != "touch" {
+		sh := ctx.Shard
+		sh.SetNoTouch(true)
+		defer sh.SetNoTouch(false)
+	}
 	if ctx.Shard.MemLimited() && cmd.Flags&FlagWrite != 0 && !ctx.Shard.MakeRoom() &&
 		cmd.Flags&FlagDenyOOM != 0 && !o.Part && !o.Held {
 		// Redis evicts before every command; only writes add keys. The

@@ -32,6 +32,9 @@ type Slot struct {
 	// transaction's locks (Origin.Held).
 	held bool
 	seq  uint8 // Origin.Seq
+	// NoTouch is Origin.NoTouch (the parts of a split take their
+	// command's).
+	NoTouch bool
 
 	parent *Slot
 	plan   *plan // the plan this slot is the result of, while it runs
@@ -68,7 +71,7 @@ func (s *Slot) Origin() Origin {
 	if s == nil {
 		return Origin{}
 	}
-	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held, Seq: s.seq}
+	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held, Seq: s.seq, NoTouch: s.NoTouch}
 }
 
 // SetSeq sets the Origin.Seq of the transaction whose reply s will be.

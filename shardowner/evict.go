@@ -144,6 +144,14 @@ func (m *memState) clearPool() {
 	}
 }
 
+// SetNoTouch makes the shard's reads leave the keys' access data as it is
+// (CLIENT NO-TOUCH), or undoes it.
+func (s *Shard) SetNoTouch(on bool) {
+	for _, t := range s.DBs {
+		t.NoTouch = on
+	}
+}
+
 // MemLimited reports whether maxmemory is set.
 func (s *Shard) MemLimited() bool { return s.mem.limit > 0 }
 

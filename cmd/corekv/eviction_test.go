@@ -390,6 +390,8 @@ func TestObjectIdleTimeAndFreq(t *testing.T) {
 		clients[i].Set(ctx, "idle", "v", 0)
 		clients[i].Set(ctx, "read", "v", 0)
 		clients[i].Set(ctx, "touched", "v", 0)
+		clients[i].Set(ctx, "notouch-read", "v", 0)
+		clients[i].Set(ctx, "notouch-touched", "v", 0)
 	}
 	time.Sleep(2200 * time.Millisecond)
 	for i, tg := range targets {
@@ -406,6 +408,25 @@ func TestObjectIdleTimeAndFreq(t *testing.T) {
 		for _, k := range []string{"read", "touched"} {
 			if n := c.ObjectIdleTime(ctx, k).Val(); n > time.Second {
 				t.Errorf("%s: idle time of %s %v right after an access", tg.name, k, n)
+			}
+		}
+		if strings.HasPrefix(tg.name, "corekv") {
+			// CLIENT NO-TOUCH came with Redis 7.2: its reads leave the idle
+			// time, its TOUCH does not.
+			conn := c.Conn()
+			if err := conn.Do(ctx, "CLIENT", "NO-TOUCH", "ON").Err(); err != nil {
+				t.Fatal(err)
+			}
+			conn.Get(ctx, "notouch-read")
+			conn.MGet(ctx, "notouch-read", "x", "y")
+			conn.Touch(ctx, "notouch-touched")
+			conn.Do(ctx, "CLIENT", "NO-TOUCH", "OFF") // back to the pool
+			conn.Close()
+			if n := c.ObjectIdleTime(ctx, "notouch-read").Val(); n < 2*time.Second {
+				t.Errorf("%s: idle time %v after reads of a NO-TOUCH client", tg.name, n)
+			}
+			if n := c.ObjectIdleTime(ctx, "notouch-touched").Val(); n > time.Second {
+				t.Errorf("%s: idle time %v after TOUCH of a NO-TOUCH client", tg.name, n)
 			}
 		}
 		if err := c.ObjectIdleTime(ctx, "nokey").Err(); err != redis.Nil {
