@@ -287,7 +287,9 @@ type loadRec struct {
 	db     int
 	typ    byte
 	exp    int64
-	keyEnd int    // in keys
+	idle   int64 // the file's LRU idle seconds, -1: none
+	freq   int   // its LFU counter, -1: none
+	keyEnd int   // in keys
 	obj    []byte // in the mapped file
 }
 
@@ -364,7 +366,8 @@ func (s *Server) readOwnRecords(c *Core, opt shardowner.LoadOptions, b *loadBatc
 			return errStopped
 		}
 		b.keys = append(b.keys, r.Key...)
-		b.recs = append(b.recs, loadRec{db: db, typ: r.Type, exp: max(r.ExpireAt, 0), keyEnd: len(b.keys), obj: r.Object})
+		b.recs = append(b.recs, loadRec{db: db, typ: r.Type, exp: max(r.ExpireAt, 0), idle: r.Idle, freq: r.Freq,
+			keyEnd: len(b.keys), obj: r.Object})
 		if c.id == 0 {
 			s.saver.LoadingAt(int64(r.Off))
 		}
@@ -416,7 +419,7 @@ func (c *Core) storeBatch(b *loadBatch) {
 		if c.loadErr != nil {
 			break
 		}
-		if err := c.loader.Store(r.db, b.keys[start:r.keyEnd], r.typ, r.obj, r.exp); err != nil {
+		if err := c.loader.Store(r.db, b.keys[start:r.keyEnd], r.typ, r.obj, r.exp, r.idle, r.freq); err != nil {
 			c.loadErr = err
 		}
 		start = r.keyEnd

@@ -31,7 +31,7 @@ type LoadOptions struct {
 func (s *Shard) LoadFile(data []byte, opt LoadOptions) (loaded, expired int64, err error) {
 	l := s.NewLoader(opt.Replace)
 	err = ReadOwnRecords(data, s.ID, s.Count, len(s.DBs), opt, func(db int, r *rdbfile.Record) error {
-		return l.Store(db, r.Key, r.Type, r.Object, max(r.ExpireAt, 0))
+		return l.Store(db, r.Key, r.Type, r.Object, max(r.ExpireAt, 0), r.Idle, r.Freq)
 	})
 	return l.Loaded, l.Expired, err
 }
@@ -56,14 +56,19 @@ func (s *Shard) NewLoader(replace bool) *Loader {
 }
 
 // Store stores key with the object of RDB type typ in obj (its bytes after
-// the key) in database db, expiring at expireAt (Unix ms, 0: none).
-func (l *Loader) Store(db int, key []byte, typ byte, obj []byte, expireAt int64) error {
+// the key) in database db, expiring at expireAt (Unix ms, 0: none), with
+// the idle seconds or LFU counter the file gives it (-1: none), which the
+// key takes under the policy they belong to, as in Redis.
+func (l *Loader) Store(db int, key []byte, typ byte, obj []byte, expireAt, idle int64, freq int) error {
 	l.ctx.DB = db
 	ok, err := l.ctx.loadRecord(key, typ, obj, expireAt, l.replace, &l.rd, &l.obj)
 	switch {
 	case err != nil:
 		return err
 	case ok:
+		if idle >= 0 || freq >= 0 {
+			setAccess(&l.ctx, key, idle, int64(freq))
+		}
 		l.Loaded++
 	default:
 		l.Expired++

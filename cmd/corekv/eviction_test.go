@@ -464,3 +464,32 @@ func TestObjectIdleTimeAndFreq(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadAccessData: a file redis-server saved under an LRU policy, then
+// an LFU one, carries each key's idle time or counter, which corekv takes
+// at start under the same policy.
+func TestLoadAccessData(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+		dir := t.TempDir()
+		r := evictionClient(t, compatStartRedis(t, redisPath, "--dir", dir, "--maxmemory-policy", policy))
+		r.Set(ctx, "k", "v", 0)
+		dump := r.Dump(ctx, "k").Val()
+		r.Do(ctx, "RESTORE", "idle", "0", dump, "IDLETIME", "5000")
+		r.Do(ctx, "RESTORE", "freq", "0", dump, "FREQ", "77")
+		if err := r.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		s := startServer(t, nil, "--shards", "2", "--save", "", "--dir", dir, "--maxmemory-policy", policy)
+		c := evictionClient(t, s.addr)
+		if policy == "allkeys-lru" {
+			if n := c.ObjectIdleTime(ctx, "idle").Val(); n < 5000*time.Second || n > 5010*time.Second {
+				t.Errorf("%s: idle time %v loaded from a file that says 5000 s", policy, n)
+			}
+		} else if n := c.ObjectFreq(ctx, "freq").Val(); n != 77 {
+			t.Errorf("%s: counter %d loaded from a file that says 77", policy, n)
+		}
+	}
+}
