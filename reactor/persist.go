@@ -287,9 +287,9 @@ type loadRec struct {
 	db     int
 	typ    byte
 	exp    int64
-	idle   int64 // the file's LRU idle seconds, -1: none
-	freq   int   // its LFU counter, -1: none
-	keyEnd int   // in keys
+	idle   int64  // the file's LRU idle seconds, -1: none
+	freq   int    // its LFU counter, -1: none
+	keyEnd int    // in keys
 	obj    []byte // in the mapped file
 }
 
