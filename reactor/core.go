@@ -126,8 +126,9 @@ type Core struct {
 	// timer run and each save's end refresh it.
 	misconf bool
 	// oom refuses what may grow memory: the server is over maxmemory and
-	// nothing can be evicted (memory.go).
-	oom bool
+	// nothing can be evicted; evicting: the shard has more to evict, and
+	// the loop does not sleep (memory.go).
+	oom, evicting bool
 	// gated is any of loadingGate, misconf, aofFailed and oom: one test per
 	// command (regate).
 	gated bool
@@ -368,8 +369,9 @@ func (c *Core) turn(maxWait int) {
 	if maxWait >= 0 && (timeout < 0 || timeout > maxWait) {
 		timeout = maxWait
 	}
-	if len(c.mon.ends) > 0 {
-		// MONITOR lines held back for one turn (deliverMonitorLines).
+	if len(c.mon.ends) > 0 || c.evicting {
+		// MONITOR lines held back for one turn (deliverMonitorLines), or
+		// keys left to evict.
 		timeout = 0
 	}
 	if timeout != 0 {

@@ -33,6 +33,7 @@ func (c *Core) syncMemory() {
 	// A load, as Redis's, evicts nothing: the limit applies once it is done.
 	c.shard.SyncMemory(c.srv.memCfg, c.loadingGate)
 	if !c.shard.MemLimited() {
+		c.evicting = false
 		if c.oom {
 			c.oom = false
 			c.regate()
@@ -42,9 +43,23 @@ func (c *Core) syncMemory() {
 	c.publishMemory()
 	c.shard.MemOthers = c.srv.memOthers(c.id)
 	c.shard.OthersEvictable = c.srv.anyEvictable(c.id)
+	c.shard.PlanEviction(c.srv.otherTables(c.id))
+	c.evicting = false
 	if c.shard.MemOver() > 0 {
 		c.shard.MakeRoom()
 		c.publishMemory()
+		// Still over with keys to evict: the next turn comes at once, as
+		// Redis's eviction goes on in its event loop until done.
+		c.evicting = c.shard.MemOver() > 0 && c.shard.MemUsed() > c.shard.EvictFloor() && c.pub.mem.evictable.Load()
+	}
+	if c.shard.MemOver() > 0 && c.shard.OthersEvictable {
+		// The rest of the excess is the other shards' to evict: a core
+		// asleep would come to it at its next timer only.
+		for i, p := range c.srv.cores {
+			if i != c.id && p.pub.mem.evictable.Load() {
+				c.wakePeer(i)
+			}
+		}
 	}
 	oom := c.shard.MemOver() > 0 && !c.shard.OthersEvictable && !c.pub.mem.evictable.Load()
 	if oom != c.oom {
@@ -84,6 +99,17 @@ func (s *Server) memOthers(id int) int64 {
 			n += c.pub.mem.tables.Load()
 		}
 		n += c.pub.mem.clients.Load()
+	}
+	return n
+}
+
+// otherTables is the bytes of every shard's tables but core id's.
+func (s *Server) otherTables(id int) int64 {
+	var n int64
+	for i, c := range s.cores {
+		if i != id {
+			n += c.pub.mem.tables.Load()
+		}
 	}
 	return n
 }

@@ -101,6 +101,11 @@ type memState struct {
 	policy    EvictPolicy
 	samples   int
 	timeLimit time.Duration // per call of MakeRoom; 0: no limit
+	// floor is how far the shard evicts down while the server is over:
+	// its share of the excess the loop last saw taken off what it held
+	// then, so that shards evicting at once free the excess once between
+	// them, each in proportion to its size (PlanEviction).
+	floor     int64
 	pool      [evictPoolSize]evictCandidate
 	nextDB    int    // the random policies' round over the databases
 	scratch   []byte // the random policies' pick
@@ -155,6 +160,9 @@ func (s *Shard) SetNoTouch(on bool) {
 // MemLimited reports whether maxmemory is set.
 func (s *Shard) MemLimited() bool { return s.mem.limit > 0 }
 
+// EvictFloor is how far the shard evicts down this turn (PlanEviction).
+func (s *Shard) EvictFloor() int64 { return s.mem.floor }
+
 // MemUsed is the bytes the shard's tables hold (kvtable.Meter).
 func (s *Shard) MemUsed() int64 { return s.Meter.Bytes }
 
@@ -165,6 +173,19 @@ func (s *Shard) MemOver() int64 {
 		return 0
 	}
 	return s.Meter.Bytes + s.MemOthers - s.mem.limit
+}
+
+// PlanEviction sets how far the shard evicts before the loop next counts:
+// otherTables is the other shards' share of MemOthers. A shard over its
+// share of the limit evicts down to it; under it, a write that takes the
+// server over evicts what it takes.
+func (s *Shard) PlanEviction(otherTables int64) {
+	own := s.Meter.Bytes
+	over := s.MemOver()
+	s.mem.floor = 0
+	if over > 0 && own+otherTables > 0 {
+		s.mem.floor = own - int64(float64(over)*float64(own)/float64(own+otherTables))
+	}
 }
 
 // Evictable reports whether the policy has a key of this shard to evict.
@@ -185,8 +206,9 @@ func (s *Shard) Evictable() bool {
 // maxmemory.
 const ErrOOM resp.Error = "OOM command not allowed when used memory > 'maxmemory'."
 
-// MakeRoom evicts keys while the server is over maxmemory, within the
-// policy's time limit. The call path runs it before every write. It
+// MakeRoom evicts keys while the server is over maxmemory and the shard
+// above its floor (PlanEviction), within the policy's time limit. The call
+// path runs it before every write. It
 // reports false when the server stays over with no key left that the
 // policy could evict, on this shard or, as the loop last saw, any other:
 // a command that may grow memory is then refused, as Redis refuses it.
@@ -199,7 +221,7 @@ func (s *Shard) MakeRoom() bool {
 	}
 	start := time.Now()
 	n := 0
-	for s.MemOver() > 0 {
+	for s.MemOver() > 0 && s.Meter.Bytes > s.mem.floor {
 		if !s.evictOne() {
 			return s.OthersEvictable
 		}
