@@ -12,6 +12,7 @@
 //	go run ./bench --blocking # 1,000 clients blocked in BLPOP, a producer pushing: exactly once, rate, idle CPU
 //	go run ./bench --snapshot # BGSAVE at idle and under writes: time, extra memory, write stalls, file, load time
 //	go run ./bench --aof      # SET per appendfsync mode and without the file, fdatasync's cost, replay at start
+//	go run ./bench --eviction # SET at maxmemory per policy, used_memory and RSS at the cap, hit ratios
 //
 // See bench/README.md for the flags and for what limits the numbers.
 package main
@@ -83,6 +84,7 @@ type config struct {
 	BlockIdle     time.Duration   `json:"blocking_idle_ns,omitempty"`
 	Snapshot      *snapshotConfig `json:"snapshot,omitempty"`
 	AOF           *aofConfig      `json:"aof,omitempty"`
+	Eviction      *evictionConfig `json:"eviction,omitempty"`
 
 	serverCPUList []int
 	clientCPUList []int
@@ -165,6 +167,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	txn := addTxnFlags(fs)
 	snap := addSnapshotFlags(fs)
 	aofF := addAOFFlags(fs)
+	evict := addEvictionFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
@@ -388,6 +391,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	if err := snap.apply(cfg, set); err != nil {
+		return nil, err
+	}
+	if err := evict.apply(cfg, set); err != nil {
 		return nil, err
 	}
 	return cfg, nil

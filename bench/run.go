@@ -183,6 +183,9 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (*report, error) {
 	if cfg.Snapshot != nil {
 		return nil, runSnapshot(ctx, cfg, tl, work, root, stdout)
 	}
+	if cfg.Eviction != nil {
+		return nil, runEviction(ctx, cfg, tl, work, root, stdout)
+	}
 	rep := &report{Config: cfg, Started: start, Machine: describeMachine(ctx, tl, root, cfg)}
 	rep.Targets = targets(cfg)
 	if cfg.GC && !cfg.Memory {
