@@ -439,8 +439,12 @@ func evictStart(ctx context.Context, cfg *config, tl *tools, t target, policy st
 // setMaxmemory sends CONFIG SET maxmemory-policy, then CONFIG SET maxmemory in bytes.
 func setMaxmemory(addr, policy string, maxmemory int64) error {
 	for _, kv := range [][2]string{{"maxmemory-policy", policy}, {"maxmemory", strconv.FormatInt(maxmemory, 10)}} {
-		if r, err := command(addr, 10*time.Second, "CONFIG", "SET", kv[0], kv[1]); err != nil || r != "OK" {
-			return fmt.Errorf("CONFIG SET %s %s: %q %v", kv[0], kv[1], r, err)
+		r, err := command(addr, 10*time.Second, "CONFIG", "SET", kv[0], kv[1])
+		if err != nil {
+			return fmt.Errorf("CONFIG SET %s %s: %s", kv[0], kv[1], strings.TrimPrefix(err.Error(), "CONFIG: "))
+		}
+		if r != "OK" {
+			return fmt.Errorf("CONFIG SET %s %s answered %q", kv[0], kv[1], r)
 		}
 	}
 	return nil
