@@ -11,13 +11,15 @@ import (
 
 // Eviction: with maxmemory set, a write that finds the server's memory over
 // the limit first deletes keys the policy picks, on the shard that runs it,
-// until the server is back under the limit or the time the policy allows
-// per command (maxmemory-eviction-tenacity) is spent; the loop goes on
-// between turns (the loop's MakeRoom between turns). The server's memory is this shard's
-// tables (its Meter) plus what the loop counts elsewhere (MemOthers: the
-// other shards' tables, client buffers, the process at start), so the limit
-// is the whole server's and the shards share it by what they use: a shard
-// that takes most writes evicts most.
+// until the server is back under the limit, the shard down to its share of
+// the excess, or the time the policy allows per command
+// (maxmemory-eviction-tenacity) spent; the loop goes on in later turns. The
+// server's memory is this shard's tables (its Meter) plus what the loop
+// counts elsewhere (MemOthers: the other shards' tables, client buffers,
+// the process at start), so the limit is the whole server's. Each shard
+// evicts its share of an excess in proportion to its size, so shards that
+// evict at once free it once between them, and a shard that takes most
+// writes, and grows, evicts most.
 //
 // Picking follows Redis: a policy samples maxmemory-samples keys of each
 // database into a pool of the best candidates seen so far, and evicts the
@@ -105,10 +107,10 @@ type memState struct {
 	// its share of the excess the loop last saw taken off what it held
 	// then, so that shards evicting at once free the excess once between
 	// them, each in proportion to its size (PlanEviction).
-	floor     int64
-	pool      [evictPoolSize]evictCandidate
-	nextDB    int    // the random policies' round over the databases
-	scratch   []byte // the random policies' pick
+	floor   int64
+	pool    [evictPoolSize]evictCandidate
+	nextDB  int    // the random policies' round over the databases
+	scratch []byte // the random policies' pick
 }
 
 // SyncMemory takes the memory settings of cfg, as the loop does each turn;
@@ -208,10 +210,10 @@ const ErrOOM resp.Error = "OOM command not allowed when used memory > 'maxmemory
 
 // MakeRoom evicts keys while the server is over maxmemory and the shard
 // above its floor (PlanEviction), within the policy's time limit. The call
-// path runs it before every write. It
-// reports false when the server stays over with no key left that the
-// policy could evict, on this shard or, as the loop last saw, any other:
-// a command that may grow memory is then refused, as Redis refuses it.
+// path runs it before every write, the loop once per turn. It reports
+// false when the server stays over with no key left that the policy could
+// evict, on this shard or, as the loop last saw, any other: a command that
+// may grow memory is then refused, as Redis refuses it.
 func (s *Shard) MakeRoom() bool {
 	if s.MemOver() <= 0 {
 		return true
@@ -227,7 +229,7 @@ func (s *Shard) MakeRoom() bool {
 		}
 		n++
 		if n%16 == 0 && s.mem.timeLimit > 0 && time.Since(start) >= s.mem.timeLimit {
-			break // the rest between turns (the loop's MakeRoom between turns)
+			break // the rest in later turns
 		}
 	}
 	return true
