@@ -253,3 +253,36 @@ func BenchmarkSPopDrain(b *testing.B) {
 	}
 	benchDrain(b, c, fill, SAdd, SPop, args("spop", "s"), "$-1\r\n")
 }
+
+// BenchmarkSetEvicting is SET of new keys into a shard held at its
+// maxmemory: each SET evicts about one key first (MakeRoom), per policy.
+func BenchmarkSetEvicting(b *testing.B) {
+	for _, p := range []EvictPolicy{AllKeysLRU, AllKeysLFU, AllKeysRandom, VolatileTTL} {
+		b.Run(PolicyNames[p], func(b *testing.B) {
+			c := benchCtx()
+			cfg := NewMemoryConfig()
+			cfg.Policy.Store(int32(p))
+			val := "some value of 32 bytes..........."
+			for i := range 20000 {
+				Set(c, args("set", "key:"+strconv.Itoa(i), val, "EX", "100000"))
+			}
+			cfg.MaxMemory.Store(c.Shard.MemUsed())
+			c.Shard.SyncMemory(cfg, false)
+			keys := make([][]byte, 1<<16)
+			for i := range keys {
+				keys[i] = []byte("new:" + strconv.Itoa(i))
+			}
+			argv := args("set", "", val, "EX", "100000")
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				c.W.B = c.W.B[:0]
+				argv[1] = keys[i&(len(keys)-1)]
+				i++
+				c.Shard.MakeRoom()
+				Set(c, argv)
+			}
+			b.ReportMetric(float64(c.Shard.Stats.Evicted)/float64(b.N), "evicted/op")
+		})
+	}
+}
