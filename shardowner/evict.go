@@ -281,12 +281,13 @@ func (s *Shard) evictOne() bool {
 				continue
 			}
 			c.set = false
-			t := s.DBs[c.db]
-			v, ok := peek(t, c.key)
-			if !ok || volatile && v.ExpireAt == 0 {
-				continue
+			if volatile {
+				// It may have lost its TTL since.
+				if v, ok := peek(s.DBs[c.db], c.key); !ok || v.ExpireAt == 0 {
+					continue
+				}
 			}
-			if s.evictKey(c.db, c.key) {
+			if s.evictKey(c.db, c.key) { // false: gone since
 				return true
 			}
 		}
@@ -307,18 +308,21 @@ func peek(t *Table, key []byte) (Value, bool) {
 // there, keeping the pool in ascending order of score.
 func (m *memState) offer(db int, key []byte, score uint64) {
 	p := &m.pool
-	// Find where it goes: after every candidate it beats.
-	i := 0
-	for i < evictPoolSize && p[i].set && p[i].score < score {
-		i++
+	full := p[evictPoolSize-1].set
+	if full && score <= p[0].score {
+		return // no better than the worst of a full pool
 	}
-	for j := range evictPoolSize {
-		if p[j].set && p[j].db == db && string(p[j].key) == string(key) {
+	// Find where it goes: after every candidate it beats. A key sampled
+	// again, not accessed since, has the same score: only those can be it.
+	i := 0
+	for i < evictPoolSize && p[i].set && p[i].score <= score {
+		if p[i].score == score && p[i].db == db && string(p[i].key) == string(key) {
 			return // already there
 		}
+		i++
 	}
-	if i == 0 && p[evictPoolSize-1].set {
-		return // worse than all of a full pool
+	if i == 0 && full {
+		return
 	}
 	if !p[evictPoolSize-1].set {
 		// Room at the end: shift the better ones right.
