@@ -48,6 +48,9 @@ func (t *Table) SampleEvict(n int, volatile bool, by Score, fn func(key []byte, 
 	if t.Len() == 0 {
 		return 0
 	}
+	if got := t.sampleRun(n, by, fn); got > 0 {
+		return got
+	}
 	got, tries := 0, 0
 	for rounds := 0; got < n && rounds < 2+sampleTries*n/randomProbes; rounds++ {
 		ws, k := t.probeSlots()
@@ -62,6 +65,61 @@ func (t *Table) SampleEvict(n int, volatile bool, by Score, fn func(key []byte, 
 	// there.
 	for ; got < n && tries < sampleTries*n; tries++ {
 		if t.sampled(t.ar.item(uint32(t.randomSlot())), by, fn) {
+			got++
+		}
+	}
+	return got
+}
+
+// runBuckets bounds the buckets sampleRun reads.
+const runBuckets = 32
+
+// sampleRun is SampleEvict's usual way: the keys of a run of consecutive
+// buckets from a random one, as Redis samples its dictionary. A bucket
+// holds a few keys whose access times have nothing to do with each other,
+// so one or two index reads give the n keys, where probing for each key
+// at a random place takes several; the run's index groups are adjacent
+// and the entries' loads are asked for together. It returns 0 when the run
+// finds no key (a table of mostly empty buckets).
+func (t *Table) sampleRun(n int, by Score, fn func([]byte, uint64)) int {
+	ix := t.randomIndex()
+	var ws [2 * slotsPerGroup]uint64
+	n = min(n, len(ws))
+	k := 0
+	r := t.rand()
+	b := uint32(r) & ix.mask
+	for range min(runBuckets, int(ix.mask)+1) {
+		for g := ix.bucket(b); g != nil && k < len(ws); {
+			for i := 0; i < slotsPerGroup && g[i] != 0 && k < len(ws); i++ {
+				ws[k] = g[i]
+				k++
+			}
+			next := uint32(g[linkWord])
+			if next == 0 {
+				break
+			}
+			g = ix.overflow(next)
+		}
+		if k >= n {
+			break
+		}
+		b = (b + 1) & ix.mask
+	}
+	if k == 0 {
+		return 0
+	}
+	// n of the run's keys from a random one on, round the run: the ones
+	// at the end of a long chain are as likely as those at its head.
+	start := int((r >> 32) % uint64(k))
+	n = min(n, k)
+	var sink uint64
+	for j := range n {
+		sink += prefetch(t.entryStart(t.ar.item(uint32(ws[(start+j)%k]))))
+	}
+	t.sink += sink
+	got := 0
+	for j := range n {
+		if t.sampled(t.ar.item(uint32(ws[(start+j)%k])), by, fn) {
 			got++
 		}
 	}
