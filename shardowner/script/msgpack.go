@@ -1,0 +1,5 @@
+package script
+
+import lua "github.com/yuin/gopher-lua"
+
+func (e *Engine) openCmsgpack() *lua.LTable { return e.L.CreateTable(0, 4) }
