@@ -84,7 +84,7 @@ func trimZeros(m []byte) []byte {
 // formatLuaNumber is a number as Redis's Lua prints it (LUA_NUMBER_FMT,
 // "%.14g"): tostring, string coercion in the libraries here, error texts.
 func formatLuaNumber(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
+	if f == math.Trunc(f) && math.Abs(f) < 1e14 && (f != 0 || !math.Signbit(f)) {
 		// Integers below 10^14 print as themselves; the common case needs no
 		// exponent probe.
 		return strconv.FormatInt(int64(f), 10)
