@@ -249,6 +249,12 @@ func redisPcall(L *lua.LState) int {
 	if L.GetTop() < 1 {
 		argErrorf(L, 1, "pcall", "value expected")
 	}
+	if f := L.Get(1); f.Type() != lua.LTFunction && L.GetMetaField(f, "__call").Type() != lua.LTFunction {
+		// Lua raises this from pcall itself, so without a position.
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + f.Type().String() + " value"))
+		return 2
+	}
 	nargs := L.GetTop() - 1
 	if err := L.PCall(nargs, lua.MultRet, nil); err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
