@@ -47,6 +47,10 @@ func compile(src, name string) (proto *lua.FunctionProto, err error) {
 		}
 		return nil, &compileError{name + ": " + err.Error()}
 	}
+	// gopher-lua gives a main chunk the "arg" table of Lua 5.0's varargs,
+	// built on every call but named by nothing (Lua 5.1's main chunk has
+	// none): it is not built.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return proto, nil
 }
 

@@ -293,3 +293,42 @@ func TestKeysArgv(t *testing.T) {
 		t.Fatal("KEYS kept after the run")
 	}
 }
+
+// The KEYS and ARGV tables are reused from run to run only when the last
+// script left them as plain arrays.
+func TestKeysArgvReuse(t *testing.T) {
+	e := New(Options{})
+	h := newHost()
+	run := func(src string, keys ...string) string {
+		var kb [][]byte
+		for _, k := range keys {
+			kb = append(kb, []byte(k))
+		}
+		w := resp.Writer{Proto: 2}
+		e.Eval([]byte(src), kb, nil, h, &w)
+		return string(w.B)
+	}
+	for _, c := range []struct {
+		spoil string
+		keys  []string
+	}{
+		{"KEYS.x = 1", nil},
+		{"KEYS.x = 1", []string{"a"}},
+		{"KEYS[5] = 1", []string{"a"}},
+		{"KEYS[3] = 1", []string{"a", "b"}},
+		{"setmetatable(KEYS, {__index = function() return 'm' end})", nil},
+		{"KEYS[2] = nil", []string{"a", "b"}},
+	} {
+		run(c.spoil, c.keys...)
+		got := run("local n = 0 for k, v in pairs(KEYS) do n = n + 1 end return {n, tostring(KEYS.x), tostring(KEYS[5]), tostring(KEYS[9])}", "k")
+		if got != "*4\r\n:1\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n" {
+			t.Errorf("after %q: %q", c.spoil, got)
+		}
+	}
+	if got := run("return #KEYS", "a", "b", "c"); got != ":3\r\n" {
+		t.Fatal(got)
+	}
+	if got := run("return {#KEYS, KEYS[1]}", "z"); got != "*2\r\n:1\r\n$1\r\nz\r\n" {
+		t.Fatal(got)
+	}
+}

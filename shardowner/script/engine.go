@@ -56,8 +56,11 @@ type Engine struct {
 	rand    rand48
 	json    cjson
 
-	// cur is the run in progress, nil between runs.
-	cur *run
+	// cur is the run in progress (runState), nil between runs.
+	cur      *run
+	runState run
+	// keys and args are the tables of KEYS and ARGV, kept for the next run.
+	keys, args *lua.LTable
 	// Buffers reused from call to call.
 	argv   [][]byte
 	numBuf []byte

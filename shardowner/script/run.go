@@ -67,10 +67,13 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, host Host, w *resp.Writer) 
 		return Result{Err: true}
 	}
 	L := e.L
-	r := run{host: host, sha: s.SHA, resp: 2, repl: ReplAll}
-	e.cur = &r
-	e.realG.RawSetString("KEYS", e.luaArray(keys))
-	e.realG.RawSetString("ARGV", e.luaArray(args))
+	e.runState = run{host: host, sha: s.SHA, resp: 2, repl: ReplAll}
+	r := &e.runState
+	e.cur = r
+	e.keys = e.luaArray(e.keys, keys)
+	e.args = e.luaArray(e.args, args)
+	e.realG.RawSetString("KEYS", e.keys)
+	e.realG.RawSetString("ARGV", e.args)
 	top := L.GetTop()
 	L.Push(s.fn)
 	err := L.PCall(0, 1, e.handler)
@@ -89,13 +92,36 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, host Host, w *resp.Writer) 
 	return res
 }
 
-// luaArray is a new Lua array of strings: KEYS or ARGV.
-func (e *Engine) luaArray(v [][]byte) *lua.LTable {
-	t := e.L.CreateTable(len(v), 0)
+// luaArray is a Lua array of the strings v: KEYS or ARGV. The table of
+// the previous run is filled again when the script left it as an array
+// without a metatable, which is what
+// almost every script does; otherwise a new one is made. (Only a script
+// hiding its KEYS where the next could find it, in the string
+// metatable, could tell.)
+func (e *Engine) luaArray(t *lua.LTable, v [][]byte) *lua.LTable {
+	if t == nil || t.Metatable != lua.LNil || hasKeysAfter(t, t.Len()) {
+		t = e.L.CreateTable(len(v), 0)
+	}
+	for i := t.Len(); i > len(v); i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
 	for i, b := range v {
 		t.RawSetInt(i+1, lua.LString(b))
 	}
 	return t
+}
+
+// hasKeysAfter reports whether t has a non-nil value past index n.
+func hasKeysAfter(t *lua.LTable, n int) bool {
+	var k lua.LValue
+	if n == 0 {
+		// Next treats 0 as "after the array part" and would skip the
+		// first hash key: start from the beginning instead.
+		k, _ = t.Next(lua.LNil)
+	} else {
+		k, _ = t.Next(lua.LNumber(n))
+	}
+	return k != lua.LNil
 }
 
 // errorHandler is the error handler a script runs under, Redis's
