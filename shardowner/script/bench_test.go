@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"strconv"
 	"testing"
 
@@ -66,5 +67,50 @@ func BenchmarkEvalSHALoop(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		w.B = w.B[:0]
 		e.EvalSHA(sha, keys, nil, h, &w)
+	}
+}
+
+// BenchmarkEvalSHALoopInterruptible is BenchmarkEvalSHALoop with an
+// interrupt context set: the interpreter checks it at every instruction.
+func BenchmarkEvalSHALoopInterruptible(b *testing.B) {
+	e := New(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.SetInterrupt(ctx)
+	sha, _ := e.Load([]byte("local n for i = 1, 100 do n = redis.call('INCR', KEYS[1]) end return n"))
+	keys := [][]byte{[]byte("counter")}
+	h := &incrHost{}
+	w := resp.Writer{Proto: 2, B: make([]byte, 0, 64)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.B = w.B[:0]
+		e.EvalSHA(sha, keys, nil, h, &w)
+	}
+}
+
+// BenchmarkLuaLoop is Lua code alone: a loop of arithmetic.
+func BenchmarkLuaLoop(b *testing.B) {
+	for _, interruptible := range []bool{false, true} {
+		name := "plain"
+		if interruptible {
+			name = "interruptible"
+		}
+		b.Run(name, func(b *testing.B) {
+			e := New(Options{})
+			if interruptible {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				e.SetInterrupt(ctx)
+			}
+			sha, _ := e.Load([]byte("local n = 0 for i = 1, 1000 do n = n + i % 7 end return n"))
+			w := resp.Writer{Proto: 2, B: make([]byte, 0, 64)}
+			h := &incrHost{}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.B = w.B[:0]
+				e.EvalSHA(sha, nil, nil, h, &w)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -52,9 +53,12 @@ type Engine struct {
 	// handler is the error handler of a run (Redis's
 	// __redis__err__handler): it notes where the error was raised.
 	handler *lua.LFunction
-	cache   cache
-	rand    rand48
-	json    cjson
+
+	cache cache
+	rand  rand48
+	json  cjson
+	// interrupt, when set, stops scripts once done (SetInterrupt).
+	interrupt context.Context
 
 	// cur is the run in progress (runState), nil between runs.
 	cur      *run
@@ -149,6 +153,32 @@ func (e *Engine) setup() {
 
 	e.handler = L.NewFunction(e.errorHandler)
 	e.protect()
+	if e.interrupt != nil {
+		L.SetContext(e.interrupt)
+	}
+}
+
+// errKilled is the error a script stopped by SetInterrupt's context raises:
+// Redis's for a script ended by SCRIPT KILL.
+const errKilled = "ERR Script killed by user with SCRIPT KILL..."
+
+// SetInterrupt makes scripts stop once ctx is done: the running one, if
+// ctx is done while it runs, and any started after. A stopped script
+// raises Redis's SCRIPT KILL error, at every instruction, so that pcall
+// cannot keep it going. It is for SCRIPT KILL and the busy-script limit,
+// served by another goroutine while the shard's runs the script: the
+// server gives each run a context it can cancel (when the script has not
+// written: Guard.Wrote) and clears it with SetInterrupt(nil) after.
+//
+// While a context is set the interpreter checks it at every instruction,
+// which makes Lua code about 30% slower (BenchmarkLuaLoop).
+func (e *Engine) SetInterrupt(ctx context.Context) {
+	e.interrupt = ctx
+	if ctx == nil {
+		e.L.RemoveContext()
+		return
+	}
+	e.L.SetContext(ctx)
 }
 
 // protect makes the globals and every library table read-only, as Redis's

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -258,4 +259,41 @@ func TestErrorsDoNotLeak(t *testing.T) {
 	if got != "$1\r\ny\r\n" {
 		t.Fatalf("after errors: %q", got)
 	}
+}
+
+// A script whose interrupt context is done stops with Redis's SCRIPT KILL
+// error, even inside pcall.
+func TestInterrupt(t *testing.T) {
+	e := New(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	e.SetInterrupt(ctx)
+	h := &killHost{cancel: cancel}
+	got, res := eval(t, e, "local i = 0\nwhile true do\n pcall(function() redis.call('ping') end)\n i = i + 1\nend", 2, h)
+	if !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL... script: ") || !res.Err {
+		t.Fatalf("killed: %q %+v", got, res)
+	}
+	e.SetInterrupt(nil)
+	if got, _ := eval(t, e, "return 1", 2, nil); got != ":1\r\n" {
+		t.Fatalf("after: %q", got)
+	}
+	// A context done before the run stops it at once.
+	e.SetInterrupt(ctx)
+	if got, _ := eval(t, e, "return 2", 2, nil); !strings.HasPrefix(got, "-ERR Script killed") {
+		t.Fatalf("done before: %q", got)
+	}
+	e.SetInterrupt(nil)
+}
+
+// killHost cancels the interrupt on the third command.
+type killHost struct {
+	n      int
+	cancel func()
+}
+
+func (h *killHost) Call(ctx CallContext, argv [][]byte, dst []byte) []byte {
+	h.n++
+	if h.n == 3 {
+		h.cancel()
+	}
+	return append(dst, "+PONG\r\n"...)
 }

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/corekv/corekv/resp"
@@ -132,6 +134,12 @@ func hasKeysAfter(t *lua.LTable, n int) bool {
 func (e *Engine) errorHandler(L *lua.LState) int {
 	obj := L.Get(1)
 	t, ok := obj.(*lua.LTable)
+	if ctx := e.interrupt; !ok && ctx != nil && ctx.Err() != nil {
+		if s, isStr := obj.(lua.LString); isStr && strings.HasSuffix(string(s), ctx.Err().Error()) {
+			t, ok = L.CreateTable(0, 3), true
+			t.RawSetString("err", lua.LString(errKilled))
+		}
+	}
 	if !ok {
 		var text string
 		switch x := obj.(type) {
