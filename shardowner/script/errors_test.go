@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/corekv/corekv/resp"
 )
 
 // Errors raised by scripts, as Redis 7.0 writes them: the error, then
@@ -296,4 +298,24 @@ func (h *killHost) Call(ctx CallContext, argv [][]byte, dst []byte) []byte {
 		h.cancel()
 	}
 	return append(dst, "+PONG\r\n"...)
+}
+
+// Recursion deeper than Lua 5.1 allows (LUAI_MAXCALLS) fails the script
+// and leaves the engine usable.
+func TestStackOverflow(t *testing.T) {
+	e := New(Options{})
+	src := "local function f(n) if n == 0 then return 0 end return 1 + f(n-1) end return f(tonumber(ARGV[1]))"
+	w := resp.Writer{Proto: 2}
+	e.Eval([]byte(src), nil, [][]byte{[]byte("15000")}, newHost(), &w)
+	if string(w.B) != ":15000\r\n" {
+		t.Fatalf("15000 deep: %q", w.B)
+	}
+	w.B = nil
+	res := e.Eval([]byte(src), nil, [][]byte{[]byte("30000")}, newHost(), &w)
+	if !strings.Contains(string(w.B), "stack overflow") || !res.Err {
+		t.Fatalf("30000 deep: %q", w.B)
+	}
+	if got, _ := eval(t, e, "return 1", 2, nil); got != ":1\r\n" {
+		t.Fatalf("after: %q", got)
+	}
 }

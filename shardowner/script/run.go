@@ -195,6 +195,11 @@ func (e *Engine) writeError(w *resp.Writer, err error, sha string) bool {
 		if s, ok := obj.(lua.LString); ok {
 			msg = luaMessage(string(s))
 		}
+		if strings.HasPrefix(msg, "lua callstack overflow") {
+			// Calls nested past CallStackSize leave no room for the
+			// handler either; Lua's own text for the depth.
+			msg = "stack overflow"
+		}
 		if len(msg) > 100 {
 			msg = msg[:100]
 		}
