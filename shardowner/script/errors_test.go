@@ -198,6 +198,7 @@ func TestGlobalsProtection(t *testing.T) {
 		"return tostring(-0.0)":                                       "-0",
 		"return tostring(1e15)":                                       "1e+15",
 		"return tostring(2^53)":                                       "9.007199254741e+15",
+		"return string.format('%s|%5s|%d|%%s', 1/3, 2, 3.0)":          "0.33333333333333|    2|3|%s",
 		"return table.foreach({10}, function(k, v) return v * 2 end)": "",
 		"return tostring(collectgarbage('count'))":                    "0",
 		"return tostring(select('#', collectgarbage()))":              "1",

@@ -186,6 +186,34 @@ func (e *Engine) setupString() {
 		L.Push(lua.LString("\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"))
 		return 1
 	})
+	format := gfunc(s, "format")
+	e.setFunc(s, "format", func(L *lua.LState) int {
+		// %s of a number prints it as Lua does (%.14g), not as Go does.
+		f, ok := L.Get(1).(lua.LString)
+		if !ok {
+			return format(L)
+		}
+		arg := 1
+		for i := 0; i < len(f); i++ {
+			if f[i] != '%' {
+				continue
+			}
+			i++
+			if i < len(f) && f[i] == '%' {
+				continue
+			}
+			for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
+				i++
+			}
+			arg++
+			if i < len(f) && f[i] == 's' {
+				if n, isNum := L.Get(arg).(lua.LNumber); isNum {
+					L.Replace(arg, lua.LString(formatLuaNumber(float64(n))))
+				}
+			}
+		}
+		return format(L)
+	})
 	e.setFunc(s, "rep", func(L *lua.LState) int {
 		str := checkString(L, 1, "rep")
 		n := checkInt(L, 2, "rep")
