@@ -122,7 +122,8 @@ func (e *Engine) setupBase() {
 // gopher-lua lacks (foreach, foreachi, setn).
 func (e *Engine) setupTable() {
 	t := e.realG.RawGetString("table").(*lua.LTable)
-	for _, name := range []string{"concat", "getn", "maxn"} {
+	e.setFunc(t, "concat", e.reading(tableConcat))
+	for _, name := range []string{"getn", "maxn"} {
 		e.setFunc(t, name, e.reading(gfunc(t, name)))
 	}
 	for _, name := range []string{"insert", "remove", "sort"} {
@@ -165,6 +166,40 @@ func (e *Engine) setupTable() {
 		}
 		return 0
 	}))
+}
+
+// tableConcat is Lua 5.1's table.concat(t [, sep [, i [, j]]]): numbers
+// joined as Lua prints them (%.14g).
+func tableConcat(L *lua.LState) int {
+	t := checkTable(L, 1, "concat")
+	sep := ""
+	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		sep = checkString(L, 2, "concat")
+	}
+	i, j := 1, t.Len()
+	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
+		i = checkInt(L, 3, "concat")
+	}
+	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
+		j = checkInt(L, 4, "concat")
+	}
+	var b strings.Builder
+	for k := i; k <= j; k++ {
+		switch v := t.RawGetInt(k).(type) {
+		case lua.LString, lua.LNumber:
+			b.WriteString(luaToString(v))
+		default:
+			L.RaiseError("invalid value (at index %d) in table for 'concat'", k)
+		}
+		if k != j {
+			b.WriteString(sep)
+		}
+		if b.Len() > maxStringSize {
+			L.RaiseError("not enough memory")
+		}
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
 }
 
 // maxStringSize bounds what string.rep builds: Redis's proto-max-bulk-len
