@@ -31,7 +31,7 @@ func bitRet(L *lua.LState, b uint32) int {
 }
 
 func (e *Engine) openBit() *lua.LTable {
-	L := e.L
+	L := e.vm
 	t := L.CreateTable(0, 12)
 	set := func(name string, f func(L *lua.LState) int) { t.RawSetString(name, L.NewFunction(f)) }
 	set("tobit", func(L *lua.LState) int { return bitRet(L, bitArg(L, 1, "tobit")) })

@@ -99,7 +99,7 @@ func (c *cache) add(e *Engine, body []byte, load bool) (*Script, error) {
 	if err != nil {
 		return nil, Error("ERR Error compiling script (new function): " + err.Error())
 	}
-	fn := e.L.NewFunctionFromProto(proto)
+	fn := e.vm.NewFunctionFromProto(proto)
 	fn.Env = e.protG
 	s := &Script{
 		SHA:   string(hexBuf[:]),
@@ -188,7 +188,7 @@ func (e *Engine) Flush() {
 	if e.cur != nil {
 		return
 	}
-	e.L.Close()
+	e.vm.Close()
 	e.cache.init()
 	e.setup()
 }

@@ -48,7 +48,7 @@ type cjson struct {
 }
 
 func (e *Engine) openCjson() *lua.LTable {
-	L := e.L
+	L := e.vm
 	j := &e.json
 	j.cfg = defaultCjsonConfig()
 	j.null = L.NewUserData()

@@ -34,7 +34,7 @@ type Options struct {
 // Engine is one shard's Lua interpreter and script cache. It is not safe for
 // concurrent use: the shard's goroutine owns it.
 type Engine struct {
-	L    *lua.LState
+	vm   *lua.LState
 	opts Options
 
 	// realG holds the globals; scripts see them only through protG, an
@@ -85,7 +85,7 @@ func New(opts Options) *Engine {
 }
 
 // Close releases the interpreter. The Engine must not be used after.
-func (e *Engine) Close() { e.L.Close() }
+func (e *Engine) Close() { e.vm.Close() }
 
 // versionNum is REDIS_VERSION_NUM for a version string "major.minor.patch".
 func versionNum(v string) int {
@@ -117,7 +117,7 @@ func (e *Engine) setup() {
 		RegistryMaxSize:  1024 * 1024,
 		RegistryGrowStep: 1024 * 4,
 	})
-	e.L = L
+	e.vm = L
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -175,17 +175,17 @@ const errKilled = "ERR Script killed by user with SCRIPT KILL..."
 func (e *Engine) SetInterrupt(ctx context.Context) {
 	e.interrupt = ctx
 	if ctx == nil {
-		e.L.RemoveContext()
+		e.vm.RemoveContext()
 		return
 	}
-	e.L.SetContext(ctx)
+	e.vm.SetContext(ctx)
 }
 
 // protect makes the globals and every library table read-only, as Redis's
 // luaSetTableProtectionRecursively does, and makes reading an undefined
 // global an error (luaSetErrorMetatable).
 func (e *Engine) protect() {
-	L := e.L
+	L := e.vm
 	e.protected = make(map[*lua.LTable]*lua.LTable)
 
 	// Library tables first: each global holding a table is replaced by its
@@ -220,7 +220,7 @@ func (e *Engine) protect() {
 // (its __index), writes raise Redis's read-only error (__newindex), and #
 // counts real's array.
 func (e *Engine) proxy(real *lua.LTable) *lua.LTable {
-	L := e.L
+	L := e.vm
 	p := L.CreateTable(0, 0)
 	mt := L.CreateTable(0, 3)
 	mt.RawSetString("__index", real)

@@ -257,7 +257,7 @@ func TestErrorsDoNotLeak(t *testing.T) {
 		eval(t, e, "redis.call('set', 'x', 'y') error('x')", 2, h)
 		eval(t, e, "return redis.call('nosuch')", 2, h)
 	}
-	if top := e.L.GetTop(); top != 0 {
+	if top := e.vm.GetTop(); top != 0 {
 		t.Fatalf("Lua stack holds %d values", top)
 	}
 	got, _ := eval(t, e, "return redis.call('get', 'x')", 2, h)

@@ -21,7 +21,7 @@ func FuzzCjsonDecode(f *testing.F) {
 	decode := e.json.decode
 	encode := e.json.encode
 	call := func(fn lua.LGFunction, arg lua.LValue) (lua.LValue, bool) {
-		L := e.L
+		L := e.vm
 		L.Push(L.NewFunction(fn))
 		L.Push(arg)
 		if err := L.PCall(1, 1, nil); err != nil {
@@ -48,8 +48,8 @@ func FuzzCjsonDecode(f *testing.F) {
 		if !ok || enc2.String() != enc.String() {
 			t.Fatalf("%q: %q then %q", s, enc, enc2)
 		}
-		if e.L.GetTop() != 0 {
-			t.Fatalf("stack left with %d values", e.L.GetTop())
+		if e.vm.GetTop() != 0 {
+			t.Fatalf("stack left with %d values", e.vm.GetTop())
 		}
 	})
 }
@@ -83,8 +83,8 @@ func FuzzRESPToLuaToRESP(f *testing.F) {
 				t.Fatalf("%q (script %q, RESP%d) gave %q, not one RESP value", reply, src, proto, w.B)
 			}
 		}
-		if e.L.GetTop() != 0 {
-			t.Fatalf("stack left with %d values", e.L.GetTop())
+		if e.vm.GetTop() != 0 {
+			t.Fatalf("stack left with %d values", e.vm.GetTop())
 		}
 	})
 }

@@ -47,7 +47,7 @@ func (e *Engine) writing(f lua.LGFunction) lua.LGFunction {
 }
 
 func (e *Engine) setFunc(t *lua.LTable, name string, f lua.LGFunction) {
-	t.RawSetString(name, e.L.NewFunction(f))
+	t.RawSetString(name, e.vm.NewFunction(f))
 }
 
 // setupBase adjusts the base library.
@@ -65,7 +65,7 @@ func (e *Engine) setupBase() {
 		orig := G.RawGetString(name).(*lua.LFunction)
 		iter := orig.Upvalues[0].Value()
 		f := e.reading(orig.GFunction)
-		G.RawSetString(name, e.L.NewClosure(f, iter))
+		G.RawSetString(name, e.vm.NewClosure(f, iter))
 	}
 	getmeta := gfunc(G, "getmetatable")
 	e.setFunc(G, "getmetatable", func(L *lua.LState) int {

@@ -22,7 +22,7 @@ const msgpackMaxNesting = 16
 const msgpackMaxDepth = 4000
 
 func (e *Engine) openCmsgpack() *lua.LTable {
-	L := e.L
+	L := e.vm
 	t := L.CreateTable(0, 8)
 	t.RawSetString("pack", L.NewFunction(msgpackPack))
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return msgpackUnpack(L, 0, 0) }))

@@ -64,7 +64,7 @@ type ACLHost interface {
 
 // openRedis builds the redis table of scriptingInit and luaRegisterRedisAPI.
 func (e *Engine) openRedis() *lua.LTable {
-	L := e.L
+	L := e.vm
 	t := L.CreateTable(0, 32)
 	set := func(name string, f lua.LGFunction) { t.RawSetString(name, L.NewFunction(f)) }
 	set("call", func(L *lua.LState) int { return e.redisCall(L, true) })

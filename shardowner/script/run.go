@@ -68,7 +68,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, host Host, w *resp.Writer) 
 		w.Err(errBusyRun)
 		return Result{Err: true}
 	}
-	L := e.L
+	L := e.vm
 	e.runState = run{host: host, sha: s.SHA, resp: 2, repl: ReplAll}
 	r := &e.runState
 	e.cur = r
@@ -102,7 +102,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, host Host, w *resp.Writer) 
 // metatable, could tell.)
 func (e *Engine) luaArray(t *lua.LTable, v [][]byte) *lua.LTable {
 	if t == nil || t.Metatable != lua.LNil || hasKeysAfter(t, t.Len()) {
-		t = e.L.CreateTable(len(v), 0)
+		t = e.vm.CreateTable(len(v), 0)
 	}
 	for i := t.Len(); i > len(v); i-- {
 		t.RawSetInt(i, lua.LNil)

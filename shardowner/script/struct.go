@@ -112,7 +112,7 @@ func (f *structFormat) control(opt byte) {
 }
 
 func (e *Engine) openStruct() *lua.LTable {
-	L := e.L
+	L := e.vm
 	t := L.CreateTable(0, 3)
 	t.RawSetString("pack", L.NewFunction(structPack))
 	t.RawSetString("unpack", L.NewFunction(structUnpack))
