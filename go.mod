@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/valyala/bytebufferpool v1.0.0
+	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/automaxprocs v1.6.0
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/plot v0.17.0

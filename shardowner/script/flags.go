@@ -1,0 +1,197 @@
+package script
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Flags are a script's shebang flags (#!lua flags=...), Redis's
+// SCRIPT_FLAG_* bits.
+type Flags uint32
+
+const (
+	// FlagNoWrites (no-writes): the script may not call write commands;
+	// it may run on a read-only replica, under EVAL_RO, and over maxmemory.
+	FlagNoWrites Flags = 1 << iota
+	// FlagAllowOOM (allow-oom): the script may run, and write, over
+	// maxmemory.
+	FlagAllowOOM
+	// FlagAllowStale (allow-stale): the script may run on a stale replica
+	// (replica-serve-stale-data no, link down), calling only commands that
+	// may run there.
+	FlagAllowStale
+	// FlagNoCluster (no-cluster): the script refuses to run in cluster mode.
+	FlagNoCluster
+	// FlagAllowCrossSlot (allow-cross-slot-keys): the script may access
+	// keys of several slots.
+	FlagAllowCrossSlot
+	// FlagEvalCompat marks a script without a shebang: it runs as scripts
+	// did before Redis 7.0 (may write, denied over maxmemory only when it
+	// writes, may cross slots), and the other flags do not apply.
+	FlagEvalCompat
+)
+
+// flagNames are the shebang's flag names, in Redis's order.
+var flagNames = []struct {
+	name string
+	flag Flags
+}{
+	{"no-writes", FlagNoWrites},
+	{"allow-oom", FlagAllowOOM},
+	{"allow-stale", FlagAllowStale},
+	{"no-cluster", FlagNoCluster},
+	{"allow-cross-slot-keys", FlagAllowCrossSlot},
+}
+
+// String lists the flags as a shebang would, comma separated.
+func (f Flags) String() string {
+	var names []string
+	for _, n := range flagNames {
+		if f&n.flag != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseShebang reads the flags of a script body as Redis's
+// evalExtractShebangFlags does. A body that does not begin with "#!" has
+// FlagEvalCompat; one that does must be "#!lua" with only "flags=a,b,..."
+// options on its first line. shebangLen is that line's length without its
+// newline: the script compiles from there, so that its line numbers are
+// the body's.
+func ParseShebang(body []byte) (flags Flags, shebangLen int, err error) {
+	if !bytes.HasPrefix(body, []byte("#!")) {
+		return FlagEvalCompat, 0, nil
+	}
+	nl := bytes.IndexByte(body, '\n')
+	if nl < 0 {
+		return 0, 0, Error("ERR Invalid script shebang")
+	}
+	line := body[:nl]
+	// Redis reads the line as a C string.
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		line = line[:i]
+	}
+	parts, ok := splitArgs(string(line))
+	if !ok || len(parts) == 0 {
+		return 0, 0, Error("ERR Invalid engine in script shebang")
+	}
+	if parts[0] != "#!lua" {
+		return 0, 0, Error("ERR Unexpected engine in script shebang: " + cString(parts[0]))
+	}
+	for _, p := range parts[1:] {
+		if !strings.HasPrefix(p, "flags=") {
+			return 0, 0, Error("ERR Unknown lua shebang option: " + cString(p))
+		}
+		list := p[len("flags="):]
+		if list == "" {
+			continue
+		}
+		for _, name := range strings.Split(list, ",") {
+			found := Flags(0)
+			for _, n := range flagNames {
+				if name == n.name {
+					found = n.flag
+					break
+				}
+			}
+			if found == 0 {
+				return 0, 0, Error("ERR Unexpected flag in script shebang: " + cString(name))
+			}
+			flags |= found
+		}
+	}
+	return flags, nl, nil
+}
+
+// splitArgs splits a line as Redis's sdssplitargs does: words separated by
+// blanks, "double quotes" with \n \r \t \b \a \xHH and backslash escapes,
+// 'single quotes' with \' only; a closing quote must end its word. It
+// reports false for unbalanced quotes.
+func splitArgs(line string) ([]string, bool) {
+	var out []string
+	p := 0
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return out, true
+		}
+		var cur []byte
+		inq, insq := false, false
+		for done := false; !done; {
+			var c byte
+			if p < len(line) {
+				c = line[p]
+			}
+			switch {
+			case inq:
+				switch {
+				case c == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]):
+					cur = append(cur, byte(digitValue(line[p+2])<<4|digitValue(line[p+3])))
+					p += 3
+				case c == '\\' && p+1 < len(line):
+					p++
+					switch line[p] {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, line[p])
+					}
+				case c == '"':
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				case p >= len(line):
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			case insq:
+				switch {
+				case c == '\\' && p+1 < len(line) && line[p+1] == '\'':
+					p++
+					cur = append(cur, '\'')
+				case c == '\'':
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				case p >= len(line):
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			default:
+				switch {
+				case p >= len(line) || c == ' ' || c == '\n' || c == '\r' || c == '\t':
+					done = true
+				case c == '"':
+					inq = true
+				case c == '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if p < len(line) {
+				p++
+			}
+		}
+		out = append(out, string(cur))
+	}
+}
+
+func isHex(c byte) bool { return digitValue(c) >= 0 && digitValue(c) < 16 }
