@@ -115,14 +115,11 @@ func appendObjectBody(dst []byte, v Value, str func(dst, s []byte) []byte) []byt
 	return dst
 }
 
-// appendKeyRecord appends key and v as an RDB file's key record: the
-// expiry when v has one, the type, the key, the body; strings as Redis
-// saves them, integers encoded, none compressed (rdbfile.CompressRecords
-// does that off the shard's thread).
-func appendKeyRecord(dst, key []byte, v Value) []byte {
-	if v.ExpireAt != 0 {
-		dst = rdbfile.AppendExpire(dst, v.ExpireAt)
-	}
+// appendKeyBody appends key and v as the part of an RDB file's key record
+// after its expiry and access data: the type, the key, the body; strings
+// as Redis saves them, integers encoded, none compressed
+// (rdbfile.CompressRecords does that off the shard's thread).
+func appendKeyBody(dst, key []byte, v Value) []byte {
 	dst = rdbfile.AppendKey(dst, objectType(v), key, false)
 	return appendObjectBody(dst, v, plain)
 }

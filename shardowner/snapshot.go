@@ -6,6 +6,8 @@ import (
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/kvtable"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -60,7 +62,19 @@ type Snapshot struct {
 
 	buf   *bytebufferpool.ByteBuffer
 	bufDB int
+	// access is the access data the file carries for each key, per the
+	// policy at the cut.
+	access snapAccess
 }
+
+// snapAccess says which access data a snapshot writes.
+type snapAccess uint8
+
+const (
+	noAccess snapAccess = iota
+	idleAccess
+	freqAccess
+)
 
 // snapDB is one database's table as the walk sees it.
 type snapDB struct {
@@ -107,6 +121,12 @@ func InternalSnapshot(c *Ctx, argv [][]byte) {
 // shard has walked it all.
 func (s *Shard) StartSnapshot(sink SnapshotSink) {
 	sn := &Snapshot{sink: sink, shard: s.ID, cut: s.Clock.Ms, dbs: make([]snapDB, len(s.DBs)), bufDB: -1, stepBuckets: snapStepBuckets}
+	switch s.mem.policy {
+	case VolatileLRU, AllKeysLRU:
+		sn.access = idleAccess
+	case VolatileLFU, AllKeysLFU:
+		sn.access = freqAccess
+	}
 	keys, expires := make([]int, len(s.DBs)), make([]int, len(s.DBs))
 	for i, t := range s.DBs {
 		t.Freeze(true)
@@ -304,7 +324,7 @@ func (s *Shard) detachForSnapshot(db int) bool {
 
 // writeBucket appends the records of the bucket at pos of database db.
 func (sn *Snapshot) writeBucket(db int, d *snapDB, pos int) {
-	d.t.WalkAt(pos, func(key []byte, v Value) {
+	d.t.WalkAt(pos, func(key []byte, v Value, a kvtable.Accessed) {
 		if v.ExpireAt != 0 && v.ExpireAt <= sn.cut {
 			return
 		}
@@ -315,7 +335,19 @@ func (sn *Snapshot) writeBucket(db int, d *snapDB, pos int) {
 			sn.buf, sn.bufDB = snapshot.Chunks.Get(), db
 			sn.buf.B = sn.buf.B[:0]
 		}
-		sn.buf.B = appendKeyRecord(sn.buf.B, key, v)
+		// Under an LRU or LFU policy Redis writes each key's idle time or
+		// counter, after its expiry, and a load takes them back.
+		b := sn.buf.B
+		if v.ExpireAt != 0 {
+			b = rdbfile.AppendExpire(b, v.ExpireAt)
+		}
+		switch sn.access {
+		case idleAccess:
+			b = rdbfile.AppendIdle(b, uint64(a.IdleMs/1000))
+		case freqAccess:
+			b = rdbfile.AppendFreq(b, byte(a.Freq))
+		}
+		sn.buf.B = appendKeyBody(b, key, v)
 	})
 }
 

@@ -482,14 +482,29 @@ func TestLoadAccessData(t *testing.T) {
 		if err := r.Save(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
-		s := startServer(t, nil, "--shards", "2", "--save", "", "--dir", dir, "--maxmemory-policy", policy)
+		s := startServer(t, nil, "--shards", "2", "--save", "", "--dir", dir, "--maxmemory-policy", policy,
+			"--enable-protected-configs", "yes")
 		c := evictionClient(t, s.addr)
-		if policy == "allkeys-lru" {
-			if n := c.ObjectIdleTime(ctx, "idle").Val(); n < 5000*time.Second || n > 5010*time.Second {
-				t.Errorf("%s: idle time %v loaded from a file that says 5000 s", policy, n)
+		check := func(who string, c *redis.Client) {
+			t.Helper()
+			if policy == "allkeys-lru" {
+				if n := c.ObjectIdleTime(ctx, "idle").Val(); n < 5000*time.Second || n > 5010*time.Second {
+					t.Errorf("%s, %s: idle time %v loaded from a file that says 5000 s", who, policy, n)
+				}
+			} else if n := c.ObjectFreq(ctx, "freq").Val(); n != 77 {
+				t.Errorf("%s, %s: counter %d loaded from a file that says 77", who, policy, n)
 			}
-		} else if n := c.ObjectFreq(ctx, "freq").Val(); n != 77 {
-			t.Errorf("%s: counter %d loaded from a file that says 77", policy, n)
 		}
+		check("corekv loading redis-server's file", c)
+		// corekv's own file carries them too, for redis-server to read.
+		own := t.TempDir()
+		if err := c.ConfigSet(ctx, "dir", own).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		checkRDB(t, own+"/dump.rdb")
+		check("redis-server loading corekv's file", evictionClient(t, compatStartRedis(t, redisPath, "--dir", own, "--maxmemory-policy", policy)))
 	}
 }

@@ -44,7 +44,7 @@ func TestIdleTime(t *testing.T) {
 	tb.Freq(key)
 	tb.SampleEvict(5, false, ScoreLRU, func([]byte, uint64) {})
 	for pos := range tb.WalkLen() {
-		tb.WalkAt(pos, func([]byte, Value) {})
+		tb.WalkAt(pos, func([]byte, Value, Accessed) {})
 	}
 	tb.NoTouch = true
 	tb.Get(key)

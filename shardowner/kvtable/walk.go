@@ -52,11 +52,19 @@ func (t *Table) WalkPos(key []byte) int {
 	return int(ix.mask) + 1 + int(h32&t.ix[1].mask)
 }
 
+// Accessed is an entry's access data as a snapshot writes it: its idle
+// time, and under LFU its counter decayed to now (both 0 on a table that
+// tracks nothing).
+type Accessed struct {
+	IdleMs int64
+	Freq   int
+}
+
 // WalkAt calls fn with every entry of the bucket at walk position pos,
 // those whose TTL has passed included, and changes nothing (no expiry, no
-// resize step). The key and value are valid during the call only, and fn
-// must not write the table.
-func (t *Table) WalkAt(pos int, fn func(key []byte, v Value)) {
+// resize step, no access data). The key and value are valid during the
+// call only, and fn must not write the table.
+func (t *Table) WalkAt(pos int, fn func(key []byte, v Value, a Accessed)) {
 	ix := &t.ix[0]
 	if ix.dir == nil {
 		return
@@ -83,7 +91,15 @@ func (t *Table) WalkAt(pos int, fn func(key []byte, v Value)) {
 	for g := ix.bucket(uint32(pos)); g != nil; {
 		for i := 0; i < slotsPerGroup && g[i] != 0; i++ {
 			it := t.ar.item(uint32(g[i]))
-			fn(entryKey(it), t.value(it))
+			var a Accessed
+			if t.acc != nil {
+				raw := getAccess(accessAt(it))
+				a.IdleMs = t.idleMs(raw)
+				if t.acc.LFU {
+					a.Freq = int(t.lfuDecayed(raw))
+				}
+			}
+			fn(entryKey(it), t.value(it), a)
 		}
 		next := uint32(g[linkWord])
 		if next == 0 {

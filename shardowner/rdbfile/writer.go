@@ -130,7 +130,8 @@ func AppendKey(dst []byte, typ byte, key []byte, compress bool) []byte {
 // shards write their records plain, which costs their threads the least,
 // and the file's writer compresses them (rdbcompression). src holds
 // records of the plain types a snapshot writes (string, list, set, hash,
-// sorted set with binary scores), each after an optional EXPIRETIME_MS.
+// sorted set with binary scores), each after an optional EXPIRETIME_MS
+// and an optional IDLE or FREQ.
 func CompressRecords(dst, src []byte) ([]byte, error) {
 	var r Reader
 	r.Reset(src)
@@ -150,6 +151,22 @@ func CompressRecords(dst, src []byte) ([]byte, error) {
 				return dst, errAt(start, "record's expiry ends early")
 			}
 			dst = append(append(dst, typ), t...)
+			typ, _ = r.Byte()
+		}
+		switch typ {
+		case OpIdle:
+			n, _, ok := r.Len()
+			if !ok {
+				return dst, errAt(start, "record's idle time ends early")
+			}
+			dst = AppendIdle(dst, n)
+			typ, _ = r.Byte()
+		case OpFreq:
+			f, ok := r.Byte()
+			if !ok {
+				return dst, errAt(start, "record's frequency ends early")
+			}
+			dst = AppendFreq(dst, f)
 			typ, _ = r.Byte()
 		}
 		dst = append(dst, typ)
