@@ -484,7 +484,7 @@ func splitLine(buf []byte, lf int, args [][]byte) ([][]byte, int, error) {
 	if end > 0 && buf[end-1] == '\r' {
 		end--
 	}
-	args, ok := splitArgs(buf[:end], args)
+	args, ok := SplitArgs(buf[:end], args)
 	if !ok {
 		return args[:0], 0, ErrUnbalancedQuotes
 	}
@@ -509,11 +509,25 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// splitArgs splits an inline line the way Redis's sdssplitargs does and
-// appends the arguments. Quoted text is decoded in place: every escape or
-// quote is longer than what it stands for, so the write index w never passes
-// the read index i and each argument is still a slice of line.
-func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
+// SplitWords is SplitArgs of a copy of s, the words as strings: for the
+// lines Redis also reads with sdssplitargs (an AOF manifest's, a script's
+// shebang).
+func SplitWords(s string) ([]string, bool) {
+	args, ok := SplitArgs([]byte(s), nil)
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = string(a)
+	}
+	return words, ok
+}
+
+// SplitArgs splits a line the way Redis's sdssplitargs does (an inline
+// command) and appends the arguments; it reports false for an unbalanced
+// quote or a closing quote that does not end its word. Quoted text is
+// decoded in place: every escape or quote is longer than what it stands
+// for, so the write index w never passes the read index i and each
+// argument is still a slice of line.
+func SplitArgs(line []byte, args [][]byte) ([][]byte, bool) {
 	i := 0
 	for {
 		for i < len(line) && isSpace(line[i]) {

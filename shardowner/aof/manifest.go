@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/corekv/corekv/resp"
 )
 
 // Kinds of files a manifest names, by Redis's letters.
@@ -76,7 +78,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		}
 		text := strings.Trim(string(line), " \t\r\n")
 		fail := func(msg string) (*Manifest, error) { return nil, &ManifestError{n, text, msg} }
-		args, ok := splitArgs(text)
+		args, ok := resp.SplitWords(text)
 		if text == "" || !ok || len(args) < 6 || len(args)%2 != 0 {
 			return fail("Invalid AOF manifest file format")
 		}
@@ -157,95 +159,6 @@ func parseShard(v string) (shard, shards int, ok bool) {
 		return 0, 0, false
 	}
 	return s1, s2, true
-}
-
-// splitArgs splits a line into words as Redis's sdssplitargs does for the
-// forms a manifest holds: words apart by spaces, double-quoted ones with
-// backslash escapes (\n, \r, \t, \", \\, \xHH) and single-quoted ones. A
-// closing quote must be followed by a space or the end.
-func splitArgs(s string) ([]string, bool) {
-	var out []string
-	i := 0
-	for {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
-			i++
-		}
-		if i == len(s) {
-			return out, true
-		}
-		var w []byte
-		switch s[i] {
-		case '"':
-			i++
-			for {
-				if i >= len(s) {
-					return nil, false
-				}
-				c := s[i]
-				if c == '"' {
-					i++
-					break
-				}
-				if c == '\\' && i+1 < len(s) {
-					i++
-					switch e := s[i]; e {
-					case 'n':
-						c = '\n'
-					case 'r':
-						c = '\r'
-					case 't':
-						c = '\t'
-					case 'b':
-						c = '\b'
-					case 'a':
-						c = '\a'
-					case 'x':
-						if i+2 < len(s) {
-							if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-								c = byte(v)
-								i += 2
-								break
-							}
-						}
-						c = 'x'
-					default:
-						c = e
-					}
-				}
-				w = append(w, c)
-				i++
-			}
-		case '\'':
-			i++
-			for {
-				if i >= len(s) {
-					return nil, false
-				}
-				c := s[i]
-				if c == '\'' {
-					i++
-					break
-				}
-				if c == '\\' && i+1 < len(s) && s[i+1] == '\'' {
-					i++
-					c = '\''
-				}
-				w = append(w, c)
-				i++
-			}
-		default:
-			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' {
-				w = append(w, s[i])
-				i++
-			}
-			out = append(out, string(w))
-			continue
-		}
-		if i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' {
-			return nil, false
-		}
-		out = append(out, string(w))
-	}
 }
 
 // Format writes the manifest as Redis does, base first, then history,

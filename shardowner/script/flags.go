@@ -3,6 +3,8 @@ package script
 import (
 	"bytes"
 	"strings"
+
+	"github.com/corekv/corekv/resp"
 )
 
 // Flags are a script's shebang flags (#!lua flags=...), Redis's
@@ -73,7 +75,7 @@ func ParseShebang(body []byte) (flags Flags, shebangLen int, err error) {
 	if i := bytes.IndexByte(line, 0); i >= 0 {
 		line = line[:i]
 	}
-	parts, ok := splitArgs(string(line))
+	parts, ok := resp.SplitWords(string(line))
 	if !ok || len(parts) == 0 {
 		return 0, 0, Error("ERR Invalid engine in script shebang")
 	}
@@ -103,95 +105,6 @@ func ParseShebang(body []byte) (flags Flags, shebangLen int, err error) {
 		}
 	}
 	return flags, nl, nil
-}
-
-// splitArgs splits a line as Redis's sdssplitargs does: words separated by
-// blanks, "double quotes" with \n \r \t \b \a \xHH and backslash escapes,
-// 'single quotes' with \' only; a closing quote must end its word. It
-// reports false for unbalanced quotes.
-func splitArgs(line string) ([]string, bool) {
-	var out []string
-	p := 0
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
-	for {
-		for p < len(line) && isSpace(line[p]) {
-			p++
-		}
-		if p >= len(line) {
-			return out, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		for done := false; !done; {
-			var c byte
-			if p < len(line) {
-				c = line[p]
-			}
-			switch {
-			case inq:
-				switch {
-				case c == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]):
-					cur = append(cur, byte(digitValue(line[p+2])<<4|digitValue(line[p+3])))
-					p += 3
-				case c == '\\' && p+1 < len(line):
-					p++
-					switch line[p] {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, line[p])
-					}
-				case c == '"':
-					if p+1 < len(line) && !isSpace(line[p+1]) {
-						return nil, false
-					}
-					done = true
-				case p >= len(line):
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && p+1 < len(line) && line[p+1] == '\'':
-					p++
-					cur = append(cur, '\'')
-				case c == '\'':
-					if p+1 < len(line) && !isSpace(line[p+1]) {
-						return nil, false
-					}
-					done = true
-				case p >= len(line):
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			default:
-				switch {
-				case p >= len(line) || c == ' ' || c == '\n' || c == '\r' || c == '\t':
-					done = true
-				case c == '"':
-					inq = true
-				case c == '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
-			}
-			if p < len(line) {
-				p++
-			}
-		}
-		out = append(out, string(cur))
-	}
 }
 
 func isHex(c byte) bool { return digitValue(c) >= 0 && digitValue(c) < 16 }
