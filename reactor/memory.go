@@ -41,9 +41,10 @@ func (c *Core) syncMemory() {
 		return
 	}
 	c.publishMemory()
-	c.shard.MemOthers = c.srv.memOthers(c.id)
-	c.shard.OthersEvictable = c.srv.anyEvictable(c.id)
-	c.shard.PlanEviction(c.srv.otherTables(c.id))
+	v := c.srv.memView(c.id)
+	c.shard.MemOthers = v.tables + v.clients + c.srv.memStartup
+	c.shard.OthersEvictable = v.evictable
+	c.shard.PlanEviction(v.tables)
 	c.evicting = false
 	if c.shard.MemOver() > 0 {
 		c.shard.MakeRoom()
@@ -91,51 +92,34 @@ func (c *Core) countClientBuffers() {
 	c.pub.mem.clients.Store(n)
 }
 
-// memOthers is the server's memory but core id's tables.
-func (s *Server) memOthers(id int) int64 {
-	n := s.memStartup
-	for i, c := range s.cores {
-		if i != id {
-			n += c.pub.mem.tables.Load()
-		}
-		n += c.pub.mem.clients.Load()
-	}
-	return n
+// memView is what the cores but id published: their shards' tables,
+// whether any of those has a key to evict, and every core's client
+// buffers (id's own too); id -1 reads every core.
+type memView struct {
+	tables, clients int64
+	evictable       bool
 }
 
-// otherTables is the bytes of every shard's tables but core id's.
-func (s *Server) otherTables(id int) int64 {
-	var n int64
+func (s *Server) memView(id int) memView {
+	var v memView
 	for i, c := range s.cores {
 		if i != id {
-			n += c.pub.mem.tables.Load()
+			v.tables += c.pub.mem.tables.Load()
+			v.evictable = v.evictable || c.pub.mem.evictable.Load()
 		}
+		v.clients += c.pub.mem.clients.Load()
 	}
-	return n
+	return v
 }
 
 // memoryInfo is what INFO memory shows of the server's memory.
 func (s *Server) memoryInfo() servercmd.MemoryInfo {
-	m := servercmd.MemoryInfo{Startup: s.memStartup}
-	for _, c := range s.cores {
-		m.Tables += c.pub.mem.tables.Load()
-		m.Clients += c.pub.mem.clients.Load()
-	}
+	v := s.memView(-1)
+	m := servercmd.MemoryInfo{Tables: v.tables, Clients: v.clients, Startup: s.memStartup}
 	m.Used = m.Tables + m.Clients + m.Startup
 	m.MaxMemory = s.memCfg.MaxMemory.Load()
 	m.Policy = shardowner.PolicyNames[s.memCfg.Policy.Load()]
 	return m
-}
-
-// anyEvictable reports whether a core but id published that its shard has
-// a key to evict.
-func (s *Server) anyEvictable(id int) bool {
-	for i, c := range s.cores {
-		if i != id && c.pub.mem.evictable.Load() {
-			return true
-		}
-	}
-	return false
 }
 
 // measureStartup records the process's memory before any key: the Go heap

@@ -102,7 +102,8 @@ type memState struct {
 	limit     int64 // maxmemory; 0: none
 	policy    EvictPolicy
 	samples   int
-	timeLimit time.Duration // per call of MakeRoom; 0: no limit
+	tenacity  int           // maxmemory-eviction-tenacity, which timeLimit follows
+	timeLimit time.Duration // per call of MakeRoom; < 0: no limit
 	// floor is how far the shard evicts down while the server is over:
 	// its share of the excess the loop last saw taken off what it held
 	// then, so that shards evicting at once free the excess once between
@@ -127,14 +128,17 @@ func (s *Shard) SyncMemory(cfg *MemoryConfig, loading bool) {
 		m.clearPool()
 	}
 	m.samples = int(cfg.Samples.Load())
-	m.timeLimit = tenacityLimit(int(cfg.Tenacity.Load()))
+	if t := int(cfg.Tenacity.Load()); t != m.tenacity {
+		m.tenacity, m.timeLimit = t, tenacityLimit(t)
+	}
 	s.access.LFU = p.LFU()
 	s.access.LogFactor = int(cfg.LFULogFactor.Load())
 	s.access.DecayMinutes = int(cfg.LFUDecayTime.Load())
 }
 
 // tenacityLimit is the time one eviction pass may take: 50 µs per step up
-// to 10 (Redis's default, 500 µs), 15% more per step above, no limit at 100.
+// to 10 (Redis's default, 500 µs; at 0 a pass stops after its first 16
+// keys), 15% more per step above, no limit (-1) at 100.
 func tenacityLimit(t int) time.Duration {
 	switch {
 	case t <= 10:
@@ -142,7 +146,7 @@ func tenacityLimit(t int) time.Duration {
 	case t < 100:
 		return time.Duration(500 * math.Pow(1.15, float64(t-10)) * float64(time.Microsecond))
 	}
-	return 0
+	return -1
 }
 
 func (m *memState) clearPool() {
@@ -228,7 +232,7 @@ func (s *Shard) MakeRoom() bool {
 			return s.OthersEvictable
 		}
 		n++
-		if n%16 == 0 && s.mem.timeLimit > 0 && time.Since(start) >= s.mem.timeLimit {
+		if n%16 == 0 && s.mem.timeLimit >= 0 && time.Since(start) >= s.mem.timeLimit {
 			break // the rest in later turns
 		}
 	}

@@ -108,7 +108,6 @@ func countKeys(c *Ctx, argv [][]byte, noTouch bool) {
 	t := c.Table()
 	was := t.NoTouch
 	t.NoTouch = noTouch || was
-	defer func() { t.NoTouch = was }()
 	var n int64
 	for _, k := range argv[1:] {
 		if t.Exists(k) {
@@ -117,6 +116,7 @@ func countKeys(c *Ctx, argv [][]byte, noTouch bool) {
 			c.Notify(NotifyKeyMiss, "keymiss", k)
 		}
 	}
+	t.NoTouch = was
 	c.W.Int(n)
 }
 
