@@ -83,6 +83,34 @@ func TestCompressRecords(t *testing.T) {
 	}
 }
 
+// TestCompressRecordsAccess: the IDLE and FREQ a snapshot writes after a
+// record's expiry come through as they were; a record torn inside them, or
+// right after, is refused.
+func TestCompressRecordsAccess(t *testing.T) {
+	long := []byte(strings.Repeat("abcdefgh", 40))
+	var src []byte
+	src = AppendIdle(AppendExpire(src, 1<<41), 5000)
+	src = AppendString(AppendKey(src, TypeString, []byte("a"), false), long, false)
+	src = AppendFreq(src, 77)
+	src = AppendString(AppendKey(src, TypeString, []byte("b"), false), []byte("v"), false)
+	got, err := CompressRecords(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := AppendIdle(AppendExpire(nil, 1<<41), 5000)
+	if !bytes.HasPrefix(got, want) {
+		t.Errorf("compressed records start %q, want %q", got[:min(len(got), len(want))], want)
+	}
+	if i := bytes.Index(got, []byte{OpFreq, 77, TypeString, 1, 'b'}); i < 0 {
+		t.Errorf("FREQ 77 before key b lost: %q", got)
+	}
+	for _, cut := range []int{10, 11, 12} { // in the idle time, and right after it
+		if _, err := CompressRecords(nil, src[:cut]); err == nil {
+			t.Errorf("a record torn after %d bytes was taken", cut)
+		}
+	}
+}
+
 // FuzzCompressRecords: any input is taken or refused without a panic, and
 // what is taken compresses to a fixed point (compressing it again, which
 // reads its LZF strings back, gives the same bytes).
@@ -96,6 +124,7 @@ func FuzzCompressRecords(f *testing.F) {
 	seed = AppendLen(AppendKey(seed, TypeZSet2, []byte("z"), false), 1)
 	seed = AppendDouble(AppendString(seed, []byte("m"), false), 1.5)
 	f.Add(seed)
+	f.Add(AppendString(AppendKey(AppendFreq(AppendIdle(nil, 9), 3), TypeString, []byte("k"), false), []byte("v"), false))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		once, err := CompressRecords(nil, src)
 		if err != nil {
