@@ -325,7 +325,8 @@ func (r *diffRunner) resync() {
 	for _, setup := range [][]string{
 		{"FLUSHALL"},
 		{"CONFIG", "SET", "maxclients", "10000"},
-		{"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction"},
+		{"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction", "maxmemory-samples", "5",
+			"maxmemory-eviction-tenacity", "10", "lfu-log-factor", "10", "lfu-decay-time", "1"},
 		{"CONFIG", "SET", "loglevel", "notice"},
 		{"CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"},
 		{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "set-max-intset-entries", "512",
@@ -1583,13 +1584,27 @@ func (g *diffGen) config() *diffStep {
 			args = append(args, g.pick("maxclients", "loglevel", "databases", "timeout", "appendonly", "maxmemory",
 				"maxmemory-policy", "proto-max-bulk-len", "client-query-buffer-limit", "hz", "save", "client-output-buffer-limit",
 				"MAXCLIENTS", "nosuchparam", "hash-max-listpack-entries", "hash-max-ziplist-value", "set-max-intset-entries",
-				"list-max-listpack-size", "list-compress-depth"))
+				"list-max-listpack-size", "list-compress-depth", "maxmemory-samples", "maxmemory-eviction-tenacity",
+				"lfu-log-factor", "lfu-decay-time", "maxmemory*"))
 		}
 		return diffM(compatUnordered, args...)
 	case 2, 3:
 		args := []string{"CONFIG", "SET"}
 		for n := 1 + g.r.Intn(3); n > 0; n-- {
-			switch g.r.Intn(5) {
+			switch g.r.Intn(6) {
+			case 5:
+				// The eviction's settings; no LFU policy, whose counters
+				// grow by chance (OBJECT FREQ is compared exactly).
+				switch g.r.Intn(3) {
+				case 0:
+					args = append(args, "maxmemory-policy", g.pick("noeviction", "allkeys-lru", "VOLATILE-LRU",
+						"allkeys-random", "volatile-ttl", "volatile-random", "lru", ""))
+				case 1:
+					args = append(args, "maxmemory", g.pick("0", "1gb", "64MB", "-1", "abc", "1.5gb", ""))
+				default:
+					args = append(args, g.pick("maxmemory-samples", "maxmemory-eviction-tenacity", "lfu-log-factor",
+						"lfu-decay-time"), g.pick("0", "1", "5", "10", "100", "101", "-1", "x", "2147483648"))
+				}
 			case 4:
 				args = append(args, g.pick("hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value",
 					"hash-max-ziplist-value", "set-max-intset-entries", "list-max-listpack-size", "list-max-ziplist-size"),
