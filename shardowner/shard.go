@@ -150,9 +150,9 @@ func (s *Shard) newDBTable() *Table {
 }
 
 // errFull answers a write that the shard's table has no room for
-// (kvtable.ErrFull). Redis's nearest reply is its OOM error, whose first
-// words clients recognise; this one names what is full rather than a
-// maxmemory setting corekv does not have.
+// (kvtable.ErrFull: its arena ran out of page numbers, whatever maxmemory
+// says). Redis's nearest reply is its OOM error, whose first words clients
+// recognise; this one names what is full, which is not maxmemory (ErrOOM).
 const errFull resp.Error = "OOM command not allowed when the shard's key table is full"
 
 // stored reports whether a table write went through, answering errFull
