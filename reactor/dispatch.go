@@ -132,6 +132,11 @@ func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 	}
 	if n > 1 && cmd.MultiKey() {
 		c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+		if len(c.keyPos) == 0 {
+			// A script with no declared key runs here.
+			c.runOn(cn, cmd, c.id, argv)
+			return
+		}
 		shard = router.ShardOf(argv[c.keyPos[0]], n)
 		for _, i := range c.keyPos[1:] {
 			if router.ShardOf(argv[i], n) != shard {
@@ -164,6 +169,9 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		return false
 	}
 	c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+	if len(c.keyPos) == 0 {
+		return false
+	}
 	shard := router.ShardOf(argv[c.keyPos[0]], n)
 	for _, i := range c.keyPos[1:] {
 		if router.ShardOf(argv[i], n) != shard {

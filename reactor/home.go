@@ -55,6 +55,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomePubsub:       serverCmd(servercmd.Pubsub),
 	router.HomeLatency:      serverCmd(servercmd.Latency),
 	router.HomeMonitor:      (*Core).monitorCmd,
+	router.HomeScript:       serverCmd(servercmd.Script),
 }
 
 // home answers the commands that run on the client's own core: connection

@@ -26,14 +26,15 @@ const (
 	FlagSkipSlowlog
 	FlagFast
 	FlagNoAuth
-	FlagNoAsyncLoading // refused while a replica loads its master's data in the background (SAVE, BGSAVE)
-	FlagNoMulti        // refused inside MULTI (SHUTDOWN)
-	FlagMovableKeys    // keys that FirstKey, LastKey and Step do not describe (SORT, a key count)
+	FlagNoMandatoryKeys // may run with no key (EVAL with numkeys 0)
+	FlagNoAsyncLoading  // refused while a replica loads its master's data in the background (SAVE, BGSAVE)
+	FlagNoMulti         // refused inside MULTI (SHUTDOWN)
+	FlagMovableKeys     // keys that FirstKey, LastKey and Step do not describe (SORT, a key count)
 	FlagAllowBusy
 )
 
 var flagNames = []string{"write", "readonly", "denyoom", "admin", "pubsub", "noscript",
-	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "no_async_loading", "no_multi", "movablekeys", "allow_busy"}
+	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth", "no_mandatory_keys", "no_async_loading", "no_multi", "movablekeys", "allow_busy"}
 
 // Category is a set of Redis's ACL categories. The bits stand in Redis's
 // order, which is the order COMMAND INFO lists a command's categories in.
@@ -191,6 +192,7 @@ const (
 	HomePubsub
 	HomeLatency
 	HomeMonitor
+	HomeScript
 	HomeCount // number of home handlers, for tables indexed by HomeID
 )
 
@@ -217,13 +219,17 @@ type Command struct {
 	// Member is the position of the member or field the command looks up
 	// in the key's aggregate (SADD, HGET, ZSCORE…), 0 if none: a shard
 	// reads it ahead in a big aggregate's own table.
-	Member   int
-	Route    Route
-	Split    Split
-	Combine  Combine
-	Run      shardowner.Handler // nil for RouteHome commands
-	Home     HomeID             // the reactor's handler of a RouteHome command
-	Internal bool               // shard-to-shard only: not callable by clients, not in COMMAND
+	Member  int
+	Route   Route
+	Split   Split
+	Combine Combine
+	Run     shardowner.Handler // nil for RouteHome commands
+	// RunAs, when set, runs the command in place of Run on the call path,
+	// knowing for whom it runs: a script, whose calls are commands of the
+	// same client (script.go). Run then serves the AOF loader.
+	RunAs    func(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool)
+	Home     HomeID // the reactor's handler of a RouteHome command
+	Internal bool   // shard-to-shard only: not callable by clients, not in COMMAND
 	// Cats are the command's ACL categories beyond those its flags imply
 	// (Categories).
 	Cats Category
@@ -276,7 +282,8 @@ func (c *Command) Categories() Category {
 	if c.Flags&FlagWrite != 0 {
 		cats |= CatWrite
 	}
-	if c.Flags&FlagReadonly != 0 {
+	if c.Flags&FlagReadonly != 0 && cats&CatScripting == 0 {
+		// EVAL_RO is read-only but runs what it is given: not @read.
 		cats |= CatRead
 	}
 	if c.Flags&FlagAdmin != 0 {

@@ -183,11 +183,16 @@ func (e *ExecTxn) lockBlock(ex Exec, n, home int) {
 				continue
 			}
 			e.keyPos = cmd.KeyIndexes(e.keyPos[:0], argv)
+			if len(e.keyPos) == 0 {
+				// A script with no declared key runs on the home shard.
+				e.LockShard(home)
+				continue
+			}
 			for _, k := range e.keyPos {
 				e.LockKey(ShardOf(argv[k], n), db, argv[k])
 			}
 			if cmd.ReadsOthers != nil && cmd.ReadsOthers(argv) {
-				e.LockShard(ShardOf(argv[cmd.FirstKey], n))
+				e.LockShard(ShardOf(argv[e.keyPos[0]], n))
 			}
 			if to, key, ok := otherDB(cmd, argv, ex.Databases()); ok {
 				e.LockKey(ShardOf(key, n), to, key)
@@ -297,6 +302,10 @@ func (e *ExecTxn) startCmd(i int, cmd *Command, argv [][]byte) {
 		return
 	}
 	e.keyPos = cmd.KeyIndexes(e.keyPos[:0], argv)
+	if len(e.keyPos) == 0 {
+		e.submit(i, home, cmd, argv)
+		return
+	}
 	shard := ShardOf(argv[e.keyPos[0]], n)
 	if cmd.Split != SplitNone {
 		for _, k := range e.keyPos[1:] {

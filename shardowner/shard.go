@@ -58,6 +58,9 @@ type Shard struct {
 	// the shard's change count at the cut; nil, or a nil sink: no such
 	// snapshot runs.
 	SnapshotFor func(id, dirty uint64) SnapshotSink
+	// Scripting is the state of the shard's scripts, the router's
+	// (router/script.go); nil until the shard runs its first.
+	Scripting any
 	// Dirty counts the changes made to the shard's data: a handler's
 	// keyspace event (Notify) is one, whether or not events are enabled.
 	// The call path compares it around a command to know whether the

@@ -16,7 +16,7 @@ var commandInfoAbsent = map[string]bool{
 	"client|tracking": true, "client|trackinginfo": true,
 	"memory|doctor": true, "memory|malloc-stats": true, "memory|purge": true, "memory|stats": true,
 	"latency|doctor": true, "latency|graph": true, "latency|history": true, "latency|latest": true,
-	"latency|reset": true,
+	"latency|reset": true, "script|debug": true,
 }
 
 // commandInfoFlagDiffs are the known differences in COMMAND's flags field,

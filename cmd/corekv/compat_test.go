@@ -603,6 +603,7 @@ func compatScripts() []compatScript {
 			in("ECHO \"tab\\there\\n\"\r\n"), in("ECHO ''\r\n"), in("GET\r\n"),
 			in("GET \"unbalanced\r\n"), s("PING"),
 		}},
+		{name: "scripting", cmds: compatScriptingScripts()},
 	}, append(append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...), compatGeoScripts()...)...)
 }
 

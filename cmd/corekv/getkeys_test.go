@@ -166,6 +166,15 @@ var getKeysCases = []string{
 	"nosuch x",
 	"migrate h p k 0 10",
 	"eval s 1 k",
+	"eval s 0",
+	"eval s 0 a",
+	"eval s 2 a b c",
+	"eval s 3 a b",
+	"eval s x a",
+	"eval s -1 a",
+	"evalsha x 1 k",
+	"eval_ro s 2 a b",
+	"evalsha_ro x 1 k",
 	"get",
 	"get a b",
 	"hset h f v",
@@ -179,7 +188,7 @@ func TestCommandGetKeysCompat(t *testing.T) {
 	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
 	srv := compatStartCorekv(t, corekvBinary(t), 1)
 	// Commands corekv does not have are invalid there.
-	absent := map[string]bool{"migrate": true, "eval": true}
+	absent := map[string]bool{"migrate": true}
 	for _, proto := range []int{2, 3} {
 		rc := dialProto(t, redisAddr, proto)
 		defer rc.close()

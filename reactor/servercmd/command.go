@@ -102,7 +102,7 @@ func commandGetKeys(cn Conn, args [][]byte, withFlags bool) {
 		return
 	}
 	keys := cmd.GetKeys(args)
-	if len(keys) == 0 {
+	if len(keys) == 0 && cmd.Flags&router.FlagNoMandatoryKeys == 0 {
 		cn.Error(resp.Error("ERR Invalid arguments specified for command"))
 		return
 	}

@@ -289,6 +289,10 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("used_memory_off_heap", offHeap)
 		kv("total_system_memory", totalMemory())
 		kv("total_system_memory_human", humanBytes(totalMemory()))
+		// The interpreters' own memory (used_memory_lua) is not measured.
+		scripts, scriptBytes, _ := router.Scripts.Stats()
+		kv("used_memory_scripts_eval", scriptBytes)
+		kv("number_of_cached_scripts", scripts)
 		kv("maxmemory", m.MaxMemory)
 		kv("maxmemory_human", humanBytes(uint64(m.MaxMemory)))
 		kv("maxmemory_policy", m.Policy)
@@ -385,6 +389,8 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("expire_cycle_cpu_milliseconds", t.N[CntExpireNs]/1e6)
 		kv("evicted_keys", t.N[CntEvicted])
 		kv("evicted_clients", 0)
+		_, _, evictedScripts := router.Scripts.Stats()
+		kv("evicted_scripts", evictedScripts) // Redis 7.4's
 		kv("keyspace_hits", t.N[CntHits])
 		kv("keyspace_misses", t.N[CntMisses])
 		channels, patterns, shardChannels := s.Channels, s.Patterns, s.SShards

@@ -160,7 +160,7 @@ func words(line string) [][]byte {
 func shards() (s0, s1 []byte) {
 	j0, j1 := journal.New(), journal.New()
 	run := func(j *journal.Journal, o journal.Owner, held bool, db int, line string) {
-		j.Begin(o, held)
+		j.Begin(o, held, false)
 		j.Record(db, words(line)...)
 		j.End()
 	}
@@ -171,7 +171,7 @@ func shards() (s0, s1 []byte) {
 	run(j0, t7, true, 0, "INCR a")
 	run(j1, t7, true, 2, "INCR b")
 	for _, j := range []*journal.Journal{j0, j1} {
-		j.Begin(t7, true)
+		j.Begin(t7, true, false)
 		j.Shared(2, words("FLUSHALL")...)
 		j.End()
 	}

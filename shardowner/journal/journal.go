@@ -85,13 +85,31 @@ type rec struct {
 func New() *Journal { return &Journal{db: -1, parts: make(map[Owner]*part)} }
 
 // Begin starts the records of one command run. held says it runs as a part
-// of transaction o, whose records are kept for EndTx.
-func (j *Journal) Begin(o Owner, held bool) {
+// of transaction o, whose records are kept for EndTx; scripted, that a
+// script called it, whose records are kept for EndTx of ScriptOwner
+// unless the script itself runs as such a part.
+func (j *Journal) Begin(o Owner, held, scripted bool) {
 	j.explicit = false
 	j.cur = nil
-	if held {
+	switch {
+	case held:
 		j.cur = j.partOf(o)
+	case scripted:
+		j.cur = j.partOf(ScriptOwner)
 	}
+}
+
+// ScriptOwner names the part that collects the records of the script
+// running on the shard, one at a time: a script runs whole in one turn,
+// and EndTx(ScriptOwner, …) closes it when it ends.
+var ScriptOwner = Owner{Client: -1}
+
+// Records is how many records o's open part holds.
+func (j *Journal) Records(o Owner) int {
+	if p := j.parts[o]; p != nil {
+		return len(p.recs)
+	}
+	return 0
 }
 
 // partOf returns o's part, opening it.

@@ -47,11 +47,11 @@ func show(cmds []Command) string {
 
 func TestStreamSelectsDatabases(t *testing.T) {
 	j := New()
-	j.Begin(Owner{}, false)
+	j.Begin(Owner{}, false, false)
 	j.Record(0, words("SET a 1")...)
 	j.Record(0, words("SET b 2")...)
 	j.End()
-	j.Begin(Owner{}, false)
+	j.Begin(Owner{}, false, false)
 	j.Record(3, words("DEL c")...)
 	j.End()
 	s := sink{}
@@ -72,13 +72,13 @@ func TestStreamSelectsDatabases(t *testing.T) {
 func TestTransactionPartsWaitForTheirEnd(t *testing.T) {
 	j := New()
 	tx := Owner{Client: 7, Seq: 1}
-	j.Begin(tx, true)
+	j.Begin(tx, true, false)
 	j.Record(0, words("SET a 1")...)
 	j.End()
-	j.Begin(Owner{Client: 8}, false)
+	j.Begin(Owner{Client: 8}, false, false)
 	j.Record(0, words("SET z 9")...)
 	j.End()
-	j.Begin(tx, true)
+	j.Begin(tx, true, false)
 	j.Record(1, words("SET b 2")...)
 	j.End()
 	j.EndTx(tx, 42, 1)
@@ -132,7 +132,7 @@ func build(t *testing.T, shards int, script string) [][]byte {
 			if held {
 				o = tx[sh].o
 			}
-			j.Begin(o, held)
+			j.Begin(o, held, false)
 			if f[0] == "all" {
 				j.Shared(0, words(strings.Join(f[1:], " "))...)
 			} else {
@@ -335,12 +335,12 @@ func TestExpiryOfAHeldKeyGoesIntoItsPart(t *testing.T) {
 	j := New()
 	tx := Owner{Client: 3, Seq: 2}
 	j.Holder = func(db int, key []byte) (Owner, bool) { return tx, string(key) == "held" }
-	j.Begin(tx, true)
+	j.Begin(tx, true, false)
 	j.Record(0, words("INCR held")...)
 	j.End()
 	j.Expired(0, []byte("held"))
 	j.Expired(0, []byte("free"))
-	j.Begin(tx, true)
+	j.Begin(tx, true, false)
 	j.Record(0, words("SET other 1")...)
 	j.End()
 	j.EndTx(tx, 1, 1)
@@ -372,5 +372,40 @@ func TestStampGoesBeforeTheTurnsRecords(t *testing.T) {
 	want := "#TS:1700000000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n"
 	if string(s[0]) != want {
 		t.Fatalf("stream %q, want %q", s[0], want)
+	}
+}
+
+// TestScriptPart: the commands a script calls record into its part, not
+// the stream, unless the script runs as a part of a transaction, whose
+// part they join; EndTx of ScriptOwner closes it as a block or, with no
+// parts, as plain records.
+func TestScriptPart(t *testing.T) {
+	j := New()
+	set := func(held, scripted bool, o Owner, key string) {
+		j.Begin(o, held, scripted)
+		j.Record(0, []byte("SET"), []byte(key), []byte("v"))
+		j.End()
+	}
+	set(false, true, Owner{Client: 7}, "a")
+	set(false, true, Owner{Client: 7}, "b")
+	if j.Records(ScriptOwner) != 2 || len(j.buf) != 0 {
+		t.Fatalf("script records: %d in its part, %d bytes in the stream", j.Records(ScriptOwner), len(j.buf))
+	}
+	j.EndTx(ScriptOwner, 9, 1)
+	got := string(j.buf)
+	if !strings.HasPrefix(got, "#tx 9 1\r\n*1\r\n$5\r\nMULTI\r\n") || !strings.HasSuffix(got, "*1\r\n$4\r\nEXEC\r\n") ||
+		strings.Index(got, "$1\r\na") > strings.Index(got, "$1\r\nb") {
+		t.Fatalf("the script's block: %q", got)
+	}
+	j.buf = j.buf[:0]
+	tx := Owner{Client: 7, Seq: 3}
+	set(true, true, tx, "c")
+	if j.Records(tx) != 1 || j.Records(ScriptOwner) != 0 {
+		t.Fatalf("a script inside a transaction: %d in the transaction's part, %d in the script's", j.Records(tx), j.Records(ScriptOwner))
+	}
+	set(false, true, Owner{Client: 7}, "d")
+	j.EndTx(ScriptOwner, 0, 0)
+	if got := string(j.buf); strings.Contains(got, "MULTI") || !strings.Contains(got, "$1\r\nd") {
+		t.Fatalf("a script of one write: %q", got)
 	}
 }

@@ -13,7 +13,7 @@ func recordOf(frame []byte, argv [][]byte) []byte {
 	j := New()
 	j.db = 0
 	j.Receive(frame)
-	j.Begin(Owner{}, false)
+	j.Begin(Owner{}, false, false)
 	j.Record(0, argv...)
 	j.End()
 	return j.buf
@@ -67,7 +67,7 @@ func TestReceivedFrame(t *testing.T) {
 	// End forgets the frame: the next command has its own.
 	j := New()
 	j.Receive(frame)
-	j.Begin(Owner{}, false)
+	j.Begin(Owner{}, false, false)
 	j.End()
 	if j.frame != nil {
 		t.Fatal("the frame outlives its command")
@@ -116,7 +116,7 @@ func BenchmarkRecordSet(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				j.Receive(tc.frame)
-				j.Begin(Owner{}, false)
+				j.Begin(Owner{}, false, false)
 				j.Record(0, argv...)
 				j.End()
 				if i%1024 == 0 {

@@ -203,3 +203,17 @@ func (e *Engine) Evicted() uint64 { return e.cache.evicted }
 // BodyBytes is the size of the cached scripts' bodies, the main part of
 // INFO used_memory_scripts_eval.
 func (e *Engine) BodyBytes() int { return e.cache.bodyBytes }
+
+// Check compiles body as Load would, without keeping it, and returns its
+// SHA or the error Load would reply: SCRIPT LOAD checks a script where no
+// engine is at hand, and the engines compile it when they first run it.
+func Check(body []byte) (sha string, err error) {
+	_, shebang, err := ParseShebang(body)
+	if err != nil {
+		return "", err
+	}
+	if _, err := compile(string(body[shebang:]), scriptChunk); err != nil {
+		return "", Error("ERR Error compiling script (new function): " + err.Error())
+	}
+	return SHA1Hex(body), nil
+}

@@ -1,0 +1,288 @@
+package router
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/journal"
+	"github.com/corekv/corekv/shardowner/script"
+)
+
+// Scripts: EVAL, EVALSHA, EVAL_RO and EVALSHA_RO run on the shard of
+// their keys (the dispatcher routes them as any command with keys; one
+// with no key runs on the client's own shard) as one command: the Lua
+// code and every command it calls run in one go on the shard's thread, so
+// nothing else runs in between. The commands it calls pass through Call
+// like any other, so they are counted, journaled, watched and notified;
+// their records go into one part of the journal that the script's end
+// closes as MULTI … EXEC when there is more than one (as Redis wraps a
+// script's effects). A command over a key of another shard is refused:
+// declare keys with hash tags that put them on one shard.
+
+// Scripts is the process's script registry: what SCRIPT LOAD and EVAL
+// added, for every shard (script.Registry).
+var Scripts = script.NewRegistry()
+
+// scriptRun is a shard's scripting state: its engine and the host its
+// scripts call commands through. It lives in Shard.Scripting, made at the
+// shard's first script.
+type scriptRun struct {
+	engine *script.Engine
+	gen    uint64 // the registry's generation the engine's cache is of
+	host   scriptHost
+}
+
+// scriptHost runs the commands a script calls (script.Host).
+type scriptHost struct {
+	ctx    shardowner.Ctx
+	w      resp.Writer
+	origin Origin
+	guard  script.Guard
+	state  script.ServerState
+	keyPos []int
+	num    []byte
+}
+
+// always is ReadsOthers for scripts: a script may touch keys it does not
+// declare, so it holds its shard whole against transactions.
+func always([][]byte) bool { return true }
+
+// scriptKeys finds a script's declared keys: the numkeys arguments after
+// the key count, none when the count is not a number of keys present (the
+// script then answers the error).
+func scriptKeys(dst []int, argv [][]byte) []int {
+	n, ok := resp.ParseInt(argv[2])
+	if !ok || n <= 0 || n > int64(len(argv)-3) {
+		return dst
+	}
+	for i := 3; i < 3+int(n); i++ {
+		dst = append(dst, i)
+	}
+	return dst
+}
+
+// scriptLoaded runs a script met in an append-only file (one an older
+// Redis wrote): with no client, and no journal while loading.
+func scriptLoaded(c *shardowner.Ctx, argv [][]byte) { runScript(c, argv, Origin{}) }
+
+// scriptingOf returns shard sh's scripting state, making it at its first
+// script, with the engine's cache emptied if SCRIPT FLUSH ran since.
+func scriptingOf(sh *shardowner.Shard) *scriptRun {
+	r, _ := sh.Scripting.(*scriptRun)
+	if r == nil {
+		r = &scriptRun{engine: script.New(script.Options{Log: scriptLogger(sh)}), gen: Scripts.Generation()}
+		sh.Scripting = r
+	}
+	if g := Scripts.Generation(); g != r.gen {
+		r.engine.Flush()
+		r.gen = g
+	}
+	return r
+}
+
+// scriptLogger passes redis.log's lines to the shard's logger.
+func scriptLogger(sh *shardowner.Shard) func(script.LogLevel, []byte) {
+	return func(level script.LogLevel, msg []byte) {
+		if sh.Log == nil {
+			return
+		}
+		switch level {
+		case script.LogWarning:
+			sh.Log.Warn(string(msg))
+		case script.LogNotice:
+			sh.Log.Info(string(msg))
+		}
+	}
+}
+
+// runScript is the body of EVAL, EVALSHA, EVAL_RO and EVALSHA_RO
+// (Command.RunAs), in Redis's order of checks.
+func runScript(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool) {
+	errs := c.W.Errors
+	name := argv[0]
+	sha := len(name) >= 7 && (name[4] == 's' || name[4] == 'S')
+	ro := name[len(name)-1] == 'o' || name[len(name)-1] == 'O'
+	if sha && len(argv[1]) != 40 {
+		c.W.Err(script.ErrNoScript)
+		return true
+	}
+	n, ok := resp.ParseInt(argv[2])
+	switch {
+	case !ok:
+		c.W.Err(resp.ErrNotInteger)
+		return true
+	case n > int64(len(argv)-3):
+		c.W.Err("ERR Number of keys can't be greater than number of args")
+		return true
+	case n < 0:
+		c.W.Err("ERR Number of keys can't be negative")
+		return true
+	}
+	sh := c.Shard
+	r := scriptingOf(sh)
+	e := r.engine
+	var s *script.Script
+	if sha {
+		if s = e.Script(string(argv[1])); s == nil {
+			body, loaded := Scripts.Body(string(argv[1]))
+			if body == nil {
+				c.W.Err(script.ErrNoScript)
+				return true
+			}
+			if loaded {
+				if _, err := e.Load(body); err == nil {
+					s = e.Script(string(argv[1]))
+				}
+			} else {
+				s, _ = e.Compile(body)
+			}
+			if s == nil {
+				c.W.Err(script.ErrNoScript)
+				return true
+			}
+		}
+	} else {
+		before := e.Len()
+		var err error
+		if s, err = e.Compile(argv[1]); err != nil {
+			c.W.Err(err.(script.Error))
+			return true
+		}
+		if e.Len() != before || !Scripts.Exists(s.SHA) {
+			Scripts.Add(s.SHA, s.Body, false)
+		}
+	}
+	h := &r.host
+	h.state = script.ServerState{OOM: sh.MemLimited() && !sh.MakeRoom()}
+	if refusal := script.CheckRun(s.Flags, ro, h.state); refusal != "" {
+		c.W.Err(refusal)
+		return true
+	}
+	h.guard = script.NewGuard(s.Flags, ro)
+	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB}
+	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch, Script: true}
+	keys, args := argv[3:3+n], argv[3+n:]
+	e.Run(s, keys, args, h, c.W)
+	h.ctx = shardowner.Ctx{}
+	if j := sh.Journal; j != nil && !o.Held {
+		// A script's one write needs no block; more are one MULTI …
+		// EXEC, numbered as a transaction of one part.
+		var id uint64
+		parts := 0
+		if j.Records(journal.ScriptOwner) > 1 {
+			id, parts = journalIDs.Add(1), 1
+		}
+		j.EndTx(journal.ScriptOwner, id, parts)
+	}
+	return c.W.Errors != errs
+}
+
+// Call runs a command a script called (script.Host): Guard's checks, then
+// the command on this shard through Call, its reply in the script's
+// protocol appended to dst.
+func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []byte {
+	h.w = resp.Writer{B: dst, Proto: cc.Resp}
+	w := &h.w
+	cmd := Lookup(argv[0])
+	var sc script.Command
+	if cmd != nil && !cmd.Internal {
+		flags := cmd.Flags
+		sc.Known, sc.ArityOK = true, cmd.ArityOK(len(argv))
+		if len(cmd.Subcommands) > 0 && len(argv) > 1 {
+			if sub := cmd.Subcommand(argv[1]); sub != nil {
+				flags |= sub.Flags
+				sc.ArityOK = sc.ArityOK && sub.ArityOK(len(argv))
+			}
+		}
+		sc.NoScript = flags&FlagNoScript != 0
+		sc.Write = flags&FlagWrite != 0
+		sc.DenyOOM = flags&FlagDenyOOM != 0
+		sc.Stale = flags&FlagStale != 0
+	}
+	if e := h.guard.Check(sc, h.state); e != "" {
+		w.Err(e)
+		return w.B
+	}
+	sh := h.ctx.Shard
+	switch cmd.Route {
+	case RouteHome:
+		h.home(cmd, argv)
+		return w.B
+	case RouteAll:
+		if sh.Count > 1 {
+			w.Err(errScriptAllShards)
+			return w.B
+		}
+	case RouteCursor:
+		if cur, ok := shardowner.ParseCursor(argv[1]); ok && int(cur%uint64(sh.Count)) != sh.ID {
+			w.Err(script.ErrNonLocalKey)
+			return w.B
+		}
+	default:
+		if sh.Count > 1 {
+			h.keyPos = cmd.KeyIndexes(h.keyPos[:0], argv)
+			for _, i := range h.keyPos {
+				if ShardOf(argv[i], sh.Count) != sh.ID {
+					w.Err(errScriptOtherShard)
+					return w.B
+				}
+			}
+			if _, key, ok := otherDB(cmd, argv, len(sh.DBs)); ok && ShardOf(key, sh.Count) != sh.ID {
+				w.Err(errScriptOtherShard)
+				return w.B
+			}
+		}
+	}
+	h.ctx.W = w
+	Call(&h.ctx, cmd, argv, h.origin, Now())
+	h.ctx.W = nil
+	return w.B
+}
+
+// The refusals of commands a script may not run here.
+const (
+	errScriptOtherShard resp.Error = "ERR Script attempted to access a key of another shard: " +
+		"declare the keys it uses with hash tags that put them on one shard"
+	errScriptAllShards resp.Error = "ERR Script attempted to run a command over every shard, " +
+		"which a script runs only when the server has one"
+	errScriptHome resp.Error = "ERR This command is not run from scripts"
+)
+
+// home runs the connection and server commands a script may call, as
+// Redis answers them inside a script: SELECT changes the script's
+// database only.
+func (h *scriptHost) home(cmd *Command, argv [][]byte) {
+	w := &h.w
+	switch cmd.Home {
+	case HomeSelect:
+		db, err := shardowner.DBIndex(argv[1], len(h.ctx.Shard.DBs))
+		if err != "" {
+			w.Err(err)
+			return
+		}
+		h.ctx.DB = db
+		w.OK()
+	case HomePing:
+		switch len(argv) {
+		case 1:
+			w.Simple("PONG")
+		case 2:
+			w.Bulk(argv[1])
+		default:
+			w.Err(resp.ErrWrongArgs("ping"))
+		}
+	case HomeEcho:
+		w.Bulk(argv[1])
+	case HomeTime:
+		now := time.Now()
+		w.Array(2)
+		h.num = strconv.AppendInt(h.num[:0], now.Unix(), 10)
+		w.Bulk(h.num)
+		h.num = strconv.AppendInt(h.num[:0], int64(now.Nanosecond()/1000), 10)
+		w.Bulk(h.num)
+	default:
+		w.Err(errScriptHome)
+	}
+}
