@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // pointTest is a named test that runs redis-benchmark with a command line in place of -t, against hashes or
@@ -15,15 +18,31 @@ type pointTest struct {
 	prefix  string   // the keys' names before the number
 	item    string   // the fields' or members' names before their index
 	values  bool     // whether each field takes a value of the cell's size (a hash) or stands alone (a set)
+	// script, when set, is loaded with SCRIPT LOAD before the cell, in place of loading keys: the command
+	// line runs it by its SHA.
+	script string
 }
+
+// The scripts of the evalsha tests: one call, and ten calls on the same key.
+const (
+	scriptOneCall  = "return redis.call('INCR', KEYS[1])"
+	scriptTenCalls = "local n for i = 1, 10 do n = redis.call('INCR', KEYS[1]) end return n"
+)
 
 // pointItems is the fields of every loaded hash and the members of every loaded set.
 const pointItems = 10
 
 var pointTests = map[string]pointTest{
-	"hget":      {[]string{"HGET", "h:__rand_int__", "f5"}, "HSET", "h:", "f", true},
-	"hmget":     {[]string{"HMGET", "h:__rand_int__", "f1", "f5", "f9"}, "HSET", "h:", "f", true},
-	"sismember": {[]string{"SISMEMBER", "s:__rand_int__", "m5"}, "SADD", "s:", "m", false},
+	"hget":      {[]string{"HGET", "h:__rand_int__", "f5"}, "HSET", "h:", "f", true, ""},
+	"hmget":     {[]string{"HMGET", "h:__rand_int__", "f1", "f5", "f9"}, "HSET", "h:", "f", true, ""},
+	"sismember": {[]string{"SISMEMBER", "s:__rand_int__", "m5"}, "SADD", "s:", "m", false, ""},
+	"evalsha1":  {command: []string{"EVALSHA", sha1Hex(scriptOneCall), "1", "key:__rand_int__"}, script: scriptOneCall},
+	"evalsha10": {command: []string{"EVALSHA", sha1Hex(scriptTenCalls), "1", "key:__rand_int__"}, script: scriptTenCalls},
+}
+
+func sha1Hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // loadArgs is the command that fills key n: HSET h:<n> f0 value … f9 value, or SADD s:<n> m0 … m9.
@@ -41,6 +60,13 @@ func (p pointTest) loadArgs(n int, value string) []string {
 // preloadPoint fills every key of c's key space for the point test p, pipelined like preload: each key
 // answers the number of items it gained, all of them on a flushed server.
 func preloadPoint(ctx context.Context, addr string, p pointTest, c cell, conns int) error {
+	if p.script != "" {
+		r, err := command(addr, 10*time.Second, "SCRIPT", "LOAD", p.script)
+		if err == nil && r != sha1Hex(p.script) {
+			err = fmt.Errorf("SCRIPT LOAD answered %q", r)
+		}
+		return err
+	}
 	value := strings.Repeat("x", c.Size)
 	fill := func(dst []byte, n int) []byte { return appendCommand(dst, p.loadArgs(n, value)...) }
 	return preloadWith(ctx, addr, c.Keyspace, conns, fill, ":"+strconv.Itoa(pointItems)+"\r\n")
