@@ -203,7 +203,8 @@ func ping(addr string) error {
 	if _, err := c.Write([]byte("PING\r\n")); err != nil {
 		return err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return err
 	}
@@ -228,8 +229,8 @@ func appendCommand(dst []byte, args ...string) []byte {
 	return dst
 }
 
-// command sends one command on a fresh connection and returns its one-line reply (+, : or -), without the
-// type byte. An error reply is returned as an error.
+// command sends one command on a fresh connection and returns its reply: a one-line reply (+, : or -)
+// without the type byte, or a short bulk string's body. An error reply is returned as an error.
 func command(addr string, timeout time.Duration, args ...string) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
@@ -240,7 +241,8 @@ func command(addr string, timeout time.Duration, args ...string) (string, error)
 	if _, err := c.Write(appendCommand(nil, args...)); err != nil {
 		return "", err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", args[0], err)
 	}
@@ -252,6 +254,12 @@ func command(addr string, timeout time.Duration, args ...string) (string, error)
 		return "", fmt.Errorf("%s: %s", args[0], line[1:])
 	case line[0] == '+' || line[0] == ':':
 		return line[1:], nil
+	case line[0] == '$' && line != "$-1":
+		body, err := r.ReadString('\n')
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", args[0], err)
+		}
+		return strings.TrimRight(body, "\r\n"), nil
 	}
 	return "", fmt.Errorf("%s: unexpected reply %q", args[0], line)
 }
