@@ -166,6 +166,9 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool) {
 	keys, args := argv[3:3+n], argv[3+n:]
 	e.Run(s, keys, args, h, c.W)
 	h.ctx = shardowner.Ctx{}
+	if j := sh.Journal; j != nil {
+		j.End() // the request EVAL came in is no record's frame
+	}
 	if j := sh.Journal; j != nil && !o.Held {
 		// A script's one write needs no block; more are one MULTI …
 		// EXEC, numbered as a transaction of one part.

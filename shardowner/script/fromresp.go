@@ -128,16 +128,12 @@ func (p *replyParser) value(depth int) lua.LValue {
 		t.RawSetString("ok", lua.LString(p.line()))
 		return t
 	case '-':
-		t := errorTable(L, "-"+string(p.line()))
-		t.RawSetString("ignore_error_stats_update", lua.LTrue)
-		return t
+		return commandErrorTable(L, "-"+string(p.line()))
 	case '!':
 		// A RESP3 blob error: no Redis 7.0 command replies with one, but it
 		// reads as the error it holds.
 		s := p.blob(p.length())
-		t := errorTable(L, "-"+string(s))
-		t.RawSetString("ignore_error_stats_update", lua.LTrue)
-		return t
+		return commandErrorTable(L, "-"+string(s))
 	case '*', '>':
 		if p.b[p.pos] == '*' && p.peekNull() {
 			return lua.LFalse
@@ -235,4 +231,15 @@ func setField(t *lua.LTable, k, v lua.LValue) {
 		}
 	}
 	t.RawSet(k, v)
+}
+
+// commandErrorTable is the table of a command's error reply, marked as
+// counted already. Its fields go in the order Lua's hash puts them in
+// Redis (ignore_error_stats_update first), which gopher-lua keeps as the
+// order of insertion, so that cjson.encode and pairs see Redis's order.
+func commandErrorTable(L *lua.LState, text string) *lua.LTable {
+	t := L.CreateTable(0, 2)
+	t.RawSetString("ignore_error_stats_update", lua.LTrue)
+	t.RawSetString("err", lua.LString(errorText(text)))
+	return t
 }
