@@ -161,7 +161,7 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool) {
 		return true
 	}
 	h.guard = script.NewGuard(s.Flags, ro)
-	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB}
+	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB, Scripted: true}
 	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch, Script: true}
 	keys, args := argv[3:3+n], argv[3+n:]
 	e.Run(s, keys, args, h, c.W)

@@ -181,6 +181,9 @@ type Ctx struct {
 	MayBlock bool
 	Blocked  bool
 	ServeKey []byte
+	// Scripted: a script called the command, whose reply must not depend
+	// on a value's layout (SORT of a set BY a constant is sorted).
+	Scripted bool
 }
 
 // Journaling reports whether the shard records its changes (Propagate

@@ -155,9 +155,10 @@ func sortCommand(c *Ctx, argv [][]byte, withStore bool) {
 		v = zsetToBig(c, key, v)
 	}
 	storing := q.store != nil
-	if q.dontsort && v.Kind == KindSet && storing {
-		// A set has no order of its own to keep: what is stored is
-		// sorted, so that it does not depend on the set's layout.
+	if q.dontsort && v.Kind == KindSet && (storing || c.Scripted) {
+		// A set has no order of its own to keep: what is stored, or
+		// what a script reads, is sorted, so that it does not depend on
+		// the set's layout.
 		q.dontsort, q.alpha, q.by = false, true, nil
 	}
 

@@ -78,6 +78,8 @@ func compatScriptingScripts() []compatCmd {
 		a("EVAL", "return redis.call('incrby', KEYS[1], 10)", "1", "{t}m"), a("EXEC"), a("GET", "{t}m"),
 		a("EVAL", "redis.call('set', KEYS[1], 'a'); redis.call('append', KEYS[1], 'b'); redis.call('expire', KEYS[1], 100); return redis.call('ttl', KEYS[1])", "1", "{t}e"),
 		a("GET", "{t}e"),
+		a("SADD", "{t}set", "c", "a", "b", "10", "2"), a("EVAL", "return redis.call('sort', KEYS[1], 'by', 'nosort')", "1", "{t}set"),
+		a("EVAL", "return redis.call('sort', KEYS[1], 'by', 'nosort', 'limit', 1, 2)", "1", "{t}set"), a("DEL", "{t}set"),
 		a("SET", undeclared, "u"), a("EVAL", "return redis.call('get', ARGV[1])", "1", "{t}k", undeclared).knownIn(4, otherShard),
 		a("DEL", undeclared),
 		a("DEL", "{t}k", "{t}n", "{t}l", "{t}h", "{t}z", "{t}m", "{t}e"),
