@@ -32,10 +32,6 @@ type Origin struct {
 	// NoTouch: the client is in CLIENT NO-TOUCH mode, so the keys the
 	// command reads keep their access data (but under TOUCH).
 	NoTouch bool
-	// Script marks a command a script called (script.go): it never
-	// blocks, memory is the script's to check (script.Guard), and its
-	// change goes into the script's part of the journal.
-	Script bool
 }
 
 // MaxTxns is how many transactions one connection may have in flight; Seq
@@ -64,7 +60,7 @@ const MaxTxns = 16
 // accounted when it answers.
 func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int64) int64 {
 	if cmd.Flags&FlagBlocking != 0 {
-		ctx.MayBlock = !o.Part && !o.Held && !o.Script
+		ctx.MayBlock = !o.Part && !o.Held && !ctx.Scripted
 		ctx.Blocked = false
 		failed := run(ctx, cmd, argv, o)
 		ctx.MayBlock = false
@@ -106,7 +102,7 @@ func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed boo
 		return cmd.RunAs(ctx, argv, o)
 	}
 	if ctx.Shard.MemLimited() && cmd.Flags&FlagWrite != 0 && !ctx.Shard.MakeRoom() &&
-		cmd.Flags&FlagDenyOOM != 0 && !o.Part && !o.Held && !o.Script {
+		cmd.Flags&FlagDenyOOM != 0 && !o.Part && !o.Held && !ctx.Scripted {
 		// Redis evicts before every command; only writes add keys. The
 		// home core refuses what it knows to be out of memory; this is
 		// what became so within its turn. A part of a command over several
@@ -154,7 +150,7 @@ func snapshotAhead(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 func journaled(j *journal.Journal, ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
 	errs := ctx.W.Errors
 	dirty := ctx.Shard.Dirty
-	j.Begin(journal.Owner{Client: o.Client, Seq: o.Seq}, o.Held, o.Script)
+	j.Begin(journal.Owner{Client: o.Client, Seq: o.Seq}, o.Held, ctx.Scripted)
 	cmd.Run(ctx, argv)
 	failed = ctx.W.Errors != errs
 	if !j.Explicit() && !ctx.Blocked && !cmd.Internal {

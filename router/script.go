@@ -45,9 +45,9 @@ type scriptHost struct {
 	num    []byte
 }
 
-// always is ReadsOthers for scripts: a script may touch keys it does not
+// readsAny is ReadsOthers for scripts: a script may touch keys it does not
 // declare, so it holds its shard whole against transactions.
-func always([][]byte) bool { return true }
+func readsAny([][]byte) bool { return true }
 
 // scriptKeys finds a script's declared keys: the numkeys arguments after
 // the key count, none when the count is not a number of keys present (the
@@ -63,9 +63,12 @@ func scriptKeys(dst []int, argv [][]byte) []int {
 	return dst
 }
 
-// scriptLoaded runs a script met in an append-only file (one an older
-// Redis wrote): with no client, and no journal while loading.
-func scriptLoaded(c *shardowner.Ctx, argv [][]byte) { runScript(c, argv, Origin{}) }
+// scriptAtLoad returns Run for a script command (Command.RunAs's
+// runner): what runs a script met in an append-only file (one an older
+// Redis wrote), with no client, and no journal while loading.
+func scriptAtLoad(bySHA, ro bool) shardowner.Handler {
+	return func(c *shardowner.Ctx, argv [][]byte) { runScript(c, argv, Origin{}, bySHA, ro) }
+}
 
 // scriptingOf returns shard sh's scripting state, making it at its first
 // script, with the engine's cache emptied if SCRIPT FLUSH ran since.
@@ -97,14 +100,14 @@ func scriptLogger(sh *shardowner.Shard) func(script.LogLevel, []byte) {
 	}
 }
 
-// runScript is the body of EVAL, EVALSHA, EVAL_RO and EVALSHA_RO
-// (Command.RunAs), in Redis's order of checks.
-func runScript(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool) {
-	errs := c.W.Errors
-	name := argv[0]
-	sha := len(name) >= 7 && (name[4] == 's' || name[4] == 'S')
-	ro := name[len(name)-1] == 'o' || name[len(name)-1] == 'O'
-	if sha && len(argv[1]) != 40 {
+// scriptRunner returns the body of EVAL (bySHA false) or EVALSHA, and of
+// their _RO forms (ro), as Command.RunAs, with Redis's order of checks.
+func scriptRunner(bySHA, ro bool) func(*shardowner.Ctx, [][]byte, Origin) bool {
+	return func(c *shardowner.Ctx, argv [][]byte, o Origin) bool { return runScript(c, argv, o, bySHA, ro) }
+}
+
+func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, bySHA, ro bool) (failed bool) {
+	if bySHA && len(argv[1]) != 40 {
 		c.W.Err(script.ErrNoScript)
 		return true
 	}
@@ -122,37 +125,10 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool) {
 	}
 	sh := c.Shard
 	r := scriptingOf(sh)
-	e := r.engine
-	var s *script.Script
-	if sha {
-		if s = e.Script(string(argv[1])); s == nil {
-			body, loaded := Scripts.Body(string(argv[1]))
-			if body == nil {
-				c.W.Err(script.ErrNoScript)
-				return true
-			}
-			if loaded {
-				if _, err := e.Load(body); err == nil {
-					s = e.Script(string(argv[1]))
-				}
-			} else {
-				s, _ = e.Compile(body)
-			}
-			if s == nil {
-				c.W.Err(script.ErrNoScript)
-				return true
-			}
-		}
-	} else {
-		before := e.Len()
-		var err error
-		if s, err = e.Compile(argv[1]); err != nil {
-			c.W.Err(err.(script.Error))
-			return true
-		}
-		if e.Len() != before || !Scripts.Exists(s.SHA) {
-			Scripts.Add(s.SHA, s.Body, false)
-		}
+	s, err := r.find(argv[1], bySHA)
+	if err != "" {
+		c.W.Err(err)
+		return true
 	}
 	h := &r.host
 	h.state = script.ServerState{OOM: sh.MemLimited() && !sh.MakeRoom()}
@@ -160,26 +136,62 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin) (failed bool) {
 		c.W.Err(refusal)
 		return true
 	}
+	errs := c.W.Errors
 	h.guard = script.NewGuard(s.Flags, ro)
 	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB, Scripted: true}
-	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch, Script: true}
-	keys, args := argv[3:3+n], argv[3+n:]
-	e.Run(s, keys, args, h, c.W)
+	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch}
+	r.engine.Run(s, argv[3:3+n], argv[3+n:], h, c.W)
 	h.ctx = shardowner.Ctx{}
 	if j := sh.Journal; j != nil {
 		j.End() // the request EVAL came in is no record's frame
-	}
-	if j := sh.Journal; j != nil && !o.Held {
-		// A script's one write needs no block; more are one MULTI …
-		// EXEC, numbered as a transaction of one part.
-		var id uint64
-		parts := 0
-		if j.Records(journal.ScriptOwner) > 1 {
-			id, parts = journalIDs.Add(1), 1
+		if !o.Held {
+			// A script's one write needs no block; more are one MULTI …
+			// EXEC, numbered as a transaction of one part. Inside EXEC
+			// they are EXEC's.
+			var id uint64
+			parts := 0
+			if j.Records(journal.ScriptOwner) > 1 {
+				id, parts = journalIDs.Add(1), 1
+			}
+			j.EndTx(journal.ScriptOwner, id, parts)
 		}
-		j.EndTx(journal.ScriptOwner, id, parts)
 	}
 	return c.W.Errors != errs
+}
+
+// find returns the script EVAL's body or EVALSHA's name names: from the
+// engine's cache, else compiled from the body, or from the registry's
+// copy of what another shard added. A body EVAL compiles here joins the
+// registry.
+func (r *scriptRun) find(arg []byte, bySHA bool) (*script.Script, resp.Error) {
+	e := r.engine
+	if !bySHA {
+		before := e.Len()
+		s, err := e.Compile(arg)
+		if err != nil {
+			return nil, err.(script.Error)
+		}
+		if e.Len() != before {
+			Scripts.Add(s.SHA, s.Body, false)
+		}
+		return s, ""
+	}
+	if s := e.ScriptNamed(arg); s != nil {
+		return s, ""
+	}
+	body, loaded := Scripts.Body(string(arg))
+	if body == nil {
+		return nil, script.ErrNoScript
+	}
+	if loaded {
+		e.Load(body)
+		return e.Script(script.SHA1Hex(body)), ""
+	}
+	s, err := e.Compile(body)
+	if err != nil {
+		return nil, err.(script.Error)
+	}
+	return s, ""
 }
 
 // Call runs a command a script called (script.Host): Guard's checks, then

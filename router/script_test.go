@@ -4,6 +4,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/script"
 )
 
 // TestScriptKeys: a script's keys are the numkeys arguments after the
@@ -36,5 +40,31 @@ func TestScriptKeys(t *testing.T) {
 		if c.RunAs == nil || c.Run == nil || c.ReadsOthers == nil || !c.ReadsOthers(nil) {
 			t.Errorf("%s: a script runs through RunAs, loads through Run, and holds its shard whole", name)
 		}
+	}
+}
+
+// BenchmarkEvalSHA is EVALSHA of a one-call script on its shard through
+// Call, as the shard runs it for a client: the script found in the engine's
+// cache, its INCR through the call path.
+func BenchmarkEvalSHA(b *testing.B) {
+	e := newTestExec(1, false)
+	sh := e.shards[0]
+	sha, err := script.Check([]byte("return redis.call('INCR', KEYS[1])"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	Scripts.Add(sha, []byte("return redis.call('INCR', KEYS[1])"), true)
+	cmd := LookupString("evalsha")
+	argv := [][]byte{[]byte("evalsha"), []byte(sha), []byte("1"), []byte("counter")}
+	w := resp.Writer{Proto: 2}
+	ctx := shardowner.Ctx{Shard: sh, W: &w}
+	Call(&ctx, cmd, argv, Origin{Client: 1}, Now())
+	b.ReportAllocs()
+	for b.Loop() {
+		w.B = w.B[:0]
+		Call(&ctx, cmd, argv, Origin{Client: 1}, Now())
+	}
+	if w.B[0] != ':' {
+		b.Fatalf("reply %q", w.B)
 	}
 }

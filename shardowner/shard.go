@@ -181,8 +181,10 @@ type Ctx struct {
 	MayBlock bool
 	Blocked  bool
 	ServeKey []byte
-	// Scripted: a script called the command, whose reply must not depend
-	// on a value's layout (SORT of a set BY a constant is sorted).
+	// Scripted: a script called the command (router/script.go). It never
+	// blocks, memory is the script's to check (script.Guard), its change
+	// goes into the script's part of the journal, and its reply must not
+	// depend on a value's layout (SORT of a set BY a constant is sorted).
 	Scripted bool
 }
 

@@ -178,6 +178,18 @@ func (e *Engine) Compile(body []byte) (*Script, error) {
 // Script returns the cached script named sha (any case), or nil.
 func (e *Engine) Script(sha string) *Script { return e.cache.get(sha) }
 
+// ScriptNamed is Script for a name as the client sent it: a lower-case one,
+// as clients send them, is looked up without a copy.
+func (e *Engine) ScriptNamed(sha []byte) *Script {
+	if len(sha) != 40 {
+		return nil
+	}
+	if s := e.cache.m[string(sha)]; s != nil {
+		return s
+	}
+	return e.cache.get(string(sha))
+}
+
 // Exists reports whether sha (any case) is cached (SCRIPT EXISTS).
 func (e *Engine) Exists(sha string) bool { return e.cache.get(sha) != nil }
 

@@ -14,12 +14,12 @@ import (
 // compiled, and once per run to see whether SCRIPT FLUSH emptied it
 // (Generation): a script that runs again and again reads one atomic.
 type Registry struct {
-	mu      sync.Mutex
-	bodies  map[string]*entry
-	evalLRU []string // SHAs of EVAL-only scripts, least recently added first
-	bytes   int
-	evicted uint64
-	gen     atomic.Uint64
+	mu        sync.Mutex
+	bodies    map[string]*entry
+	evalOrder []string // SHAs of EVAL-only scripts, oldest first
+	bytes     int
+	evicted   uint64
+	gen       atomic.Uint64
 }
 
 type entry struct {
@@ -36,14 +36,17 @@ func (r *Registry) Generation() uint64 { return r.gen.Load() }
 
 // Add records body under sha: for ever when load (SCRIPT LOAD, which also
 // makes an EVAL-only script permanent), else as an EVAL-only script, the
-// oldest of which are dropped past EvalCacheSize.
+// oldest of which are dropped past EvalCacheSize. Oldest by when they were
+// added, not last run as in Redis 7.4: a run that finds its script compiled
+// on its shard does not touch the registry. A shard that still has a
+// dropped script compiled runs it by EVALSHA until its own cache drops it.
 func (r *Registry) Add(sha string, body []byte, load bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if e := r.bodies[sha]; e != nil {
 		if load && e.evalOnly {
 			e.evalOnly = false
-			r.dropFromLRU(sha)
+			r.dropFromOrder(sha)
 		}
 		return
 	}
@@ -52,20 +55,20 @@ func (r *Registry) Add(sha string, body []byte, load bool) {
 	if load {
 		return
 	}
-	r.evalLRU = append(r.evalLRU, sha)
-	for len(r.evalLRU) > EvalCacheSize {
-		old := r.evalLRU[0]
-		r.evalLRU = r.evalLRU[1:]
+	r.evalOrder = append(r.evalOrder, sha)
+	for len(r.evalOrder) > EvalCacheSize {
+		old := r.evalOrder[0]
+		r.evalOrder = r.evalOrder[1:]
 		r.bytes -= len(r.bodies[old].body)
 		delete(r.bodies, old)
 		r.evicted++
 	}
 }
 
-func (r *Registry) dropFromLRU(sha string) {
-	for i, s := range r.evalLRU {
+func (r *Registry) dropFromOrder(sha string) {
+	for i, s := range r.evalOrder {
 		if s == sha {
-			r.evalLRU = append(r.evalLRU[:i], r.evalLRU[i+1:]...)
+			r.evalOrder = append(r.evalOrder[:i], r.evalOrder[i+1:]...)
 			return
 		}
 	}
@@ -98,7 +101,7 @@ func (r *Registry) Flush() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	clear(r.bodies)
-	r.evalLRU = r.evalLRU[:0]
+	r.evalOrder = r.evalOrder[:0]
 	r.bytes = 0
 	r.gen.Add(1)
 }
