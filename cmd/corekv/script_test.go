@@ -164,3 +164,41 @@ func TestScriptJournal(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptTornBlock cuts the append-only file inside the MULTI block of a
+// script's two writes, at its last one: a start applies neither write and
+// cuts the file back to where the block began.
+func TestScriptTornBlock(t *testing.T) {
+	dir := t.TempDir()
+	s := aofStart(t, dir, 1, "always")
+	aofDo(t, s.addr, "SET", "{t}before", "1")
+	file := filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := st.Size()
+	if got := aofDo(t, s.addr, "EVAL", "redis.call('set', KEYS[1], 'x'); return redis.call('set', KEYS[2], 'y')", "2", "{t}a", "{t}b"); got != "+OK" {
+		t.Fatalf("EVAL: %q", got)
+	}
+	s.stop(t)
+	whole, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(whole[before:])
+	// Cuts: after MULTI, inside the second SET, and just before EXEC's end.
+	for _, cut := range []int{strings.Index(text, "MULTI\r\n") + 7, strings.LastIndex(text, "{t}b") + 2, len(text) - 3} {
+		if err := os.WriteFile(file, whole[:before+int64(cut)], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := aofStart(t, dir, 1, "always")
+		if a, b := aofDo(t, s.addr, "GET", "{t}a"), aofDo(t, s.addr, "GET", "{t}b"); a != "" || b != "" || aofDo(t, s.addr, "GET", "{t}before") != "1" {
+			t.Errorf("cut at %d of the block: {t}a %q, {t}b %q after the start", cut, a, b)
+		}
+		s.stop(t)
+		if st, _ := os.Stat(file); st.Size() != before {
+			t.Errorf("cut at %d of the block: the file is %d bytes, want it cut back to %d", cut, st.Size(), before)
+		}
+	}
+}
