@@ -39,6 +39,7 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -479,6 +480,10 @@ func (p *blockPool) dropPartial(si int32) {
 // space mapped anew by someone else.
 func (p *blockPool) release() { p.releaseAsync(false) }
 
+// unmapping counts the unmaps running on goroutines of their own, so that a
+// measurement of the process's memory can wait for them.
+var unmapping sync.WaitGroup
+
 // releaseAsync is release; with async the address space is unmapped by
 // another goroutine, so that the caller does not wait while the kernel frees
 // the pages (milliseconds per 100 MB).
@@ -501,7 +506,7 @@ func (p *blockPool) releaseAsync(async bool) {
 		if p.filling {
 			filled = p.filled
 		}
-		go func() {
+		unmapping.Go(func() {
 			if done != nil {
 				<-done
 			}
@@ -509,9 +514,9 @@ func (p *blockPool) releaseAsync(async bool) {
 				<-filled
 			}
 			unmap()
-		}()
+		})
 	case async && len(regions) > 0:
-		go unmap()
+		unmapping.Go(unmap)
 	default:
 		unmap()
 	}
