@@ -61,6 +61,7 @@ type plan struct {
 	gevents [][]byte // the keys' events, class/event pairs in evBuf
 	evBuf   []byte
 	reply   []byte
+	script  scriptPlan // when the command is a script (scriptplan.go)
 }
 
 // StartSplit runs cmd, whose keys live on more than one shard (or, for
@@ -69,6 +70,10 @@ type plan struct {
 // holds its keys (or, for RouteAll, the shards) on every shard it touches
 // while it runs, so no client sees it half done.
 func StartSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
+	if cmd.RunAs != nil && !s.held {
+		startScriptSplit(ex, s, cmd, db, proto, argv)
+		return
+	}
 	if s.held || !AtomicSplit(cmd) || (cmd.Step == 2 && len(argv)%2 == 0) {
 		startPlan(ex, s, cmd, db, proto, argv)
 		return
@@ -160,12 +165,55 @@ func (b *splitTxn) PartDone(ex Exec, t *Txn, s *Slot) {
 // startPlan runs cmd's plan on s without taking locks: s is a transaction's
 // part, or the command needs none.
 func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
+	p := newPlan(ex, s, cmd, db, proto, argv)
+	if cmd.Step == 2 && len(argv)%2 == 0 {
+		// A key without a value: Redis answers the arity error.
+		p.done(ex, s, errReply(resp.ErrWrongArgs(cmd.Name)))
+		return
+	}
+
+	switch {
+	case cmd.Split == SplitGather:
+		p.gather(ex, s)
+	case cmd.Route == RouteAll:
+		part := cmd
+		if cmd.Combine == CombineRandomKey {
+			// Each shard answers its key count with its key.
+			part = cmdRandom
+			p.argv = append(p.argv[:0], cmdRandom.NameBytes())
+		}
+		p.begin()
+		for sh := range ex.Shards() {
+			if cmd.Combine == CombinePublish && !ex.HasSubscribers(sh, cmd.FirstKey != 0) {
+				continue
+			}
+			p.send(ex, s, sh, part, p.db, p.argv)
+		}
+		p.partDone(ex, s)
+	case cmd.Split == SplitMoveKey:
+		if cmd.Name == "copy" && !p.copyOptions(ex, s) {
+			return
+		}
+		p.moveStep(ex, s, nil)
+	case cmd.Split == SplitMSETNX:
+		p.perShard(ex, s, cmdExists, false)
+	default:
+		p.perShard(ex, s, cmd, cmd.Split == SplitPairsOK)
+	}
+}
+
+// newPlan readies s's plan for cmd: its own copy of the arguments, the
+// shard of every key, no part in flight.
+func newPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) *plan {
 	if s.mem == nil {
 		s.mem = new(plan)
 	}
 	p := s.mem
 	s.plan = p
 	p.cmd, p.db, p.proto, p.phase, p.led = cmd, db, proto, 0, false
+	p.script.extra.Reset()
+	p.script.missing.Reset()
+	p.script.retry = false
 	p.args, p.argEnd = p.args[:0], p.argEnd[:0]
 	for _, a := range argv {
 		p.args = append(p.args, a...)
@@ -188,40 +236,7 @@ func startPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	}
 	p.parts = p.parts[:n]
 	clear(p.parts)
-	if cmd.Step == 2 && len(argv)%2 == 0 {
-		// A key without a value: Redis answers the arity error.
-		p.done(ex, s, errReply(resp.ErrWrongArgs(cmd.Name)))
-		return
-	}
-
-	switch {
-	case cmd.Split == SplitGather:
-		p.gather(ex, s)
-	case cmd.Route == RouteAll:
-		part := cmd
-		if cmd.Combine == CombineRandomKey {
-			// Each shard answers its key count with its key.
-			part = cmdRandom
-			p.argv = append(p.argv[:0], cmdRandom.NameBytes())
-		}
-		p.begin()
-		for sh := 0; sh < n; sh++ {
-			if cmd.Combine == CombinePublish && !ex.HasSubscribers(sh, cmd.FirstKey != 0) {
-				continue
-			}
-			p.send(ex, s, sh, part, p.db, p.argv)
-		}
-		p.partDone(ex, s)
-	case cmd.Split == SplitMoveKey:
-		if cmd.Name == "copy" && !p.copyOptions(ex, s) {
-			return
-		}
-		p.moveStep(ex, s, nil)
-	case cmd.Split == SplitMSETNX:
-		p.perShard(ex, s, cmdExists, false)
-	default:
-		p.perShard(ex, s, cmd, cmd.Split == SplitPairsOK)
-	}
+	return p
 }
 
 // MultiRound reports whether a split of cmd takes more than one round

@@ -66,6 +66,13 @@ func (p *plan) gather(ex Exec, s *Slot) {
 			p.gkeys = append(p.gkeys, gatherKey{shard: p.keyShard[i], key: p.argv[k]})
 		}
 	}
+	n := ex.Shards()
+	for i := range p.script.extra.Len() {
+		key := p.script.extra.Arg(i)
+		if !p.has(p.db, key) {
+			p.gkeys = append(p.gkeys, gatherKey{shard: ShardOf(key, n), key: key})
+		}
+	}
 	p.begin()
 	for sh := range p.parts {
 		p.sub = append(p.sub[:0], cmdDumps.NameBytes())
@@ -91,7 +98,10 @@ func (p *plan) gatherStep(ex Exec, s *Slot) {
 		}
 		p.gathered()
 		p.release(ex)
-		p.runScratch(ex, s)
+		if !p.runScratch(ex, s) {
+			p.lacked(ex, s)
+			return
+		}
 	} else if e := p.firstError(); e != nil {
 		// The shard had no room for the value: answer that, as the
 		// single-shard command would.
@@ -139,11 +149,13 @@ func (p *plan) gathered() {
 
 // runScratch runs the command on the scratch keyspace with the gathered
 // values, keeps its reply in p.reply and marks the keys to write back:
-// those it changed, wrote or published events for. It runs through Call
+// those it changed, wrote or published events for. It reports false for a
+// script that touched a key not gathered (scriptplan.go): nothing is to be
+// written back then. It runs through Call
 // like any command on a shard, as a part of its plan for s (the plan's call
 // is counted on the home core); the scratch keyspace has no journal, since
 // the write-backs are journaled on the shards where they land.
-func (p *plan) runScratch(ex Exec, s *Slot) {
+func (p *plan) runScratch(ex Exec, s *Slot) bool {
 	sc := ex.Scratch()
 	var w resp.Writer
 	ctx := shardowner.Ctx{Shard: sc, W: &w}
@@ -155,8 +167,21 @@ func (p *plan) runScratch(ex Exec, s *Slot) {
 	}
 	w.Proto = p.proto
 	sc.StartRecording()
-	Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
+	script := p.cmd.RunAs != nil
+	if script {
+		end := p.scratchRun(scriptingOf(sc))
+		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
+		end()
+	} else {
+		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
+	}
 	events := sc.Recorded()
+	if p.script.missing.Len() > 0 {
+		for _, t := range sc.DBs {
+			t.Clear()
+		}
+		return false
+	}
 	p.reply = append(p.reply[:0], w.B...)
 	p.newBuf = p.newBuf[:0]
 	p.keyEvents(events)
@@ -165,7 +190,7 @@ func (p *plan) runScratch(ex Exec, s *Slot) {
 		g.new, g.changed = nil, false
 		g.write = g.evTo > g.evFrom || sc.Touched(g.key)
 	}
-	if p.cmd.Flags&FlagWrite != 0 {
+	if p.cmd.Flags&FlagWrite != 0 || script && p.cmd.Flags&FlagReadonly == 0 {
 		for i := range p.gkeys {
 			g := &p.gkeys[i]
 			w.B, w.Proto = w.B[:0], 2
@@ -185,6 +210,7 @@ func (p *plan) runScratch(ex Exec, s *Slot) {
 	for _, t := range sc.DBs {
 		t.Clear()
 	}
+	return true
 }
 
 // keyEvents copies the events the scratch run recorded into the plan, each

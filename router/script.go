@@ -18,8 +18,9 @@ import (
 // like any other, so they are counted, journaled, watched and notified;
 // their records go into one part of the journal that the script's end
 // closes as MULTI … EXEC when there is more than one (as Redis wraps a
-// script's effects). A command over a key of another shard is refused:
-// declare keys with hash tags that put them on one shard.
+// script's effects). There a command over a key of another shard is
+// refused: keys under one hash tag stay on one shard. A script whose
+// declared keys span shards runs as a transaction instead (scriptplan.go).
 
 // Scripts is the process's script registry: what SCRIPT LOAD and EVAL
 // added, for every shard (script.Registry).
@@ -43,6 +44,10 @@ type scriptHost struct {
 	state  script.ServerState
 	keyPos []int
 	num    []byte
+	// On the scratch keyspace: the plan whose gathered keys the script
+	// may touch, and what stops it when it touches another (scriptplan.go).
+	scratch *plan
+	stop    func()
 }
 
 // readsAny is ReadsOthers for scripts: a script may touch keys it does not
@@ -231,12 +236,21 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 			return w.B
 		}
 	case RouteCursor:
+		if h.scratch != nil {
+			w.Err(errScriptUndeclared)
+			return w.B
+		}
 		if cur, ok := shardowner.ParseCursor(argv[1]); ok && int(cur%uint64(sh.Count)) != sh.ID {
 			w.Err(script.ErrNonLocalKey)
 			return w.B
 		}
 	default:
-		if sh.Count > 1 {
+		if h.scratch != nil {
+			if !h.scratchKeys(cmd, argv) {
+				w.Err(errScriptUndeclared)
+				return w.B
+			}
+		} else if sh.Count > 1 {
 			h.keyPos = cmd.KeyIndexes(h.keyPos[:0], argv)
 			for _, i := range h.keyPos {
 				if ShardOf(argv[i], sh.Count) != sh.ID {
@@ -263,6 +277,12 @@ const (
 	errScriptAllShards resp.Error = "ERR Script attempted to run a command over every shard, " +
 		"which a script runs only when the server has one"
 	errScriptHome resp.Error = "ERR This command is not run from scripts"
+	// A script over several shards inside MULTI, whose locks are taken
+	// before it runs, touched a key it did not declare.
+	errScriptUndeclared resp.Error = "ERR Script attempted to access a key it did not declare, " +
+		"on another shard, where it cannot take it: declare every key the script uses"
+	errScriptTooManyKeys resp.Error = "ERR Script touched more keys it did not declare than a script " +
+		"over several shards may: declare the keys it uses"
 )
 
 // home runs the connection and server commands a script may call, as

@@ -152,10 +152,8 @@ func TestCommandTableRows(t *testing.T) {
 			t.Errorf("%s: routed by key but has no key position", c.Name)
 		}
 		// A command whose keys may span shards needs a rule for splitting.
-		// Scripts have none yet: one whose keys span shards is refused
-		// at its first call over a key of another shard (script.go).
 		spans := c.FirstKey > 0 && c.MultiKey()
-		if spans && c.Split == SplitNone && c.Home == HomeNone && c.RunAs == nil {
+		if spans && c.Split == SplitNone && c.Home == HomeNone {
 			t.Errorf("%s: keys may span shards but Split is SplitNone", c.Name)
 		}
 		if !spans && c.Split != SplitNone {

@@ -389,6 +389,24 @@ func (t *Txn) Finish(ex Exec, reply []byte) {
 	}
 }
 
+// Restart lets go of every lock t holds and takes them again, in order,
+// with what the body added since (LockKey, LockShard), then runs the body
+// anew: for a body that found, before changing anything, that it must hold
+// more than it does. Taking a lock out of order could wait in a cycle with
+// another transaction; letting go first cannot. The unlocks close no part
+// in the journals: the body runs Writes again if it writes. Only a body
+// that runs once every lock is granted (neither RunEarly nor RunAtOnce)
+// may restart.
+func (t *Txn) Restart(ex Exec) {
+	t.writes = false
+	for _, sh := range t.shards[:t.next-t.released] {
+		t.sendUnlock(ex, sh)
+	}
+	t.next, t.released, t.running, t.touched = 0, 0, false, false
+	slices.Sort(t.shards)
+	t.lockNext(ex)
+}
+
 // ReleaseLast unlocks the last shard now, for a body that has sent every
 // part it will send there: the unlock travels right behind them and the
 // shard releases as soon as it has run them, instead of a round trip
