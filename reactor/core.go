@@ -62,6 +62,7 @@ type Core struct {
 	turnEnd      time.Time // the clock when the last turn ended
 	sink         uint64    // where touchKeys' loads go, so they are not optimised away
 	keyPos       []int     // scratch for a command's key positions
+	scriptHabits router.ScriptHabits
 
 	// mon are this core's monitoring connections; monitoring is whether
 	// any core has one, as of the parse running (monitor.go).

@@ -124,6 +124,10 @@ func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 		return
 	}
 	if !cmd.HasKeys(len(argv)) {
+		if c.scriptAsTxn(cmd, argv) {
+			c.startSplit(cn, cn.reserve(), cmd, argv)
+			return
+		}
 		c.runOn(cn, cmd, c.id, argv)
 		return
 	}
@@ -134,11 +138,11 @@ func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 		c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
 		if len(c.keyPos) == 0 {
 			// A script with no declared key runs here.
-			c.runOn(cn, cmd, c.id, argv)
-			return
+			shard = c.id
+		} else {
+			shard = router.ShardOf(argv[c.keyPos[0]], n)
 		}
-		shard = router.ShardOf(argv[c.keyPos[0]], n)
-		for _, i := range c.keyPos[1:] {
+		for _, i := range c.keyPos {
 			if router.ShardOf(argv[i], n) != shard {
 				if cmd.Split == router.SplitNone {
 					break
@@ -147,8 +151,20 @@ func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 				return
 			}
 		}
+		if c.scriptAsTxn(cmd, argv) {
+			c.startSplit(cn, cn.reserve(), cmd, argv)
+			return
+		}
 	}
 	c.runOn(cn, cmd, shard, argv)
+}
+
+// scriptAsTxn reports whether a script whose declared keys share a shard,
+// or that declares none, runs as a transaction all the same: on a server
+// of several shards, until its runs show that it keeps to that shard
+// (router.ScriptHabits).
+func (c *Core) scriptAsTxn(cmd *router.Command, argv [][]byte) bool {
+	return cmd.RunAs != nil && c.srv.cfg.Shards > 1 && !c.scriptHabits.RunsOnShard(argv)
 }
 
 // startsTxn reports whether running cmd would start a transaction
@@ -165,12 +181,14 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		return false
 	case cmd.Route == router.RouteAll:
 		return router.AtomicSplit(cmd)
-	case cmd.Route != router.RouteKey || cmd.Split == router.SplitNone || !cmd.HasKeys(len(argv)):
+	case cmd.Route != router.RouteKey || cmd.Split == router.SplitNone:
 		return false
+	case !cmd.HasKeys(len(argv)):
+		return c.scriptAsTxn(cmd, argv)
 	}
 	c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
 	if len(c.keyPos) == 0 {
-		return false
+		return c.scriptAsTxn(cmd, argv)
 	}
 	shard := router.ShardOf(argv[c.keyPos[0]], n)
 	for _, i := range c.keyPos[1:] {
@@ -178,7 +196,7 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 			return true
 		}
 	}
-	return false
+	return c.scriptAsTxn(cmd, argv)
 }
 
 // startSplit runs cmd over several shards for cn. The command's call is

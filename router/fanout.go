@@ -213,7 +213,7 @@ func newPlan(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) *plan
 	p.cmd, p.db, p.proto, p.phase, p.led = cmd, db, proto, 0, false
 	p.script.extra.Reset()
 	p.script.missing.Reset()
-	p.script.retry = false
+	p.script.retry, p.script.otherDB = false, false
 	p.args, p.argEnd = p.args[:0], p.argEnd[:0]
 	for _, a := range argv {
 		p.args = append(p.args, a...)

@@ -12,7 +12,9 @@ import (
 
 // Scripts: EVAL, EVALSHA, EVAL_RO and EVALSHA_RO run on the shard of
 // their keys (the dispatcher routes them as any command with keys; one
-// with no key runs on the client's own shard) as one command: the Lua
+// with no key runs on the client's own shard; on a server of several
+// shards, once their runs showed they keep to it: scriptplan.go) as one
+// command: the Lua
 // code and every command it calls run in one go on the shard's thread, so
 // nothing else runs in between. The commands it calls pass through Call
 // like any other, so they are counted, journaled, watched and notified;
@@ -48,6 +50,7 @@ type scriptHost struct {
 	// may touch, and what stops it when it touches another (scriptplan.go).
 	scratch *plan
 	stop    func()
+	argv    [][]byte // the script's command (EVAL …), while it runs
 }
 
 // readsAny is ReadsOthers for scripts: a script may touch keys it does not
@@ -144,9 +147,10 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, bySHA, ro bool) (fail
 	errs := c.W.Errors
 	h.guard = script.NewGuard(s.Flags, ro)
 	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB, Scripted: true}
+	h.argv = argv
 	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch}
 	r.engine.Run(s, argv[3:3+n], argv[3+n:], h, c.W)
-	h.ctx = shardowner.Ctx{}
+	h.ctx, h.argv = shardowner.Ctx{}, nil
 	if j := sh.Journal; j != nil {
 		j.End() // the request EVAL came in is no record's frame
 		if !o.Held {
@@ -252,13 +256,16 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 			}
 		} else if sh.Count > 1 {
 			h.keyPos = cmd.KeyIndexes(h.keyPos[:0], argv)
+			foreign := false
 			for _, i := range h.keyPos {
-				if ShardOf(argv[i], sh.Count) != sh.ID {
-					w.Err(errScriptOtherShard)
-					return w.B
-				}
+				foreign = foreign || ShardOf(argv[i], sh.Count) != sh.ID
 			}
 			if _, key, ok := otherDB(cmd, argv, len(sh.DBs)); ok && ShardOf(key, sh.Count) != sh.ID {
+				foreign = true
+			}
+			if foreign {
+				// Its next runs go over several shards (scriptplan.go).
+				habitOf(h.argv).crossed.Store(true)
 				w.Err(errScriptOtherShard)
 				return w.B
 			}
@@ -272,8 +279,8 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 
 // The refusals of commands a script may not run here.
 const (
-	errScriptOtherShard resp.Error = "ERR Script attempted to access a key of another shard: " +
-		"declare the keys it uses with hash tags that put them on one shard"
+	errScriptOtherShard resp.Error = "ERR Script attempted to access a key of another shard than the one it runs on: " +
+		"outside MULTI its next runs go over several shards (keys under one hash tag stay on one)"
 	errScriptAllShards resp.Error = "ERR Script attempted to run a command over every shard, " +
 		"which a script runs only when the server has one"
 	errScriptHome resp.Error = "ERR This command is not run from scripts"

@@ -68,3 +68,33 @@ func BenchmarkEvalSHA(b *testing.B) {
 		b.Fatalf("reply %q", w.B)
 	}
 }
+
+// TestScriptHabits checks how a core learns where a script runs: as a
+// transaction until scriptLocalRuns runs kept to one shard, as a
+// transaction for good once one did not, on its shard when pinned, and
+// everything forgotten on ForgetScriptHabits.
+func TestScriptHabits(t *testing.T) {
+	var c ScriptHabits
+	local := [][]byte{[]byte("eval"), []byte("return 1"), []byte("0")}
+	cross := [][]byte{[]byte("eval"), []byte("return 2"), []byte("0")}
+	pinned := [][]byte{[]byte("eval"), []byte("return 3"), []byte("0")}
+	for i := range scriptLocalRuns {
+		if c.RunsOnShard(local) {
+			t.Fatalf("on its shard after %d local runs", i)
+		}
+		habitOf(local).noteRun(true)
+		habitOf(cross).noteRun(i != 3)
+	}
+	if !c.RunsOnShard(local) || c.RunsOnShard(cross) {
+		t.Fatalf("after %d runs: local script on its shard %v, crossing one %v", scriptLocalRuns, c.RunsOnShard(local), c.RunsOnShard(cross))
+	}
+	habitOf(local).crossed.Store(true)
+	habitOf(pinned).pinned.Store(true)
+	if c.RunsOnShard(local) || !c.RunsOnShard(pinned) {
+		t.Fatal("a script that crossed still runs on its shard, or a pinned one does not")
+	}
+	ForgetScriptHabits()
+	if c.RunsOnShard(pinned) {
+		t.Fatal("habits kept after ForgetScriptHabits")
+	}
+}

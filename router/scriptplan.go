@@ -3,6 +3,8 @@ package router
 import (
 	"bytes"
 	"context"
+	"sync"
+	"sync/atomic"
 )
 
 // Scripts over several shards. A script whose declared keys live on more
@@ -38,6 +40,9 @@ type scriptPlan struct {
 	// again with the missing keys; inside EXEC, whose locks are fixed, a
 	// missing key is an error instead.
 	retry bool
+	// otherDB: the script touched a key of another database than its
+	// command's (SELECT), which a plan cannot gather.
+	otherDB bool
 }
 
 // has reports whether key of database db is one the plan gathered.
@@ -92,11 +97,10 @@ func (h *scriptHost) scratchKeys(cmd *Command, argv [][]byte) bool {
 }
 
 // lack notes a key the script touched that was not gathered. Only keys of
-// the plan's database can be gathered; one of another makes the run fail
-// for good.
+// the plan's database can be gathered.
 func (p *plan) lack(db int, key []byte) {
 	if db != p.db {
-		p.script.retry = false
+		p.script.otherDB = true
 	}
 	p.script.missing.Append([][]byte{key})
 }
@@ -120,15 +124,53 @@ type scriptTxn struct {
 	keyPos []int
 	extra  Args // keys found beyond the declared ones
 	rounds int  // runs so far
+	habit  *scriptHabit
+	// pinned: the script selects another database, so it runs on one
+	// shard, held whole, as a part (scriptHabit.pinned).
+	pinned bool
 }
 
-// startScriptSplit runs a script whose declared keys span shards as a
-// transaction over them.
+// pinShard is the shard a pinned script runs on: that of its first
+// declared key, or the client's own.
+func (b *scriptTxn) pinShard(ex Exec) int {
+	if len(b.keyPos) == 0 {
+		return ex.Own().ID
+	}
+	return ShardOf(b.args.Arg(b.keyPos[0]), ex.Shards())
+}
+
+// keptToOneShard reports whether every key the script touched beyond
+// those it declares lives on their shard (a script that declares none must
+// have touched none). known is false when the declared keys span shards:
+// the run then says nothing about runs whose keys share one.
+func (b *scriptTxn) keptToOneShard(n int) (local, known bool) {
+	argv := b.args.Argv()
+	if len(b.keyPos) == 0 {
+		return b.extra.Len() == 0, true
+	}
+	sh := ShardOf(argv[b.keyPos[0]], n)
+	for _, k := range b.keyPos[1:] {
+		if ShardOf(argv[k], n) != sh {
+			return false, false
+		}
+	}
+	for i := range b.extra.Len() {
+		if ShardOf(b.extra.Arg(i), n) != sh {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// startScriptSplit runs a script as a transaction over its declared keys:
+// they span shards, or its runs have not shown yet that it keeps to its
+// keys' shard (RunsOnShard).
 func startScriptSplit(ex Exec, s *Slot, cmd *Command, db, proto int, argv [][]byte) {
 	b := new(scriptTxn)
 	n := ex.Shards()
 	b.Begin(s.Client, proto, n, s)
 	b.cmd, b.db = cmd, db
+	b.habit = habitOf(argv)
 	b.args.Set(argv)
 	b.keyPos = cmd.KeyIndexes(b.keyPos[:0], argv)
 	for _, k := range b.keyPos {
@@ -144,6 +186,10 @@ func (b *scriptTxn) Run(ex Exec, t *Txn, touched bool) {
 	if b.cmd.Flags&FlagReadonly == 0 {
 		t.Writes()
 	}
+	if b.pinned {
+		t.Submit(ex, b.pinShard(ex), b.cmd, b.db, b.args.Argv())
+		return
+	}
 	b.rounds++
 	inner := t.NewPart(ex)
 	p := newPlan(ex, inner, b.cmd, b.db, t.proto, b.args.Argv())
@@ -155,9 +201,27 @@ func (b *scriptTxn) Run(ex Exec, t *Txn, touched bool) {
 // PartDone answers the script's reply, or runs it again with the keys it
 // lacked (TxnBody).
 func (b *scriptTxn) PartDone(ex Exec, t *Txn, s *Slot) {
+	if b.pinned {
+		t.Finish(ex, s.Reply)
+		ex.FreeSlot(s)
+		return
+	}
 	p := s.mem
+	if p.script.otherDB && p.script.retry {
+		// It changed nothing yet: run it where a script of one shard
+		// runs, holding that shard whole, and so from now on.
+		b.pinned = true
+		b.habit.pinned.Store(true)
+		ex.FreeSlot(s)
+		t.LockShard(b.pinShard(ex))
+		t.Restart(ex)
+		return
+	}
 	missing := p.script.missing.Len()
 	if missing == 0 || !p.script.retry {
+		if local, known := b.keptToOneShard(ex.Shards()); missing == 0 && known {
+			b.habit.noteRun(local)
+		}
 		t.Finish(ex, s.Reply)
 		ex.FreeSlot(s)
 		return
@@ -186,5 +250,108 @@ func (b *scriptTxn) PartDone(ex Exec, t *Txn, s *Slot) {
 		t.Restart(ex)
 	default:
 		t.Restart(ex)
+	}
+}
+
+// Where a script runs on a server of several shards. One whose declared
+// keys share a shard may still touch keys it does not declare, of any
+// shard; on its keys' shard it could not take them, and what it wrote
+// before could not be undone. So a script starts out running as a
+// transaction, as if its keys spanned shards, and its runs there show
+// whether it keeps to its declared keys' shard (every key it touched lives
+// there, or, declaring none, it touched none). After scriptLocalRuns runs
+// that did, it runs on that shard, with no hop. One that did not, or that
+// later touches a key of another shard there (refused: errScriptOtherShard),
+// runs as a transaction from then on. One that selects another database,
+// whose keys a plan cannot gather, runs on its first key's shard, held
+// whole (pinned).
+
+// scriptLocalRuns is how many runs as a transaction that keep to one shard
+// make a script run on its shard.
+const scriptLocalRuns = 8
+
+// maxScriptHabits bounds the scripts whose runs are remembered; past it
+// all are forgotten and learnt again.
+const maxScriptHabits = 4096
+
+// scriptHabit is what the runs of one script showed. It is shared by the
+// cores: its fields are atomic.
+type scriptHabit struct {
+	localRuns atomic.Int32
+	crossed   atomic.Bool
+	// pinned: the script selects another database, which a transaction
+	// over several shards cannot gather: it runs on its keys' shard.
+	pinned atomic.Bool
+}
+
+func (h *scriptHabit) onShard() bool {
+	return h.pinned.Load() || !h.crossed.Load() && h.localRuns.Load() >= scriptLocalRuns
+}
+
+// scriptHabits is the process's scripts' habits, by EVAL's body or
+// EVALSHA's name as sent; gen moves when they are forgotten.
+var scriptHabits struct {
+	mu  sync.Mutex
+	m   map[string]*scriptHabit
+	gen atomic.Uint64
+}
+
+// habitOf returns the habit of the script argv runs, made at its first run.
+func habitOf(argv [][]byte) *scriptHabit {
+	scriptHabits.mu.Lock()
+	defer scriptHabits.mu.Unlock()
+	h := scriptHabits.m[string(argv[1])]
+	if h == nil {
+		if scriptHabits.m == nil || len(scriptHabits.m) >= maxScriptHabits {
+			scriptHabits.m = make(map[string]*scriptHabit)
+			scriptHabits.gen.Add(1)
+		}
+		h = new(scriptHabit)
+		scriptHabits.m[string(argv[1])] = h
+	}
+	return h
+}
+
+// ForgetScriptHabits forgets what every script's runs showed (SCRIPT FLUSH).
+func ForgetScriptHabits() {
+	scriptHabits.mu.Lock()
+	scriptHabits.m = nil
+	scriptHabits.gen.Add(1)
+	scriptHabits.mu.Unlock()
+}
+
+// ScriptHabits is a core's copy of the scripts' habits it has looked up,
+// so that a script's run on its shard takes no lock.
+type ScriptHabits struct {
+	m   map[string]*scriptHabit
+	gen uint64
+}
+
+// RunsOnShard reports whether the script argv runs (EVAL and the like),
+// whose declared keys share a shard, runs there: otherwise it runs as a
+// transaction (StartSplit).
+func (c *ScriptHabits) RunsOnShard(argv [][]byte) bool {
+	if g := scriptHabits.gen.Load(); c.m == nil || c.gen != g {
+		c.m, c.gen = make(map[string]*scriptHabit), g
+	}
+	h := c.m[string(argv[1])]
+	if h == nil {
+		h = habitOf(argv)
+		if len(c.m) >= maxScriptHabits {
+			clear(c.m)
+		}
+		c.m[string(argv[1])] = h
+	}
+	return h.onShard()
+}
+
+// noteRun notes how a run as a transaction went: whether every key it
+// touched lived on the shard of its declared keys (none when it declares
+// none).
+func (h *scriptHabit) noteRun(local bool) {
+	if !local {
+		h.crossed.Store(true)
+	} else if h.localRuns.Load() < scriptLocalRuns {
+		h.localRuns.Add(1)
 	}
 }

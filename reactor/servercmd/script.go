@@ -38,6 +38,7 @@ func Script(c Core, cn Conn, argv [][]byte) {
 			return
 		}
 		router.Scripts.Flush()
+		router.ForgetScriptHabits()
 		cn.OK()
 	case resp.EqualFold(sub, "exists"):
 		w := cn.Begin()
