@@ -23,10 +23,13 @@ type pointTest struct {
 	script string
 }
 
-// The scripts of the evalsha tests: one call, and ten calls on the same key.
+// The scripts of the evalsha tests: one call, ten calls on the same key,
+// and one call on each of two keys, which evalsha2shards puts on two shards
+// (hash tags {a} and {b} part on two and on four shards).
 const (
 	scriptOneCall  = "return redis.call('INCR', KEYS[1])"
 	scriptTenCalls = "local n for i = 1, 10 do n = redis.call('INCR', KEYS[1]) end return n"
+	scriptTwoKeys  = "redis.call('INCR', KEYS[1]) return redis.call('INCR', KEYS[2])"
 )
 
 // pointItems is the fields of every loaded hash and the members of every loaded set.
@@ -38,6 +41,8 @@ var pointTests = map[string]pointTest{
 	"sismember": {[]string{"SISMEMBER", "s:__rand_int__", "m5"}, "SADD", "s:", "m", false, ""},
 	"evalsha1":  {command: []string{"EVALSHA", sha1Hex(scriptOneCall), "1", "key:__rand_int__"}, script: scriptOneCall},
 	"evalsha10": {command: []string{"EVALSHA", sha1Hex(scriptTenCalls), "1", "key:__rand_int__"}, script: scriptTenCalls},
+	"evalsha2shards": {command: []string{"EVALSHA", sha1Hex(scriptTwoKeys), "2", "{a}:__rand_int__", "{b}:__rand_int__"},
+		script: scriptTwoKeys},
 }
 
 func sha1Hex(s string) string {

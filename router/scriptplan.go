@@ -207,7 +207,7 @@ func (b *scriptTxn) PartDone(ex Exec, t *Txn, s *Slot) {
 		return
 	}
 	p := s.mem
-	if p.script.otherDB && p.script.retry {
+	if p.script.otherDB {
 		// It changed nothing yet: run it where a script of one shard
 		// runs, holding that shard whole, and so from now on.
 		b.pinned = true
@@ -218,8 +218,8 @@ func (b *scriptTxn) PartDone(ex Exec, t *Txn, s *Slot) {
 		return
 	}
 	missing := p.script.missing.Len()
-	if missing == 0 || !p.script.retry {
-		if local, known := b.keptToOneShard(ex.Shards()); missing == 0 && known {
+	if missing == 0 {
+		if local, known := b.keptToOneShard(ex.Shards()); known {
 			b.habit.noteRun(local)
 		}
 		t.Finish(ex, s.Reply)
