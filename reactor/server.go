@@ -146,10 +146,11 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s.slowlog.Client = s.clientOf
 	s.saver = snapshot.NewSaver(s.start, s.wakeCores)
 	s.conf = settings.NewStore(&cfg, settings.Live{
-		Persist:      &s.saver.Policy,
-		AOF:          &s.aofPolicy,
-		KeyLoadDelay: &s.keyLoadDelay,
-		MaxClients:   &s.maxClients,
+		Persist:         &s.saver.Policy,
+		AOF:             &s.aofPolicy,
+		KeyLoadDelay:    &s.keyLoadDelay,
+		ScriptBusyAfter: &router.ScriptBusyAfter,
+		MaxClients:      &s.maxClients,
 		FitClients: func(n int64) int64 {
 			fit, _ := sockets.FitFDLimit(n, reservedFDs(&s.cfg))
 			return fit
@@ -165,6 +166,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Memory:       s.memCfg,
 	})
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
+	router.WatchScripts(cfg.Shards)
 	port := cfg.Port
 	usable := make([]bool, len(cfg.Bind)) // the addresses the first core could listen on
 	for i := 0; i < cfg.Shards; i++ {

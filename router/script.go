@@ -2,6 +2,7 @@ package router
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/corekv/corekv/resp"
@@ -51,6 +52,7 @@ type scriptHost struct {
 	scratch *plan
 	stop    func()
 	argv    [][]byte // the script's command (EVAL …), while it runs
+	watch   *script.Watch
 }
 
 // readsAny is ReadsOthers for scripts: a script may touch keys it does not
@@ -83,7 +85,9 @@ func scriptAtLoad(bySHA, ro bool) shardowner.Handler {
 func scriptingOf(sh *shardowner.Shard) *scriptRun {
 	r, _ := sh.Scripting.(*scriptRun)
 	if r == nil {
-		r = &scriptRun{engine: script.New(script.Options{Log: scriptLogger(sh)}), gen: Scripts.Generation()}
+		w := watchOf(sh.ID)
+		r = &scriptRun{engine: script.New(script.Options{Log: scriptLogger(sh), Watch: w}), gen: Scripts.Generation()}
+		r.host.watch = w
 		sh.Scripting = r
 	}
 	if g := Scripts.Generation(); g != r.gen {
@@ -271,6 +275,9 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 			}
 		}
 	}
+	if sc.Write && h.watch != nil {
+		h.watch.Wrote()
+	}
 	h.ctx.W = w
 	Call(&h.ctx, cmd, argv, h.origin, Now())
 	h.ctx.W = nil
@@ -327,4 +334,69 @@ func (h *scriptHost) home(cmd *Command, argv [][]byte) {
 	default:
 		w.Err(errScriptHome)
 	}
+}
+
+// The shards' running scripts (script.Watch), by shard ID, for SCRIPT KILL
+// and the busy reply on any core; nil until WatchScripts. A core's scratch
+// keyspace shares its shard's: they run on the same thread.
+var scriptWatches []*script.Watch
+
+// ScriptBusyAfter is busy-reply-threshold, in ms: a script that has run
+// this long is busy, and SCRIPT KILL may stop it.
+var ScriptBusyAfter atomic.Int64
+
+// WatchScripts makes the watches of n shards; the server calls it before
+// its shards start.
+func WatchScripts(n int) {
+	scriptWatches = make([]*script.Watch, n)
+	for i := range scriptWatches {
+		scriptWatches[i] = script.NewWatch()
+	}
+}
+
+func watchOf(shard int) *script.Watch {
+	if shard < len(scriptWatches) {
+		return scriptWatches[shard]
+	}
+	return nil
+}
+
+// What KillScript did.
+const (
+	KillNotBusy = iota
+	KillDone
+	KillUnkillable
+)
+
+// KillScript stops the scripts that are busy (past ScriptBusyAfter) and
+// have not written, for SCRIPT KILL: KillDone if it stopped any,
+// KillUnkillable if the only busy ones wrote, KillNotBusy if none is busy.
+func KillScript() int {
+	now, after := time.Now(), ScriptBusyAfter.Load()
+	outcome := KillNotBusy
+	for _, w := range scriptWatches {
+		ms, wrote, run := w.Running(now)
+		switch {
+		case ms == 0 || ms < after:
+		case wrote:
+			if outcome == KillNotBusy {
+				outcome = KillUnkillable
+			}
+		default:
+			w.Kill(run)
+			outcome = KillDone
+		}
+	}
+	return outcome
+}
+
+// ScriptBusy reports whether shard runs a busy script: what is sent there
+// is answered with BUSY.
+func ScriptBusy(shard int) bool {
+	w := watchOf(shard)
+	if w == nil {
+		return false
+	}
+	ms, _, _ := w.Running(time.Now())
+	return ms > 0 && ms >= ScriptBusyAfter.Load()
 }

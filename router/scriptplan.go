@@ -60,9 +60,14 @@ func (p *plan) has(db int, key []byte) bool {
 
 // scratchRun readies the scratch keyspace's scripting for a run of p's
 // script: its host checks every key against what p gathered, and a
-// touch of one it lacks stops the script (Engine.SetInterrupt). It returns
-// what ends that.
+// touch of one it lacks stops the script, as SCRIPT KILL does (through
+// the core's watch; without one, Engine.SetInterrupt). It returns what
+// ends that.
 func (p *plan) scratchRun(r *scriptRun) (end func()) {
+	if w := r.host.watch; w != nil {
+		r.host.scratch, r.host.stop = p, w.Stop
+		return func() { r.host.scratch, r.host.stop = nil, nil }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.host.scratch, r.host.stop = p, cancel
 	r.engine.SetInterrupt(ctx)

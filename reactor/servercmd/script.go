@@ -62,9 +62,17 @@ func Script(c Core, cn Conn, argv [][]byte) {
 		w.BulkString(sha)
 		cn.End()
 	case len(argv) == 2 && resp.EqualFold(sub, "kill"):
-		// A script runs whole within its shard's turn: by the time this
-		// core reads a SCRIPT KILL, no script of its shard runs.
-		cn.Error("NOTBUSY No scripts in execution right now.")
+		// A script runs whole within its shard's turn, so a busy one is
+		// of another core's shard: this core reads its watch.
+		switch router.KillScript() {
+		case router.KillDone:
+			cn.OK()
+		case router.KillUnkillable:
+			cn.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. " +
+				"You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+		default:
+			cn.Error("NOTBUSY No scripts in execution right now.")
+		}
 	default:
 		cn.Error(resp.ErrUnknownSubcommand("script", sub))
 	}

@@ -116,6 +116,9 @@ type Config struct {
 	// KeyLoadDelay is key-load-delay: µs to sleep per key loaded at start
 	// (Redis's, for tests of loading).
 	KeyLoadDelay int64
+	// BusyReplyThreshold is busy-reply-threshold (lua-time-limit): ms after
+	// which a running script is busy and SCRIPT KILL may stop it.
+	BusyReplyThreshold int64
 	// ConfigFile is the absolute path of the config file the server was
 	// started with, which CONFIG REWRITE rewrites; "" when there is none.
 	ConfigFile string
@@ -184,6 +187,7 @@ func Defaults() Config {
 		LFULogFactor:     10,
 		LFUDecayTime:     1,
 
+		BusyReplyThreshold: 5000,
 		SlowlogSlowerThan:  10000,
 		SlowlogMaxLen:      128,
 		LatencyPercentiles: []float64{50, 99, 99.9},

@@ -94,6 +94,8 @@ type Live struct {
 	Persist *snapshot.Policy
 	// KeyLoadDelay is key-load-delay.
 	KeyLoadDelay *atomic.Int64
+	// ScriptBusyAfter is busy-reply-threshold; nil: not applied.
+	ScriptBusyAfter *atomic.Int64
 	// AOF is the append-only file's settings; nil: none.
 	AOF *aof.Policy
 	// Memory is maxmemory and the eviction's settings; nil: none.
@@ -302,6 +304,14 @@ var Table = []Setting{
 	{Name: "key-load-delay", Hidden: true, Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.KeyLoadDelay, 10) },
 		Set:   intSetting(math.MinInt32, math.MaxInt32, func(c *Config, n int64) { c.KeyLoadDelay = n }),
 		Apply: func(l *Live, c *Config) { l.KeyLoadDelay.Store(c.KeyLoadDelay) }},
+	{Name: "busy-reply-threshold", Aliases: []string{"lua-time-limit"}, Mutable: true,
+		Get: func(c *Config) string { return strconv.FormatInt(c.BusyReplyThreshold, 10) },
+		Set: intSetting(0, math.MaxInt64, func(c *Config, n int64) { c.BusyReplyThreshold = n }),
+		Apply: func(l *Live, c *Config) {
+			if l.ScriptBusyAfter != nil {
+				l.ScriptBusyAfter.Store(c.BusyReplyThreshold)
+			}
+		}},
 	{Name: "slowlog-log-slower-than", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.SlowlogSlowerThan, 10) },
 		Set:   intSetting(SlowlogSlowerThanMin, math.MaxInt64, func(c *Config, n int64) { c.SlowlogSlowerThan = n }),
 		Apply: func(l *Live, c *Config) { l.Slowlog.SlowerThan.Store(c.SlowlogSlowerThan) }},

@@ -91,14 +91,14 @@ func BenchmarkEvalSHALoopInterruptible(b *testing.B) {
 
 // BenchmarkLuaLoop is Lua code alone: a loop of arithmetic.
 func BenchmarkLuaLoop(b *testing.B) {
-	for _, interruptible := range []bool{false, true} {
-		name := "plain"
-		if interruptible {
-			name = "interruptible"
-		}
+	for _, name := range []string{"plain", "interruptible", "watched"} {
 		b.Run(name, func(b *testing.B) {
-			e := New(Options{})
-			if interruptible {
+			var opts Options
+			if name == "watched" {
+				opts.Watch = NewWatch()
+			}
+			e := New(opts)
+			if name == "interruptible" {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				e.SetInterrupt(ctx)

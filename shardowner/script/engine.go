@@ -29,6 +29,10 @@ type Options struct {
 	// Version is redis.REDIS_VERSION, "7.0.15" when empty; REDIS_VERSION_NUM
 	// is computed from it as Redis computes it (major<<16 | minor<<8 | patch).
 	Version string
+	// Watch, when set, shows the running script to other goroutines and
+	// lets them stop it (SCRIPT KILL). The interpreter then asks at every
+	// instruction whether to stop.
+	Watch *Watch
 }
 
 // Engine is one shard's Lua interpreter and script cache. It is not safe for
@@ -153,26 +157,32 @@ func (e *Engine) setup() {
 
 	e.handler = L.NewFunction(e.errorHandler)
 	e.protect()
+	if e.interrupt == nil && e.opts.Watch != nil {
+		e.interrupt = &e.opts.Watch.ctx
+	}
 	if e.interrupt != nil {
 		L.SetContext(e.interrupt)
 	}
 }
 
-// errKilled is the error a script stopped by SetInterrupt's context raises:
+// errKilled is the error a script stopped by its context (a Watch's or SetInterrupt's) raises:
 // Redis's for a script ended by SCRIPT KILL.
 const errKilled = "ERR Script killed by user with SCRIPT KILL..."
 
 // SetInterrupt makes scripts stop once ctx is done: the running one, if
 // ctx is done while it runs, and any started after. A stopped script
 // raises Redis's SCRIPT KILL error, at every instruction, so that pcall
-// cannot keep it going. It is for SCRIPT KILL and the busy-script limit,
-// served by another goroutine while the shard's runs the script: the
-// server gives each run a context it can cancel (when the script has not
-// written: Guard.Wrote) and clears it with SetInterrupt(nil) after.
+// cannot keep it going. It is for a host that must stop a run from
+// outside the interpreter's own checks and has no Watch to do it with;
+// SetInterrupt(nil) clears it after.
 //
 // While a context is set the interpreter checks it at every instruction,
-// which makes Lua code about 30% slower (BenchmarkLuaLoop).
+// which makes Lua code slower (BenchmarkLuaLoop); a watched engine
+// (Options.Watch) runs under its watch's context and comes back to it.
 func (e *Engine) SetInterrupt(ctx context.Context) {
+	if ctx == nil && e.opts.Watch != nil {
+		ctx = &e.opts.Watch.ctx // back to the watch's
+	}
 	e.interrupt = ctx
 	if ctx == nil {
 		e.vm.RemoveContext()

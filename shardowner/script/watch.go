@@ -1,0 +1,149 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Watch is a shard's running script as other goroutines see it: since
+// when it runs, whether it wrote, and a request to stop it. SCRIPT KILL,
+// sent on any core, reads and kills through it while the shard's thread is
+// inside the script and answers no one (Redis's busy script).
+//
+// The engine it is given to (Options.Watch) stops a killed script within
+// killCheckEvery Lua instructions: the interpreter asks its context
+// whether to stop at every instruction, and the watch's context is that
+// question, answered from an atomic flag once every so many asks.
+type Watch struct {
+	since atomic.Int64  // when the running script started, Unix ms; 0: none runs
+	run   atomic.Uint64 // the running script's number: runs are numbered from 1
+	wrote atomic.Bool
+	kill  atomic.Uint64 // the number of the run to stop
+	ctx   watchCtx
+}
+
+// killCheckEvery is how many instructions pass between two reads of the
+// kill flag: a power of two.
+const killCheckEvery = 1 << 12
+
+// NewWatch returns a watch of no running script.
+func NewWatch() *Watch {
+	w := &Watch{}
+	w.ctx.w = w
+	w.ctx.open = make(chan struct{})
+	w.ctx.after = make(map[uint64]func())
+	return w
+}
+
+// Running reports how long the running script has run, 0 when none
+// runs, whether it wrote, and its number, for Kill.
+func (w *Watch) Running(now time.Time) (ms int64, wrote bool, run uint64) {
+	run = w.run.Load()
+	since := w.since.Load()
+	if since == 0 {
+		return 0, false, 0
+	}
+	return max(now.UnixMilli()-since, 1), w.wrote.Load(), run
+}
+
+// Wrote notes that the running script wrote: SCRIPT KILL no longer stops
+// it (UNKILLABLE), since what it did so far would stay.
+func (w *Watch) Wrote() {
+	if !w.wrote.Load() {
+		w.wrote.Store(true)
+	}
+}
+
+// Kill asks run, the script Running reported, to stop; a later run is not
+// affected.
+func (w *Watch) Kill(run uint64) {
+	w.kill.Store(run)
+	w.ctx.mu.Lock()
+	after := make([]func(), 0, len(w.ctx.after))
+	for _, f := range w.ctx.after {
+		after = append(after, f)
+	}
+	clear(w.ctx.after)
+	w.ctx.mu.Unlock()
+	for _, f := range after {
+		f() // cancels a coroutine's context, which calls its stop
+	}
+}
+
+// Stop stops the running script from its own thread (a host that found
+// it cannot go on).
+func (w *Watch) Stop() { w.Kill(w.ctx.run) }
+
+// start and end frame a run.
+func (w *Watch) start() {
+	w.ctx.run++
+	w.wrote.Store(false)
+	w.run.Store(w.ctx.run)
+	w.since.Store(time.Now().UnixMilli())
+}
+
+func (w *Watch) end() {
+	w.since.Store(0)
+	w.ctx.mu.Lock()
+	clear(w.ctx.after) // of coroutines left suspended
+	w.ctx.mu.Unlock()
+}
+
+// errWatchKilled is the context error of a killed script; the error
+// handler turns it into Redis's SCRIPT KILL error.
+var errWatchKilled = errors.New("script killed")
+
+// closedChan is the Done of a killed script.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// watchCtx is the context a watched engine's interpreter runs under.
+// Coroutines get child contexts of it, which it cancels through AfterFunc
+// when killed (the context package uses AfterFunc rather than a goroutine
+// per child).
+type watchCtx struct {
+	w     *Watch
+	run   uint64 // the running script's number, on the shard's thread
+	asks  uint32 // Done calls, on the shard's thread only
+	open  chan struct{}
+	mu    sync.Mutex
+	after map[uint64]func()
+	next  uint64
+}
+
+func (c *watchCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *watchCtx) Value(any) any               { return nil }
+
+func (c *watchCtx) Done() <-chan struct{} {
+	c.asks++
+	if c.asks&(killCheckEvery-1) == 0 && c.w.kill.Load() == c.run {
+		return closedChan
+	}
+	return c.open
+}
+
+func (c *watchCtx) Err() error {
+	if c.w.kill.Load() == c.run {
+		return errWatchKilled
+	}
+	return nil
+}
+
+func (c *watchCtx) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.next
+	c.next++
+	c.after[id] = f
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.after[id]
+		delete(c.after, id)
+		return ok
+	}
+}
+
+var _ context.Context = (*watchCtx)(nil)
