@@ -248,9 +248,19 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		cn.end()
 		return
 	}
+	if router.ScriptBusy(shard) {
+		// That shard's thread is inside a script past
+		// busy-reply-threshold: answered here, as Redis answers while busy.
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(errBusyScript)
+		return
+	}
 	c.Submit(shard, cmd, cn.db, cn.proto, argv, cn.reserve())
 	c.markDirty(cn)
 }
+
+// errBusyScript answers a command for a shard that runs a busy script.
+const errBusyScript resp.Error = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 
 // Submit runs cmd on shard for dest: at once when the shard is this core's,
 // else by adding it to the batch for that core (router.Exec).

@@ -11,7 +11,16 @@ import (
 // spreads connections over the cores) and answers; it returns that reply.
 func killFromAnotherCore(t *testing.T, addr string) string {
 	t.Helper()
-	for try := 0; try < 40; try++ {
+	reply, c := killOverAnotherCore(t, addr)
+	c.close()
+	return reply
+}
+
+// killOverAnotherCore is killFromAnotherCore that also returns the
+// connection that answered, open.
+func killOverAnotherCore(t *testing.T, addr string) (string, *compatConn) {
+	t.Helper()
+	for try := 0; try < 100; try++ {
 		c, err := compatDial(addr)
 		if err != nil {
 			t.Fatal(err)
@@ -19,22 +28,23 @@ func killFromAnotherCore(t *testing.T, addr string) string {
 		if err := c.send(compatEncode(nil, compatA("SCRIPT", "KILL"))); err != nil {
 			t.Fatal(err)
 		}
-		_ = c.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		_ = c.c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		rep, err := compatReadReply(c.r)
-		c.close()
 		if err == nil {
-			return string(rep.raw)
+			return string(rep.raw), c
 		}
+		c.close()
 	}
 	t.Fatal("no connection answered SCRIPT KILL")
-	return ""
+	return "", nil
 }
 
 // TestScriptKill: on two shards, a script that never ends is stopped by
 // SCRIPT KILL from a client of the other core once it has run past
 // busy-reply-threshold (lua-time-limit), and its client gets Redis's
-// error; a script that wrote is UNKILLABLE and runs to its end; with no
-// script running SCRIPT KILL answers NOTBUSY.
+// error; a script that wrote is UNKILLABLE and runs to its end, and
+// meanwhile a command sent from the other core to the busy shard is
+// answered BUSY; with no script running SCRIPT KILL answers NOTBUSY.
 func TestScriptKill(t *testing.T) {
 	s := startServer(t, nil, "--shards", "2")
 	cfg, err := compatDial(s.addr)
@@ -51,7 +61,7 @@ func TestScriptKill(t *testing.T) {
 	for _, tc := range []struct{ body, kill, reply string }{
 		{"local i = 0 while true do i = i + 1 end", "+OK", "-ERR Script killed by user with SCRIPT KILL..."},
 		{"redis.call('set', KEYS[1], 'w') local t0 = tonumber(redis.call('time')[1]) " +
-			"while tonumber(redis.call('time')[1]) < t0 + 2 do end return 1", "-UNKILLABLE", ":1"},
+			"while tonumber(redis.call('time')[1]) < t0 + 4 do end return 1", "-UNKILLABLE", ":1"},
 	} {
 		runner, err := compatDial(s.addr)
 		if err != nil {
@@ -60,16 +70,39 @@ func TestScriptKill(t *testing.T) {
 		if err := runner.send(compatEncode(nil, compatA("EVAL", tc.body, "1", "sk"))); err != nil {
 			t.Fatal(err)
 		}
-		got := ""
+		got, other := "", (*compatConn)(nil)
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			if got = killFromAnotherCore(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
+			if got, other = killOverAnotherCore(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
 				break
 			}
+			other.close()
 			time.Sleep(20 * time.Millisecond)
 		}
 		if !strings.HasPrefix(got, tc.kill) {
-			t.Fatalf("%s: SCRIPT KILL answered %q, want %s", tc.body, got, tc.kill)
+			_ = runner.c.SetReadDeadline(time.Now().Add(time.Second))
+			rep, err := compatReadReply(runner.r)
+			t.Fatalf("%s: SCRIPT KILL answered %q, want %s (the script's client: %v %v)", tc.body, got, tc.kill, rep, err)
 		}
+		if tc.kill == "-UNKILLABLE" {
+			// One key per shard: the other core's is served, the busy
+			// shard's answered BUSY.
+			busy := 0
+			for _, k := range keysOnShards("busy", 2) {
+				rep, err := other.do(compatA("GET", k))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasPrefix(string(rep.raw), "-BUSY Redis is busy running a script.") {
+					busy++
+				} else if string(rep.raw) != "$-1\r\n" {
+					t.Fatalf("GET %s while a script is busy: %q", k, rep.raw)
+				}
+			}
+			if busy != 1 {
+				t.Fatalf("%d BUSY replies to GETs of two shards while one is busy", busy)
+			}
+		}
+		other.close()
 		_ = runner.c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		rep, err := compatReadReply(runner.r)
 		if err != nil || !strings.HasPrefix(string(rep.raw), tc.reply) {
