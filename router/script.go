@@ -153,7 +153,13 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, bySHA, ro bool) (fail
 	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB, Scripted: true}
 	h.argv = argv
 	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch}
+	if h.watch != nil {
+		h.watch.Begin(sh.Clock.Ms)
+	}
 	r.engine.Run(s, argv[3:3+n], argv[3+n:], h, c.W)
+	if h.watch != nil {
+		h.watch.End()
+	}
 	h.ctx, h.argv = shardowner.Ctx{}, nil
 	if j := sh.Journal; j != nil {
 		j.End() // the request EVAL came in is no record's frame
@@ -372,7 +378,7 @@ const (
 // have not written, for SCRIPT KILL: KillDone if it stopped any,
 // KillUnkillable if the only busy ones wrote, KillNotBusy if none is busy.
 func KillScript() int {
-	now, after := time.Now(), ScriptBusyAfter.Load()
+	now, after := time.Now().UnixMilli(), ScriptBusyAfter.Load()
 	outcome := KillNotBusy
 	for _, w := range scriptWatches {
 		ms, wrote, run := w.Running(now)
@@ -397,6 +403,6 @@ func ScriptBusy(shard int) bool {
 	if w == nil {
 		return false
 	}
-	ms, _, _ := w.Running(time.Now())
+	ms, _, _ := w.Running(time.Now().UnixMilli())
 	return ms > 0 && ms >= ScriptBusyAfter.Load()
 }

@@ -22,22 +22,37 @@ func (h *incrHost) Call(ctx CallContext, argv [][]byte, dst []byte) []byte {
 // "return redis.call('INCR', KEYS[1])": KEYS and ARGV, the call, the reply
 // parsed into Lua and written back as RESP.
 func BenchmarkEvalSHAIncr(b *testing.B) {
-	e := New(Options{})
-	sha, err := e.Load([]byte("return redis.call('INCR', KEYS[1])"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	keys := [][]byte{[]byte("counter")}
-	h := &incrHost{}
-	w := resp.Writer{Proto: 2, B: make([]byte, 0, 64)}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w.B = w.B[:0]
-		e.EvalSHA(sha, keys, nil, h, &w)
-	}
-	if string(w.B[:1]) != ":" {
-		b.Fatalf("reply %q", w.B)
+	for _, watched := range []bool{false, true} {
+		name := "plain"
+		var opts Options
+		if watched {
+			name, opts.Watch = "watched", NewWatch()
+		}
+		b.Run(name, func(b *testing.B) {
+			e := New(opts)
+			sha, err := e.Load([]byte("return redis.call('INCR', KEYS[1])"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys := [][]byte{[]byte("counter")}
+			h := &incrHost{}
+			w := resp.Writer{Proto: 2, B: make([]byte, 0, 64)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.B = w.B[:0]
+				if opts.Watch != nil {
+					opts.Watch.Begin(1)
+				}
+				e.EvalSHA(sha, keys, nil, h, &w)
+				if opts.Watch != nil {
+					opts.Watch.End()
+				}
+			}
+			if string(w.B[:1]) != ":" {
+				b.Fatalf("reply %q", w.B)
+			}
+		})
 	}
 }
 

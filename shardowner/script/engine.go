@@ -30,8 +30,9 @@ type Options struct {
 	// is computed from it as Redis computes it (major<<16 | minor<<8 | patch).
 	Version string
 	// Watch, when set, shows the running script to other goroutines and
-	// lets them stop it (SCRIPT KILL). The interpreter then asks at every
-	// instruction whether to stop.
+	// lets them stop it (SCRIPT KILL); the host frames each run with its
+	// Begin and End. The interpreter then asks at every instruction
+	// whether to stop.
 	Watch *Watch
 }
 

@@ -78,13 +78,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, host Host, w *resp.Writer) 
 	e.realG.RawSetString("ARGV", e.args)
 	top := L.GetTop()
 	L.Push(s.fn)
-	if w := e.opts.Watch; w != nil {
-		w.start()
-	}
 	err := L.PCall(0, 1, e.handler)
-	if w := e.opts.Watch; w != nil {
-		w.end()
-	}
 	e.cur = nil
 	res := Result{Ran: true}
 	if err != nil {

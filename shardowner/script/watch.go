@@ -18,12 +18,20 @@ import (
 // whether to stop at every instruction, and the watch's context is that
 // question, answered from an atomic flag once every so many asks.
 type Watch struct {
-	since atomic.Int64  // when the running script started, Unix ms; 0: none runs
-	run   atomic.Uint64 // the running script's number: runs are numbered from 1
+	// state is the running script's start, in ms of its caller's clock,
+	// above runBits bits of its number (runs are numbered from 1); 0: none
+	// runs. One word, so that a run costs one store to begin and one to end.
+	state atomic.Uint64
 	wrote atomic.Bool
-	kill  atomic.Uint64 // the number of the run to stop
+	kill  atomic.Uint64 // killMark | the number of the run to stop
 	ctx   watchCtx
 }
+
+const (
+	runBits  = 20
+	runMask  = 1<<runBits - 1
+	killMark = 1 << 63
+)
 
 // killCheckEvery is how many instructions pass between two reads of the
 // kill flag: a power of two.
@@ -38,15 +46,14 @@ func NewWatch() *Watch {
 	return w
 }
 
-// Running reports how long the running script has run, 0 when none
-// runs, whether it wrote, and its number, for Kill.
-func (w *Watch) Running(now time.Time) (ms int64, wrote bool, run uint64) {
-	run = w.run.Load()
-	since := w.since.Load()
-	if since == 0 {
+// Running reports how long the running script has run at nowMs, 0 when
+// none runs, whether it wrote, and its number, for Kill.
+func (w *Watch) Running(nowMs int64) (ms int64, wrote bool, run uint64) {
+	st := w.state.Load()
+	if st == 0 {
 		return 0, false, 0
 	}
-	return max(now.UnixMilli()-since, 1), w.wrote.Load(), run
+	return max(nowMs-int64(st>>runBits), 1), w.wrote.Load(), st & runMask
 }
 
 // Wrote notes that the running script wrote: SCRIPT KILL no longer stops
@@ -60,7 +67,7 @@ func (w *Watch) Wrote() {
 // Kill asks run, the script Running reported, to stop; a later run is not
 // affected.
 func (w *Watch) Kill(run uint64) {
-	w.kill.Store(run)
+	w.kill.Store(killMark | run)
 	w.ctx.mu.Lock()
 	after := make([]func(), 0, len(w.ctx.after))
 	for _, f := range w.ctx.after {
@@ -75,21 +82,26 @@ func (w *Watch) Kill(run uint64) {
 
 // Stop stops the running script from its own thread (a host that found
 // it cannot go on).
-func (w *Watch) Stop() { w.Kill(w.ctx.run) }
+func (w *Watch) Stop() { w.Kill(w.ctx.run & runMask) }
 
-// start and end frame a run.
-func (w *Watch) start() {
+// Begin and End frame a run of the engine the watch is given to, on its
+// thread; nowMs is the caller's clock in ms, which Running's must be.
+func (w *Watch) Begin(nowMs int64) {
 	w.ctx.run++
-	w.wrote.Store(false)
-	w.run.Store(w.ctx.run)
-	w.since.Store(time.Now().UnixMilli())
+	if w.wrote.Load() {
+		w.wrote.Store(false)
+	}
+	w.state.Store(uint64(max(nowMs, 1))<<runBits | w.ctx.run&runMask)
 }
 
-func (w *Watch) end() {
-	w.since.Store(0)
-	w.ctx.mu.Lock()
-	clear(w.ctx.after) // of coroutines left suspended
-	w.ctx.mu.Unlock()
+func (w *Watch) End() {
+	w.state.Store(0)
+	if w.ctx.anyAfter.Load() {
+		w.ctx.mu.Lock()
+		clear(w.ctx.after) // of coroutines left suspended
+		w.ctx.anyAfter.Store(false)
+		w.ctx.mu.Unlock()
+	}
 }
 
 // errWatchKilled is the context error of a killed script; the error
@@ -104,28 +116,31 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // when killed (the context package uses AfterFunc rather than a goroutine
 // per child).
 type watchCtx struct {
-	w     *Watch
-	run   uint64 // the running script's number, on the shard's thread
-	asks  uint32 // Done calls, on the shard's thread only
-	open  chan struct{}
-	mu    sync.Mutex
-	after map[uint64]func()
-	next  uint64
+	w        *Watch
+	run      uint64 // the running script's number, on the shard's thread
+	asks     uint32 // Done calls, on the shard's thread
+	open     chan struct{}
+	mu       sync.Mutex
+	after    map[uint64]func()
+	next     uint64
+	anyAfter atomic.Bool // after may hold some
 }
 
 func (c *watchCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c *watchCtx) Value(any) any               { return nil }
 
+func (c *watchCtx) killed() bool { return c.w.kill.Load() == killMark|c.run&runMask }
+
 func (c *watchCtx) Done() <-chan struct{} {
 	c.asks++
-	if c.asks&(killCheckEvery-1) == 0 && c.w.kill.Load() == c.run {
+	if c.asks&(killCheckEvery-1) == 0 && c.killed() {
 		return closedChan
 	}
 	return c.open
 }
 
 func (c *watchCtx) Err() error {
-	if c.w.kill.Load() == c.run {
+	if c.killed() {
 		return errWatchKilled
 	}
 	return nil
@@ -137,6 +152,7 @@ func (c *watchCtx) AfterFunc(f func()) (stop func() bool) {
 	id := c.next
 	c.next++
 	c.after[id] = f
+	c.anyAfter.Store(true)
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()

@@ -26,14 +26,16 @@ func TestWatchKill(t *testing.T) {
 		done := make(chan string)
 		go func() {
 			out := resp.Writer{Proto: 2}
+			w.Begin(time.Now().UnixMilli())
 			e.Eval([]byte(body), nil, nil, &incrHost{}, &out)
+			w.End()
 			done <- string(out.B)
 		}()
 		var run uint64
 		deadline := time.Now().Add(5 * time.Second)
 		for run == 0 && time.Now().Before(deadline) {
 			var ms int64
-			ms, _, run = w.Running(time.Now())
+			ms, _, run = w.Running(time.Now().UnixMilli())
 			if ms == 0 {
 				run = 0
 				time.Sleep(time.Millisecond)
@@ -51,7 +53,7 @@ func TestWatchKill(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: still running 5 s after Kill", body)
 		}
-		if ms, _, _ := w.Running(time.Now()); ms != 0 {
+		if ms, _, _ := w.Running(time.Now().UnixMilli()); ms != 0 {
 			t.Fatalf("%s: the watch still shows a script", body)
 		}
 	}
@@ -61,8 +63,10 @@ func TestWatchKill(t *testing.T) {
 		t.Fatalf("the script after the kills: %q", out.B)
 	}
 	// A kill of an ended run does not stop the next.
-	w.Kill(w.run.Load())
+	w.Kill(w.ctx.run & runMask)
 	out.B = out.B[:0]
+	w.Begin(time.Now().UnixMilli())
+	defer w.End()
 	e.Eval([]byte("local n = 0 for i = 1, 100000 do n = n + 1 end return n"), nil, nil, &incrHost{}, &out)
 	if string(out.B) != ":100000\r\n" {
 		t.Fatalf("a run after a stale kill: %q", out.B)
