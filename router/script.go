@@ -396,6 +396,29 @@ func KillScript() int {
 	return outcome
 }
 
+// AnyScriptBusy reports whether some shard runs a busy script: SHUTDOWN
+// then needs NOSAVE.
+func AnyScriptBusy() bool {
+	for sh := range scriptWatches {
+		if ScriptBusy(sh) {
+			return true
+		}
+	}
+	return false
+}
+
+// StopBusyScripts stops every busy script, written or not, for SHUTDOWN
+// NOSAVE: the process ends without keeping what they did, and their
+// shards must stop for it to end.
+func StopBusyScripts() {
+	now, after := time.Now().UnixMilli(), ScriptBusyAfter.Load()
+	for _, w := range scriptWatches {
+		if ms, _, run := w.Running(now); ms > 0 && ms >= after {
+			w.Kill(run)
+		}
+	}
+}
+
 // ScriptBusy reports whether shard runs a busy script: what is sent there
 // is answered with BUSY.
 func ScriptBusy(shard int) bool {

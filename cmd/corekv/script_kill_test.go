@@ -111,3 +111,52 @@ func TestScriptKill(t *testing.T) {
 		runner.close()
 	}
 }
+
+// TestScriptShutdownNosave: while a script that wrote runs past
+// busy-reply-threshold, SHUTDOWN is refused with BUSY and SHUTDOWN NOSAVE
+// stops the script and the server, as Redis's "SHUTDOWN NOSAVE can kill a
+// timedout script anyway".
+func TestScriptShutdownNosave(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2", "--save", "")
+	cfg, err := compatDial(s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.close()
+	if rep, err := cfg.do(compatA("CONFIG", "SET", "busy-reply-threshold", "100")); err != nil || string(rep.raw) != "+OK\r\n" {
+		t.Fatalf("CONFIG SET busy-reply-threshold: %v %q", err, rep.raw)
+	}
+	runner, err := compatDial(s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.close()
+	if err := runner.send(compatEncode(nil, compatA("EVAL", "redis.call('set', KEYS[1], 'w') while true do end", "1", "sn"))); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	var other *compatConn
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if got, other = killOverAnotherCore(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
+			break
+		}
+		other.close()
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer other.close()
+	if !strings.HasPrefix(got, "-UNKILLABLE") {
+		t.Fatalf("SCRIPT KILL of a script that wrote: %q", got)
+	}
+	if rep, err := other.do(compatA("SHUTDOWN")); err != nil || !strings.HasPrefix(string(rep.raw), "-BUSY") {
+		t.Fatalf("SHUTDOWN during a busy script: %v %v", err, rep)
+	}
+	s.watch.expect()
+	if err := other.send(compatEncode(nil, compatA("SHUTDOWN", "NOSAVE"))); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.watch.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server still runs 10 s after SHUTDOWN NOSAVE")
+	}
+}

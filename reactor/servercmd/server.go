@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -118,7 +119,8 @@ func BgRewriteAOF(c Core, cn Conn, argv [][]byte) {
 // Shutdown is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: with SAVE, or
 // with a save point and not NOSAVE, the dataset is saved once the cores
 // have stopped. NOW and FORCE change nothing: there are no replicas to
-// wait for.
+// wait for. While a script is busy only NOSAVE is taken, and it stops the
+// script, as Redis does.
 func Shutdown(c Core, cn Conn, argv [][]byte) {
 	var save *bool
 	for _, a := range argv[1:] {
@@ -138,6 +140,14 @@ func Shutdown(c Core, cn Conn, argv [][]byte) {
 			cn.Error(resp.ErrSyntax)
 			return
 		}
+	}
+	nosave := save != nil && !*save
+	if router.AnyScriptBusy() {
+		if !nosave {
+			cn.Error(resp.Error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."))
+			return
+		}
+		router.StopBusyScripts()
 	}
 	c.Shutdown(save)
 	// Like Redis, a successful SHUTDOWN sends no reply: the connection
