@@ -44,6 +44,7 @@ var settingValues = map[string]struct {
 	"auto-aof-rewrite-percentage":       {[]string{"50"}, "50"},
 	"auto-aof-rewrite-min-size":         {[]string{"1mb"}, "1048576"},
 	"slowlog-log-slower-than":           {[]string{"-1"}, "-1"},
+	"busy-reply-threshold":              {[]string{"2500"}, "2500"},
 	"latency-tracking":                  {[]string{"no"}, "no"},
 	"latency-tracking-info-percentiles": {[]string{"50", "99.99"}, "50 99.99"},
 	"slowlog-max-len":                   {[]string{"64"}, "64"},
@@ -164,7 +165,7 @@ func TestSettingsRefusedAlike(t *testing.T) {
 		{"notify-keyspace-events", "Q"}, {"active-expire-effort", "11"}, {"save", "900"}, {"save", "x 1"}, {"appendonly", "maybe"},
 		{"slowlog-log-slower-than", "-2"}, {"latency-tracking", "1"}, {"latency-tracking-info-percentiles", "101"},
 		{"slowlog-max-len", "-1"}, {"hash-max-listpack-value", "-1"}, {"hash-max-ziplist-entries", "x"},
-		{"list-max-listpack-size", "2147483648"}, {"list-compress-depth", "-1"},
+		{"list-max-listpack-size", "2147483648"}, {"list-compress-depth", "-1"}, {"busy-reply-threshold", "-1"},
 	} {
 		name, value := tc[0], tc[1]
 		err := c.ConfigSet(ctx, name, value).Err()
