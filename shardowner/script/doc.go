@@ -13,7 +13,9 @@
 // scripts, for the host to apply with what only the server knows (the
 // command table, memory, replication).
 //
-// An Engine is owned by one goroutine, the shard's: nothing here locks.
+// An Engine is owned by one goroutine, the shard's: nothing here locks,
+// but a Watch, through which other goroutines see how long the running
+// script has run and stop it (SCRIPT KILL).
 //
 // The interpreter is gopher-lua, a Lua 5.1 written in Go, not Redis's C Lua.
 // Where the two differ in what a script can see, the engine papers over the
