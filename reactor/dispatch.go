@@ -136,13 +136,15 @@ func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 	}
 	if n > 1 && cmd.MultiKey() {
 		c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
-		if len(c.keyPos) == 0 {
+		rest := c.keyPos
+		if len(rest) == 0 {
 			// A script with no declared key runs here.
 			shard = c.id
 		} else {
-			shard = router.ShardOf(argv[c.keyPos[0]], n)
+			shard = router.ShardOf(argv[rest[0]], n)
+			rest = rest[1:]
 		}
-		for _, i := range c.keyPos {
+		for _, i := range rest {
 			if router.ShardOf(argv[i], n) != shard {
 				if cmd.Split == router.SplitNone {
 					break

@@ -251,7 +251,8 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 		}
 	case RouteCursor:
 		if h.scratch != nil {
-			w.Err(errScriptUndeclared)
+			// SCAN's cursor names a shard, not a key to gather.
+			w.Err(errScriptAllShards)
 			return w.B
 		}
 		if cur, ok := shardowner.ParseCursor(argv[1]); ok && int(cur%uint64(sh.Count)) != sh.ID {
