@@ -234,6 +234,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	}
 	c.shard.Slowlog = srv.slowlog
 	c.shard.Enc = srv.enc
+	router.KeepFunctions(c.shard)
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
 	c.shard.Publisher = c

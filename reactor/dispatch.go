@@ -64,7 +64,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	if cn.multi != nil && c.queueMulti(cn, cmd, argv) {
 		return
 	}
-	if cmd.Route == router.RouteHome {
+	if cmd.Route == router.RouteHome || cmd.Route == router.RouteAll {
 		if e := subcommandArityErr(cmd, argv); e != "" {
 			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 			cn.errorReply(e)
@@ -91,7 +91,7 @@ func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
 		return
 	}
 	n := c.srv.cfg.Shards
-	switch cmd.Route {
+	switch cmd.RouteFor(argv) {
 	case router.RouteHome:
 		errs := cn.w.Errors
 		if size, shares := c.group.Shares(c.shard, cmd, argv); shares {
@@ -181,7 +181,7 @@ func (c *Core) startsTxn(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		return cn.multi != nil
 	case cn.multi != nil:
 		return false
-	case cmd.Route == router.RouteAll:
+	case cmd.RouteFor(argv) == router.RouteAll:
 		return router.AtomicSplit(cmd)
 	case cmd.Route != router.RouteKey || cmd.Split == router.SplitNone:
 		return false
@@ -250,19 +250,16 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		cn.end()
 		return
 	}
-	if router.ScriptBusy(shard) {
+	if e := router.BusyReply(shard); e != "" {
 		// That shard's thread is inside a script past
 		// busy-reply-threshold: answered here, as Redis answers while busy.
 		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(errBusyScript)
+		cn.errorReply(e)
 		return
 	}
 	c.Submit(shard, cmd, cn.db, cn.proto, argv, cn.reserve())
 	c.markDirty(cn)
 }
-
-// errBusyScript answers a command for a shard that runs a busy script.
-const errBusyScript resp.Error = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 
 // Submit runs cmd on shard for dest: at once when the shard is this core's,
 // else by adding it to the batch for that core (router.Exec).

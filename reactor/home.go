@@ -56,6 +56,7 @@ var homeHandlers = [router.HomeCount]homeHandler{
 	router.HomeLatency:      serverCmd(servercmd.Latency),
 	router.HomeMonitor:      (*Core).monitorCmd,
 	router.HomeScript:       serverCmd(servercmd.Script),
+	router.HomeFunction:     serverCmd(servercmd.Function),
 }
 
 // home answers the commands that run on the client's own core: connection

@@ -77,7 +77,7 @@ func (c *Core) queueMulti(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		cn.errorReply(errNoMulti)
 		return true
 	}
-	if cmd.Route == router.RouteHome {
+	if cmd.Route == router.RouteHome || cmd.Route == router.RouteAll {
 		if e := subcommandArityErr(cmd, argv); e != "" {
 			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 			m.dirty = true

@@ -273,8 +273,10 @@ type datasetLoad struct {
 
 // loadBatch is records of one core's keys, from its reader goroutine.
 type loadBatch struct {
-	recs []loadRec
-	keys []byte // the keys, one after another
+	// funcs are the function libraries' codes, which come before any key.
+	funcs [][]byte
+	recs  []loadRec
+	keys  []byte // the keys, one after another
 	// cmds are commands of incremental files, after recs; their
 	// arguments lie one after another in args.
 	cmds   []loadCmd
@@ -361,6 +363,10 @@ func (s *Server) readRecords(c *Core, opt shardowner.LoadOptions) {
 // from b on, and returns the last, not sent yet.
 func (s *Server) readOwnRecords(c *Core, opt shardowner.LoadOptions, b *loadBatch, delay time.Duration) (*loadBatch, error) {
 	l := s.load
+	opt.Functions = func(code []byte) error {
+		b.funcs = append(b.funcs, append([]byte(nil), code...))
+		return nil
+	}
 	err := shardowner.ReadOwnRecords(l.data, c.id, len(s.cores), s.cfg.Databases, opt, func(db int, r *rdbfile.Record) error {
 		if l.failed.Load() {
 			return errStopped
@@ -413,6 +419,11 @@ const loadStepTime = 2 * time.Millisecond
 func (c *Core) storeBatch(b *loadBatch) {
 	if c.loadErr == nil && b.err != nil && !errors.Is(b.err, errStopped) {
 		c.loadErr = b.err
+	}
+	if c.loadErr == nil && len(b.funcs) > 0 {
+		if err := c.shard.Functions.Restore(b.funcs, false); err != nil {
+			c.loadErr = fmt.Errorf("Failed loading library, %w", err)
+		}
 	}
 	start := 0
 	for _, r := range b.recs {

@@ -155,7 +155,7 @@ func journaled(j *journal.Journal, ctx *shardowner.Ctx, cmd *Command, argv [][]b
 	failed = ctx.W.Errors != errs
 	if !j.Explicit() && !ctx.Blocked && !cmd.Internal {
 		switch {
-		case cmd.Route == RouteAll && cmd.Flags&FlagWrite != 0:
+		case cmd.Route == RouteAll && cmd.FlagsFor(argv)&FlagWrite != 0:
 			if !failed {
 				j.Shared(ctx.DB, argv...)
 			}

@@ -149,6 +149,9 @@ const (
 	CombineCut
 	// CombineDigest: DEBUG DIGEST's parts XORed (CombineDigest's plan).
 	CombineDigest
+	// CombineFirst: every shard answers alike (FUNCTION, whose libraries
+	// each shard keeps); the first shard's reply stands for all.
+	CombineFirst
 )
 
 // HomeID names the reactor's handler of a RouteHome command: connection
@@ -193,7 +196,8 @@ const (
 	HomeLatency
 	HomeMonitor
 	HomeScript
-	HomeCount // number of home handlers, for tables indexed by HomeID
+	HomeFunction // FUNCTION's subcommands that run at home (KILL, STATS, HELP)
+	HomeCount    // number of home handlers, for tables indexed by HomeID
 )
 
 // Command is one row of the command table.
@@ -316,6 +320,29 @@ func (c *Command) StatID(argv [][]byte) int {
 		return s.ID
 	}
 	return -1
+}
+
+// RouteFor is the route of cmd run with argv: a subcommand that names a
+// home handler runs at home though its container runs on the shards
+// (FUNCTION KILL and STATS, which answer while a shard is busy).
+func (c *Command) RouteFor(argv [][]byte) Route {
+	if c.Route != RouteHome && c.Home != HomeNone && len(argv) > 1 {
+		if s := c.Subcommand(argv[1]); s != nil && s.Home != HomeNone {
+			return RouteHome
+		}
+	}
+	return c.Route
+}
+
+// FlagsFor are the flags of cmd run with argv: a container's and its
+// subcommand's.
+func (c *Command) FlagsFor(argv [][]byte) Flag {
+	if len(c.Subcommands) > 0 && len(argv) > 1 {
+		if s := c.Subcommand(argv[1]); s != nil {
+			return c.Flags | s.Flags
+		}
+	}
+	return c.Flags
 }
 
 // Subcommand finds the subcommand of a container named sub in any letter

@@ -164,7 +164,7 @@ func (e *ExecTxn) lockBlock(ex Exec, n, home int) {
 		if cmd.Flags&FlagWrite != 0 {
 			e.Writes()
 		}
-		switch cmd.Route {
+		switch cmd.RouteFor(argv) {
 		case RouteHome:
 			if cmd.Home == HomeSelect {
 				if d, err := shardowner.DBIndex(argv[1], ex.Databases()); err == "" {
@@ -283,8 +283,8 @@ func (e *ExecTxn) step() {
 func (e *ExecTxn) startCmd(i int, cmd *Command, argv [][]byte) {
 	n := e.core.Shards()
 	home := e.core.Own().ID
-	switch {
-	case cmd.Route == RouteHome:
+	switch route := cmd.RouteFor(argv); {
+	case route == RouteHome:
 		e.parts[i] = e.cl.RunHome(cmd, argv)
 		return
 	case cmd.Route == RouteCursor:

@@ -385,6 +385,13 @@ func (p *plan) combine(ex Exec, s *Slot) {
 		out = ex.HomeReply(out, p.cmd, p.proto, p.argv)
 	case CombineDigest:
 		out = p.digest(out)
+	case CombineFirst:
+		for _, c := range p.parts {
+			if c != nil {
+				out = append(out, c.Reply...)
+				break
+			}
+		}
 	}
 	s.Reply = out
 	p.release(ex)

@@ -158,7 +158,9 @@ func (p *plan) gathered() {
 func (p *plan) runScratch(ex Exec, s *Slot) bool {
 	sc := ex.Scratch()
 	var w resp.Writer
-	ctx := shardowner.Ctx{Shard: sc, W: &w}
+	// In the plan's database: a script's host checks its keys against
+	// what was gathered there.
+	ctx := shardowner.Ctx{Shard: sc, DB: p.db, W: &w}
 	for _, g := range p.gkeys {
 		if g.old != nil {
 			shardowner.InternalRestore(&ctx, [][]byte{cmdRestore.NameBytes(), g.key, g.old, wordAny})
@@ -169,7 +171,11 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 	sc.StartRecording()
 	script := p.cmd.RunAs != nil
 	if script {
-		end := p.scratchRun(scriptingOf(sc))
+		r := scriptingOf(sc)
+		if own, _ := ex.Own().Scripting.(*scriptRun); own != nil {
+			r.functions = own.functions // FCALL finds the shard's libraries
+		}
+		end := p.scratchRun(r)
 		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
 		end()
 	} else {

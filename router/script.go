@@ -36,6 +36,10 @@ type scriptRun struct {
 	engine *script.Engine
 	gen    uint64 // the registry's generation the engine's cache is of
 	host   scriptHost
+	// functions holds the shard's function libraries (function.go); nil
+	// until its first FUNCTION command. A core's scratch keyspace uses
+	// its shard's.
+	functions *script.Engine
 }
 
 // scriptHost runs the commands a script calls (script.Host).
@@ -73,11 +77,21 @@ func scriptKeys(dst []int, argv [][]byte) []int {
 	return dst
 }
 
+// scriptKind says what a script command names: EVAL's body, EVALSHA's
+// SHA, or FCALL's function.
+type scriptKind uint8
+
+const (
+	byBody scriptKind = iota
+	bySHA
+	byFunction
+)
+
 // scriptAtLoad returns Run for a script command (Command.RunAs's
 // runner): what runs a script met in an append-only file (one an older
 // Redis wrote), with no client, and no journal while loading.
-func scriptAtLoad(bySHA, ro bool) shardowner.Handler {
-	return func(c *shardowner.Ctx, argv [][]byte) { runScript(c, argv, Origin{}, bySHA, ro) }
+func scriptAtLoad(kind scriptKind, ro bool) shardowner.Handler {
+	return func(c *shardowner.Ctx, argv [][]byte) { runScript(c, argv, Origin{}, kind, ro) }
 }
 
 // scriptingOf returns shard sh's scripting state, making it at its first
@@ -112,19 +126,32 @@ func scriptLogger(sh *shardowner.Shard) func(script.LogLevel, []byte) {
 	}
 }
 
-// scriptRunner returns the body of EVAL (bySHA false) or EVALSHA, and of
-// their _RO forms (ro), as Command.RunAs, with Redis's order of checks.
-func scriptRunner(bySHA, ro bool) func(*shardowner.Ctx, [][]byte, Origin) bool {
-	return func(c *shardowner.Ctx, argv [][]byte, o Origin) bool { return runScript(c, argv, o, bySHA, ro) }
+// scriptRunner returns the body of EVAL, EVALSHA or FCALL, and of their
+// _RO forms (ro), as Command.RunAs, with Redis's order of checks.
+func scriptRunner(kind scriptKind, ro bool) func(*shardowner.Ctx, [][]byte, Origin) bool {
+	return func(c *shardowner.Ctx, argv [][]byte, o Origin) bool { return runScript(c, argv, o, kind, ro) }
 }
 
-func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, bySHA, ro bool) (failed bool) {
-	if bySHA && len(argv[1]) != 40 {
-		c.W.Err(script.ErrNoScript)
-		return true
+func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, kind scriptKind, ro bool) (failed bool) {
+	sh := c.Shard
+	var fn *script.Function
+	switch kind {
+	case bySHA:
+		if len(argv[1]) != 40 {
+			c.W.Err(script.ErrNoScript)
+			return true
+		}
+	case byFunction:
+		if fn = functionsOf(sh).FunctionNamed(argv[1]); fn == nil {
+			c.W.Err("ERR Function not found")
+			return true
+		}
 	}
 	n, ok := resp.ParseInt(argv[2])
 	switch {
+	case !ok && kind == byFunction:
+		c.W.Err("ERR Bad number of keys provided")
+		return true
 	case !ok:
 		c.W.Err(resp.ErrNotInteger)
 		return true
@@ -135,34 +162,48 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, bySHA, ro bool) (fail
 		c.W.Err("ERR Number of keys can't be negative")
 		return true
 	}
-	sh := c.Shard
 	r := scriptingOf(sh)
-	s, err := r.find(argv[1], bySHA)
-	if err != "" {
-		c.W.Err(err)
-		return true
+	var s *script.Script
+	var flags script.Flags
+	if fn != nil {
+		flags = fn.Flags
+	} else {
+		var err resp.Error
+		if s, err = r.find(argv[1], kind == bySHA); err != "" {
+			c.W.Err(err)
+			return true
+		}
+		flags = s.Flags
 	}
 	h := &r.host
 	h.state = script.ServerState{OOM: sh.MemLimited() && !sh.MakeRoom()}
-	if refusal := script.CheckRun(s.Flags, ro, h.state); refusal != "" {
+	if refusal := script.CheckRun(flags, ro, h.state); refusal != "" {
 		c.W.Err(refusal)
 		return true
 	}
 	errs := c.W.Errors
-	h.guard = script.NewGuard(s.Flags, ro)
+	h.guard = script.NewGuard(flags, ro)
 	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB, Scripted: true}
 	h.argv = argv
 	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch}
-	if h.watch != nil {
-		h.watch.Begin(sh.Clock.Ms)
+	keys, args := argv[3:3+n], argv[3+n:]
+	if fn != nil {
+		if h.watch != nil {
+			h.watch.BeginFunction(sh.Clock.Ms, fn.Name, argv)
+		}
+		r.functions.Call(fn, keys, args, h, c.W)
+	} else {
+		if h.watch != nil {
+			h.watch.Begin(sh.Clock.Ms)
+		}
+		r.engine.Run(s, keys, args, h, c.W)
 	}
-	r.engine.Run(s, argv[3:3+n], argv[3+n:], h, c.W)
 	if h.watch != nil {
 		h.watch.End()
 	}
 	h.ctx, h.argv = shardowner.Ctx{}, nil
 	if j := sh.Journal; j != nil {
-		j.End() // the request EVAL came in is no record's frame
+		j.End() // the request the script came in is no record's frame
 		if !o.Held {
 			// A script's one write needs no block; more are one MULTI …
 			// EXEC, numbered as a transaction of one part. Inside EXEC
@@ -373,20 +414,36 @@ const (
 	KillNotBusy = iota
 	KillDone
 	KillUnkillable
+	// KillOtherKind: the busy script is a function and SCRIPT KILL was
+	// asked, or an EVAL script and FUNCTION KILL.
+	KillOtherKind
+)
+
+// The busy replies: a shard inside a script past busy-reply-threshold
+// answers with the KILL that stops it.
+const (
+	ErrBusyEval     resp.Error = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusyFunction resp.Error = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 )
 
 // KillScript stops the scripts that are busy (past ScriptBusyAfter) and
-// have not written, for SCRIPT KILL: KillDone if it stopped any,
-// KillUnkillable if the only busy ones wrote, KillNotBusy if none is busy.
-func KillScript() int {
+// have not written, for SCRIPT KILL (function false) or FUNCTION KILL:
+// KillDone if it stopped any, KillUnkillable if the only busy ones wrote,
+// KillOtherKind if they are of the other kind, KillNotBusy if none is
+// busy.
+func KillScript(function bool) int {
 	now, after := time.Now().UnixMilli(), ScriptBusyAfter.Load()
 	outcome := KillNotBusy
 	for _, w := range scriptWatches {
 		ms, wrote, run := w.Running(now)
 		switch {
 		case ms == 0 || ms < after:
-		case wrote:
+		case w.Function() != function:
 			if outcome == KillNotBusy {
+				outcome = KillOtherKind
+			}
+		case wrote:
+			if outcome == KillNotBusy || outcome == KillOtherKind {
 				outcome = KillUnkillable
 			}
 		default:
@@ -397,15 +454,43 @@ func KillScript() int {
 	return outcome
 }
 
-// AnyScriptBusy reports whether some shard runs a busy script: SHUTDOWN
-// then needs NOSAVE.
-func AnyScriptBusy() bool {
+// BusyReply is what a command sent to shard gets while it runs a busy
+// script, "" when it does not.
+func BusyReply(shard int) resp.Error {
+	if !ScriptBusy(shard) {
+		return ""
+	}
+	if watchOf(shard).Function() {
+		return ErrBusyFunction
+	}
+	return ErrBusyEval
+}
+
+// AnyBusyReply is BusyReply of the first shard that runs a busy script,
+// "" when none does: SHUTDOWN then needs NOSAVE.
+func AnyBusyReply() resp.Error {
 	for sh := range scriptWatches {
-		if ScriptBusy(sh) {
-			return true
+		if e := BusyReply(sh); e != "" {
+			return e
 		}
 	}
-	return false
+	return ""
+}
+
+// RunningFunction is the function a shard runs past busy-reply-threshold,
+// for FUNCTION STATS: its name, its command, and how long it has run.
+func RunningFunction() (name string, argv [][]byte, ms int64, ok bool) {
+	now, after := time.Now().UnixMilli(), ScriptBusyAfter.Load()
+	for _, w := range scriptWatches {
+		d, _, _ := w.Running(now)
+		if d == 0 || d < after {
+			continue
+		}
+		if name, argv, ok = w.RunningFunction(); ok {
+			return name, argv, d, true
+		}
+	}
+	return "", nil, 0, false
 }
 
 // StopBusyScripts stops every busy script, written or not, for SHUTDOWN

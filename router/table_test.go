@@ -331,7 +331,7 @@ func TestRedisArity(t *testing.T) {
 		"smove": 4, "sinter": -2, "sunion": -2, "sdiff": -2, "sinterstore": -3, "sintercard": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
 		"psubscribe": -2, "publish": 3, "pubsub": -2, "punsubscribe": -1, "spublish": 3, "ssubscribe": -2,
 		"subscribe": -2, "sunsubscribe": -1, "unsubscribe": -1,
-		"blmove": 6, "blmpop": -5, "blpop": -3, "brpop": -3, "brpoplpush": 4, "lindex": 3, "linsert": 5, "llen": 2, "lmove": 5, "lmpop": -4, "eval": -3, "evalsha": -3, "eval_ro": -3, "evalsha_ro": -3, "script": -2, "lpop": -2, "lpos": -3, "lpush": -3, "lpushx": -3,
+		"blmove": 6, "blmpop": -5, "blpop": -3, "brpop": -3, "brpoplpush": 4, "lindex": 3, "linsert": 5, "llen": 2, "lmove": 5, "lmpop": -4, "eval": -3, "evalsha": -3, "eval_ro": -3, "evalsha_ro": -3, "fcall": -3, "fcall_ro": -3, "function": -2, "script": -2, "lpop": -2, "lpos": -3, "lpush": -3, "lpushx": -3,
 		"lrange": 4, "lrem": 4, "lset": 4, "ltrim": 4, "rpop": -2, "rpoplpush": 3, "rpush": -3, "rpushx": -3,
 		"zadd": -4, "zcard": 2, "zcount": 4, "zdiff": -3, "zdiffstore": -4, "zincrby": 4, "zinter": -3, "zintercard": -3,
 		"bzmpop": -5, "bzpopmax": -3, "bzpopmin": -3, "zinterstore": -4, "zlexcount": 4, "zmpop": -4, "zmscore": -3, "zpopmax": -2, "zpopmin": -2, "zrandmember": -2,

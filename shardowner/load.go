@@ -23,6 +23,10 @@ type LoadOptions struct {
 	// Log, when set, hears what concerns the whole file (one shard's
 	// loader logs for all).
 	Log *slog.Logger
+	// Functions, when set, takes the code of each function library of
+	// the file (valid during the call only), before any key; without it
+	// a file that holds libraries does not load.
+	Functions func(code []byte) error
 }
 
 // LoadFile stores the keys of the RDB file data that belong to the shard,
@@ -30,6 +34,11 @@ type LoadOptions struct {
 // those dropped as expired.
 func (s *Shard) LoadFile(data []byte, opt LoadOptions) (loaded, expired int64, err error) {
 	l := s.NewLoader(opt.Replace)
+	if s.Functions != nil {
+		opt.Functions = func(code []byte) error {
+			return s.Functions.Restore([][]byte{append([]byte(nil), code...)}, opt.Replace)
+		}
+	}
 	err = ReadOwnRecords(data, s.ID, s.Count, len(s.DBs), opt, func(db int, r *rdbfile.Record) error {
 		return l.Store(db, r.Key, r.Type, r.Object, max(r.ExpireAt, 0), r.Idle, r.Freq)
 	})
@@ -82,7 +91,7 @@ func (l *Loader) Store(db int, key []byte, typ byte, obj []byte, expireAt, idle 
 // is an error. It reads only data, so it may run off the shard's thread;
 // the record is valid during the call only, its Object as long as data.
 func ReadOwnRecords(data []byte, shard, count, databases int, opt LoadOptions, fn func(db int, r *rdbfile.Record) error) error {
-	h := &ownRecords{shard: shard, count: count, databases: databases, log: opt.Log, fn: fn}
+	h := &ownRecords{shard: shard, count: count, databases: databases, log: opt.Log, fn: fn, functions: opt.Functions}
 	return rdbfile.ParseWith(data, h, rdbfile.Options{SkipChecksum: opt.SkipChecksum})
 }
 
@@ -91,6 +100,7 @@ type ownRecords struct {
 	shard, count, databases int
 	log                     *slog.Logger
 	fn                      func(db int, r *rdbfile.Record) error
+	functions               func(code []byte) error
 	db                      int
 }
 
@@ -123,7 +133,13 @@ func (h *ownRecords) Key(r *rdbfile.Record) error {
 }
 
 func (h *ownRecords) Function(code []byte) error {
-	return errors.New("the file holds functions (FUNCTION LOAD), which corekv does not run yet")
+	if h.functions == nil {
+		return errors.New("the file holds function libraries, which this load does not take")
+	}
+	if err := h.functions(code); err != nil {
+		return fmt.Errorf("Failed loading library, %w", err)
+	}
+	return nil
 }
 
 func (h *ownRecords) ModuleAux(m *rdbfile.ModuleError) error {
@@ -163,6 +179,9 @@ func InternalLoad(c *Ctx, argv [][]byte) {
 				if !s.detachForSnapshot(db) {
 					t.Clear()
 				}
+			}
+			if s.Functions != nil {
+				s.Functions.Flush()
 			}
 		}
 		if s.ID == 0 {

@@ -51,6 +51,19 @@ func appendPayloadFooter(dst []byte) []byte {
 	return binary.LittleEndian.AppendUint64(dst, rdbfile.CRC(dst))
 }
 
+// AppendDumpFooter appends the footer of a payload whose body is all of
+// dst (FUNCTION DUMP's, of library records).
+func AppendDumpFooter(dst []byte) []byte { return appendPayloadFooter(dst) }
+
+// DumpBody returns the body of payload p, before its footer, when the
+// footer is one RESTORE takes (FUNCTION RESTORE).
+func DumpBody(p []byte) ([]byte, bool) {
+	if !payloadOK(p) {
+		return nil, false
+	}
+	return p[:len(p)-rdbFooter], true
+}
+
 // rdbObject is an object read from a payload: a string, or the elements of
 // an aggregate packed after kvtable.PackedHeadRoom bytes of room in out (a
 // sorted set's as appendZElem pairs, in payload order).

@@ -61,6 +61,11 @@ type Shard struct {
 	// Scripting is the state of the shard's scripts, the router's
 	// (router/script.go); nil until the shard runs its first.
 	Scripting any
+	// Functions are the shard's function libraries (FUNCTION LOAD), kept
+	// by the router (router/function.go): snapshots save them, loading a
+	// file loads them. nil: the shard keeps none, and a file that holds
+	// some does not load.
+	Functions FunctionStore
 	// Dirty counts the changes made to the shard's data: a handler's
 	// keyspace event (Notify) is one, whether or not events are enabled.
 	// The call path compares it around a command to know whether the
@@ -166,6 +171,17 @@ func stored(c *Ctx, err error) bool {
 		return false
 	}
 	return true
+}
+
+// FunctionStore is where a shard keeps its function libraries.
+type FunctionStore interface {
+	// Codes are the libraries' codes, in load order.
+	Codes() [][]byte
+	// Restore loads the libraries of codes, as an RDB file holds them: a
+	// library whose name is held already is an error, unless replace.
+	Restore(codes [][]byte, replace bool) error
+	// Flush drops every library.
+	Flush()
 }
 
 // Ctx is what a handler runs with: the shard, the client's selected

@@ -35,6 +35,10 @@ import (
 // in order; its methods are called on the shard's thread and must not wait
 // for the disk.
 type SnapshotSink interface {
+	// Functions gives the sink the code of each function library, in
+	// load order; the first shard calls it before its Cut (every shard
+	// holds the same libraries).
+	Functions(codes [][]byte)
 	// Cut tells the sink the number of keys and of keys with a TTL of each
 	// database of the shard at the cut, before any chunk.
 	Cut(shard int, keys, expires []int)
@@ -135,6 +139,9 @@ func (s *Shard) StartSnapshot(sink SnapshotSink) {
 		keys[i], expires[i] = t.Len(), t.ExpiresLen()
 	}
 	s.Snap = sn
+	if s.ID == 0 && s.Functions != nil {
+		sink.Functions(s.Functions.Codes())
+	}
 	sink.Cut(s.ID, keys, expires)
 }
 

@@ -30,8 +30,9 @@ func (c *captureSink) Chunk(shard, db int, buf *bytebufferpool.ByteBuffer) {
 	c.data[db] = append(c.data[db], buf.B...)
 	snapshot.Chunks.Put(buf)
 }
-func (c *captureSink) Done(shard int) { c.done = true }
-func (c *captureSink) Backlog() int   { return 0 }
+func (c *captureSink) Done(shard int)     { c.done = true }
+func (c *captureSink) Backlog() int       { return 0 }
+func (c *captureSink) Functions([][]byte) {}
 
 // snapRecord is a key as a snapshot holds it: expiry, type, body.
 type snapRecord struct {

@@ -604,6 +604,7 @@ func compatScripts() []compatScript {
 			in("GET \"unbalanced\r\n"), s("PING"),
 		}},
 		{name: "scripting", cmds: compatScriptingScripts()},
+		{name: "functions", cmds: compatFunctionScripts()},
 	}, append(append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...), compatGeoScripts()...)...)
 }
 

@@ -46,7 +46,14 @@ func TestScriptCrossShardDiff(t *testing.T) {
 		kc.do(c)
 	}
 	rng := rand.New(rand.NewSource(seed))
+	db := "0"
 	for i := 0; i < scripts; i++ {
+		if rng.Intn(8) == 0 {
+			// A database other than 0 is gathered from as well.
+			db = map[string]string{"0": "9", "9": "0"}[db]
+			rc.do(compatA("SELECT", db))
+			kc.do(compatA("SELECT", db))
+		}
 		declared := crossDeclared(rng, shards)
 		body := crossScript(rng, len(declared))
 		cmd := compatA(append(append([]string{"EVAL", body, fmt.Sprint(len(declared))}, declared...), "v"+fmt.Sprint(rng.Intn(9)))...)
@@ -59,12 +66,22 @@ func TestScriptCrossShardDiff(t *testing.T) {
 			t.Fatalf("script %d: corekv: %v\n%s", i, err, body)
 		}
 		if string(g.raw) != string(w.raw) {
-			t.Fatalf("seed %d, script %d, keys %q:\n%s\n got %q\nwant %q", seed, i, declared, body, g.raw, w.raw)
+			t.Fatalf("seed %d, script %d, db %s, keys %q:\n%s\n got %q\nwant %q", seed, i, db, declared, body, g.raw, w.raw)
 		}
 	}
 	// The values at the end, read by type (DUMP's encodings differ).
 	reads := map[string][]string{"string": {"GET"}, "list": {"LRANGE", "0", "-1"}, "hash": {"HGET", "f"},
 		"zset": {"ZRANGE", "0", "-1", "WITHSCORES"}, "set": {"SORT", "ALPHA"}, "none": {"EXISTS"}}
+	for _, db := range []string{"0", "9"} {
+		rc.do(compatA("SELECT", db))
+		kc.do(compatA("SELECT", db))
+		crossCompareKeys(t, seed, rc, kc, reads)
+	}
+}
+
+// crossCompareKeys compares crossKeys in both servers' selected database.
+func crossCompareKeys(t *testing.T, seed int64, rc, kc *compatConn, reads map[string][]string) {
+	t.Helper()
 	for _, k := range crossKeys {
 		typ, _ := rc.do(compatA("TYPE", k))
 		read := reads[string(typ.raw[1:len(typ.raw)-2])]

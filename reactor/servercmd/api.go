@@ -13,6 +13,7 @@ import (
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner"
 	"github.com/corekv/corekv/shardowner/aof"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
@@ -103,6 +104,8 @@ type Core interface {
 	Unblock(cn Conn, argv [][]byte)
 	// NowMs is the core's clock, in Unix ms.
 	NowMs() int64
+	// Own is the core's own shard, which the core's thread owns.
+	Own() *shardowner.Shard
 	// CheckPass answers whether user and pass authenticate the default
 	// user (user nil: AUTH with a password alone), and the error to send
 	// when they do not.

@@ -25,6 +25,22 @@ var scriptHelp = []string{
 	"    Prints this help.",
 }
 
+// killReply answers SCRIPT KILL or FUNCTION KILL by what KillScript did;
+// other is the busy reply when the busy script is of the other kind.
+func killReply(cn Conn, outcome int, other resp.Error) {
+	switch outcome {
+	case router.KillDone:
+		cn.OK()
+	case router.KillUnkillable:
+		cn.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. " +
+			"You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+	case router.KillOtherKind:
+		cn.Error(other)
+	default:
+		cn.Error("NOTBUSY No scripts in execution right now.")
+	}
+}
+
 // Script is SCRIPT: the process's script registry (router.Scripts), which
 // every shard's engine compiles from.
 func Script(c Core, cn Conn, argv [][]byte) {
@@ -64,15 +80,7 @@ func Script(c Core, cn Conn, argv [][]byte) {
 	case len(argv) == 2 && resp.EqualFold(sub, "kill"):
 		// A script runs whole within its shard's turn, so a busy one is
 		// of another core's shard: this core reads its watch.
-		switch router.KillScript() {
-		case router.KillDone:
-			cn.OK()
-		case router.KillUnkillable:
-			cn.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. " +
-				"You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
-		default:
-			cn.Error("NOTBUSY No scripts in execution right now.")
-		}
+		killReply(cn, router.KillScript(false), router.ErrBusyFunction)
 	default:
 		cn.Error(resp.ErrUnknownSubcommand("script", sub))
 	}

@@ -142,9 +142,9 @@ func Shutdown(c Core, cn Conn, argv [][]byte) {
 		}
 	}
 	nosave := save != nil && !*save
-	if router.AnyScriptBusy() {
+	if e := router.AnyBusyReply(); e != "" {
 		if !nosave {
-			cn.Error(resp.Error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."))
+			cn.Error(e)
 			return
 		}
 		router.StopBusyScripts()

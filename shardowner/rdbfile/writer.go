@@ -64,6 +64,12 @@ func (w *Writer) Header(aux ...Aux) error {
 	return w.flush()
 }
 
+// Function writes a FUNCTION2 record: a library's code.
+func (w *Writer) Function(code []byte) error {
+	w.buf = AppendString(append(w.buf[:0], OpFunction2), code, false)
+	return w.flush()
+}
+
 // SelectDB writes a SELECTDB record.
 func (w *Writer) SelectDB(db int) error {
 	w.buf = AppendSelectDB(w.buf[:0], db)

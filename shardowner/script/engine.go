@@ -68,7 +68,16 @@ type Engine struct {
 	// cur is the run in progress (runState), nil between runs.
 	cur      *run
 	runState run
-	// keys and args are the tables of KEYS and ARGV, kept for the next run.
+	// libs are the loaded function libraries (function.go); funcG is
+	// the globals their code sees, through funcMeta, whose reads go to
+	// loadAPI while a library's code runs at load (loading) and to protG
+	// after; funcMetaView is what getmetatable answers for funcG.
+	libs                  libraries
+	funcG, funcMeta       *lua.LTable
+	funcMetaView, loadAPI *lua.LTable
+	loading               *loading
+	// keys and args are the tables of KEYS and ARGV, kept for the next run
+	// (a function's parameters).
 	keys, args *lua.LTable
 	// Buffers reused from call to call.
 	argv   [][]byte
@@ -158,6 +167,7 @@ func (e *Engine) setup() {
 
 	e.handler = L.NewFunction(e.errorHandler)
 	e.protect()
+	e.setupFunctions()
 	if e.interrupt == nil && e.opts.Watch != nil {
 		e.interrupt = &e.opts.Watch.ctx
 	}

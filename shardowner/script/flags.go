@@ -46,14 +46,17 @@ var flagNames = []struct {
 }
 
 // String lists the flags as a shebang would, comma separated.
-func (f Flags) String() string {
+func (f Flags) String() string { return strings.Join(f.Names(), ",") }
+
+// Names are the names of the flags set, in Redis's order.
+func (f Flags) Names() []string {
 	var names []string
 	for _, n := range flagNames {
 		if f&n.flag != 0 {
 			names = append(names, n.name)
 		}
 	}
-	return strings.Join(names, ",")
+	return names
 }
 
 // ParseShebang reads the flags of a script body as Redis's

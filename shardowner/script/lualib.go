@@ -74,6 +74,10 @@ func (e *Engine) setupBase() {
 				L.Push(e.globalsMeta)
 				return 1
 			}
+			if t == e.funcG {
+				L.Push(e.funcMetaView)
+				return 1
+			}
 			if e.protected[t] != nil {
 				// Redis's library tables have no metatable.
 				L.Push(lua.LNil)

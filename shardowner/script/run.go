@@ -64,33 +64,54 @@ func (e *Engine) Eval(body []byte, keys, args [][]byte, host Host, w *resp.Write
 // Redis converts a Lua value, to w in w's protocol. Nothing of keys and
 // args is kept.
 func (e *Engine) Run(s *Script, keys, args [][]byte, host Host, w *resp.Writer) Result {
-	if e.cur != nil {
+	res := e.run(s.fn, s.SHA, false, keys, args, host, w)
+	if res.Ran {
+		e.cache.touch(s)
+	}
+	return res
+}
+
+// run calls fn, named name in error replies, with keys and args: as the
+// globals KEYS and ARGV (a script), or as its two parameters (params, a
+// function).
+func (e *Engine) run(fn *lua.LFunction, name string, params bool, keys, args [][]byte, host Host, w *resp.Writer) Result {
+	if e.cur != nil || e.loading != nil {
 		w.Err(errBusyRun)
 		return Result{Err: true}
 	}
 	L := e.vm
-	e.runState = run{host: host, sha: s.SHA, resp: 2, repl: ReplAll}
+	e.runState = run{host: host, sha: name, resp: 2, repl: ReplAll}
 	r := &e.runState
 	e.cur = r
-	e.keys = e.luaArray(e.keys, keys)
-	e.args = e.luaArray(e.args, args)
-	e.realG.RawSetString("KEYS", e.keys)
-	e.realG.RawSetString("ARGV", e.args)
 	top := L.GetTop()
-	L.Push(s.fn)
-	err := L.PCall(0, 1, e.handler)
+	L.Push(fn)
+	var err error
+	if params {
+		// Fresh tables: a function may keep its parameters in its
+		// library's upvalues.
+		L.Push(e.luaArray(nil, keys))
+		L.Push(e.luaArray(nil, args))
+		err = L.PCall(2, 1, e.handler)
+	} else {
+		e.keys = e.luaArray(e.keys, keys)
+		e.args = e.luaArray(e.args, args)
+		e.realG.RawSetString("KEYS", e.keys)
+		e.realG.RawSetString("ARGV", e.args)
+		err = L.PCall(0, 1, e.handler)
+	}
 	e.cur = nil
 	res := Result{Ran: true}
 	if err != nil {
 		res.Err = true
-		res.Counted = e.writeError(w, err, s.SHA)
+		res.Counted = e.writeError(w, err, name)
 	} else {
 		res.Err, res.Counted = e.writeReply(w, L.Get(-1), 2, r.resp)
 	}
 	L.SetTop(top)
-	e.realG.RawSetString("KEYS", lua.LNil)
-	e.realG.RawSetString("ARGV", lua.LNil)
-	e.cache.touch(s)
+	if !params {
+		e.realG.RawSetString("KEYS", lua.LNil)
+		e.realG.RawSetString("ARGV", lua.LNil)
+	}
 	return res
 }
 
@@ -170,8 +191,8 @@ func (e *Engine) errorHandler(L *lua.LState) int {
 		src := dbg.Source
 		if dbg.What == "G" || src == "" {
 			src = "=[C]"
-		} else if src == scriptChunk {
-			src = "@" + scriptChunk
+		} else if src == scriptChunk || src == functionChunk {
+			src = "@" + src
 		}
 		t.RawSetString("source", lua.LString(src))
 		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))

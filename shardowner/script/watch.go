@@ -25,6 +25,14 @@ type Watch struct {
 	wrote atomic.Bool
 	kill  atomic.Uint64 // killMark | the number of the run to stop
 	ctx   watchCtx
+	// function is set while the run is a function's (FCALL), whose name
+	// and command FUNCTION STATS shows: kept under mu, in buffers the next
+	// function's run reuses.
+	function atomic.Bool
+	mu       sync.Mutex
+	fnName   string
+	fnArgs   []byte
+	fnEnds   []int
 }
 
 const (
@@ -94,8 +102,46 @@ func (w *Watch) Begin(nowMs int64) {
 	w.state.Store(uint64(max(nowMs, 1))<<runBits | w.ctx.run&runMask)
 }
 
+// BeginFunction is Begin for a run of the function name, called by argv
+// (FCALL …).
+func (w *Watch) BeginFunction(nowMs int64, name string, argv [][]byte) {
+	w.mu.Lock()
+	w.fnName = name
+	w.fnArgs, w.fnEnds = w.fnArgs[:0], w.fnEnds[:0]
+	for _, a := range argv {
+		w.fnArgs = append(w.fnArgs, a...)
+		w.fnEnds = append(w.fnEnds, len(w.fnArgs))
+	}
+	w.mu.Unlock()
+	w.function.Store(true)
+	w.Begin(nowMs)
+}
+
+// Function reports whether the running script, if any, is a function
+// (FCALL) rather than an EVAL script: each KILL stops only its own kind.
+func (w *Watch) Function() bool { return w.function.Load() }
+
+// RunningFunction returns the name and command of the function running,
+// or false when none runs (FUNCTION STATS).
+func (w *Watch) RunningFunction() (name string, argv [][]byte, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state.Load() == 0 || !w.function.Load() {
+		return "", nil, false
+	}
+	start := 0
+	for _, end := range w.fnEnds {
+		argv = append(argv, append([]byte(nil), w.fnArgs[start:end]...))
+		start = end
+	}
+	return w.fnName, argv, true
+}
+
 func (w *Watch) End() {
 	w.state.Store(0)
+	if w.function.Load() {
+		w.function.Store(false)
+	}
 	if w.ctx.anyAfter.Load() {
 		w.ctx.mu.Lock()
 		clear(w.ctx.after) // of coroutines left suspended

@@ -63,7 +63,8 @@ type Save struct {
 	wake    *sync.Cond
 	queue   []chunk
 	cuts    int
-	keys    []int // per database, summed over the shards' cuts
+	funcs   [][]byte // the function libraries' codes, from the first shard's cut
+	keys    []int    // per database, summed over the shards' cuts
 	expires []int
 	done    int
 	aborted bool
@@ -91,6 +92,14 @@ func Start(out io.Writer, shards, databases int, opts Options) *Save {
 	s.wake = sync.NewCond(&s.mu)
 	go s.write()
 	return s
+}
+
+// Functions records the code of each function library at the cut; the
+// file has them before the databases, as Redis writes them.
+func (s *Save) Functions(codes [][]byte) {
+	s.mu.Lock()
+	s.funcs = codes
+	s.mu.Unlock()
 }
 
 // Cut records the sizes of a shard's databases at the cut.
@@ -163,7 +172,11 @@ func (s *Save) write() {
 	for s.cuts < s.shards && !s.aborted {
 		s.wake.Wait()
 	}
+	funcs := s.funcs
 	s.mu.Unlock()
+	for _, code := range funcs {
+		w.Function(code)
+	}
 	for db := range s.databases {
 		if s.keys[db] > 0 {
 			w.SelectDB(db)
