@@ -3,8 +3,10 @@
 // Lua 5.1 base library less dofile, loadfile and print; string, table, math,
 // coroutine; Redis's bit, cjson, cmsgpack and struct; the redis table), the
 // script cache keyed by SHA1 with the bounded EVAL part, the shebang flags,
-// running a script with KEYS and ARGV, and the conversions both ways between
-// Lua values and RESP replies, with Redis's error texts.
+// running a script with KEYS and ARGV, function libraries (FUNCTION LOAD's
+// code run in its load environment, FCALL of what it registered), and the
+// conversions both ways between Lua values and RESP replies, with Redis's
+// error texts.
 //
 // The package knows nothing of commands, keys or shards. A script's
 // redis.call and redis.pcall go to a Host the server gives each run: it runs
