@@ -667,8 +667,8 @@ func (c *Core) closeAOF() {
 
 // aofRefusal is the error a write gets while the shard's last write to
 // its log failed, as Redis refuses writes then.
-func (c *Core) aofRefusal(cmd *router.Command) resp.Error {
-	if c.aofLog == nil || cmd.Flags&router.FlagWrite == 0 {
+func (c *Core) aofRefusal(flags router.Flag) resp.Error {
+	if c.aofLog == nil || flags&router.FlagWrite == 0 {
 		return ""
 	}
 	if failed, err := c.aofLog.Failed(); failed {

@@ -45,7 +45,7 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 		return
 	}
 	if c.gated {
-		if e := c.gateRefusal(cn, cmd); e != "" {
+		if e := c.gateRefusal(cn, cmd, argv); e != "" {
 			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 			cn.errorReply(c.rejectInMulti(cn, cmd, e))
 			return

@@ -134,8 +134,8 @@ func (s *Server) measureStartup() {
 // of memory: what Redis flags denyoom, EXEC of a block holding one, and
 // inside MULTI anything but EXEC, DISCARD, QUIT and RESET, whose queueing
 // would grow memory too.
-func oomRefuses(cn *Conn, cmd *router.Command) bool {
-	if cmd.Flags&router.FlagDenyOOM != 0 {
+func oomRefuses(cn *Conn, cmd *router.Command, flags router.Flag) bool {
+	if flags&router.FlagDenyOOM != 0 {
 		return true
 	}
 	if cn.multi == nil {

@@ -78,16 +78,17 @@ const errMisconf resp.Error = "MISCONF Redis is configured to save RDB snapshots
 // gateRefusal is the error cmd of cn gets while the server is out of
 // memory, the dataset loads or writes are refused after a failed save or
 // write, "" when it may run. The checks come in Redis's order.
-func (c *Core) gateRefusal(cn *Conn, cmd *router.Command) resp.Error {
+func (c *Core) gateRefusal(cn *Conn, cmd *router.Command, argv [][]byte) resp.Error {
+	flags := cmd.FlagsFor(argv) // a subcommand's (FUNCTION LOAD writes)
 	switch {
-	case c.oom && oomRefuses(cn, cmd):
+	case c.oom && oomRefuses(cn, cmd, flags):
 		return shardowner.ErrOOM
-	case c.loadingGate && cmd.Flags&router.FlagLoading == 0:
+	case c.loadingGate && flags&router.FlagLoading == 0:
 		return errLoading
-	case c.misconf && (cmd.Flags&router.FlagWrite != 0 || cmd.Home == router.HomePing):
+	case c.misconf && (flags&router.FlagWrite != 0 || cmd.Home == router.HomePing):
 		return errMisconf
 	}
-	return c.aofRefusal(cmd)
+	return c.aofRefusal(flags)
 }
 
 // initSaver gives every shard the way to its cut's sink.

@@ -38,6 +38,7 @@ var (
 // the next phase when every part of the current one has replied.
 type plan struct {
 	cmd      *Command
+	own      *shardowner.Shard // the home core's shard, in a script's gathered run
 	db       int
 	proto    int
 	args     []byte

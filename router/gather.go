@@ -172,7 +172,8 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 	script := p.cmd.RunAs != nil
 	if script {
 		r := scriptingOf(sc)
-		if own, _ := ex.Own().Scripting.(*scriptRun); own != nil {
+		p.own = ex.Own()
+		if own, _ := p.own.Scripting.(*scriptRun); own != nil {
 			r.functions = own.functions // FCALL finds the shard's libraries
 		}
 		end := p.scratchRun(r)

@@ -176,8 +176,19 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, kind scriptKind, ro b
 		flags = s.Flags
 	}
 	h := &r.host
-	h.state = script.ServerState{OOM: sh.MemLimited() && !sh.MakeRoom()}
+	mem := sh
+	if h.scratch != nil {
+		// The scratch keyspace has no memory of its own to count: the
+		// core's shard answers for it.
+		mem = h.scratch.own
+	}
+	h.state = script.ServerState{OOM: mem.MemLimited() && !mem.MakeRoom()}
 	if refusal := script.CheckRun(flags, ro, h.state); refusal != "" {
+		if refusal == script.ErrOOMScript && !o.Held {
+			// Redis refuses it before it runs, as any command that may
+			// add to memory; inside EXEC it says why.
+			refusal = shardowner.ErrOOM
+		}
 		c.W.Err(refusal)
 		return true
 	}

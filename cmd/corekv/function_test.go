@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // functionLibs are two libraries for the persistence tests: one that
@@ -126,5 +127,60 @@ func TestFunctionsInAOF(t *testing.T) {
 	srv = aofStart(t, dir, 2, "always")
 	if got := functionState(t, srv.addr); got != want {
 		t.Errorf("corekv restarted after the rewrite holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestScriptsOverMaxmemory compares with redis-server what scripts and
+// functions may do over maxmemory, on two shards, where a script's first
+// runs go over several shards (router/scriptplan.go) and its later ones
+// run on its shard: either way it is refused unless it may not write or
+// says allow-oom, as Redis refuses it.
+func TestScriptsOverMaxmemory(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 2)
+	libs := []string{
+		"#!lua name=plain\nredis.register_function('fw', function(keys) return redis.call('set', keys[1], 'v') end)",
+		"#!lua name=ro\nredis.register_function{function_name='fr', callback=function(keys) return redis.call('get', keys[1]) end, flags={'no-writes'}}",
+		"#!lua name=oom\nredis.register_function{function_name='fo', callback=function(keys) return redis.call('set', keys[1], 'v') end, flags={'allow-oom'}}",
+	}
+	for _, addr := range []string{redisAddr, srv.addr} {
+		aofDo(t, addr, "FUNCTION", "FLUSH")
+		for _, l := range libs {
+			aofDo(t, addr, "FUNCTION", "LOAD", l)
+		}
+		aofDo(t, addr, "CONFIG", "SET", "maxmemory", "1")
+	}
+	// The limit takes hold at corekv's next count of memory.
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.HasPrefix(aofDo(t, srv.addr, "SET", "probe", "v"), "-OOM") {
+		if time.Now().After(deadline) {
+			t.Fatal("SET is not refused over maxmemory 1")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	steps := [][]string{
+		{"EVAL", "#!lua\nreturn redis.call('set', KEYS[1], 'v')", "1", "k"},
+		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "1", "k"},
+		{"EVAL", "#!lua flags=allow-oom\nreturn redis.call('set', KEYS[1], 'v')", "1", "k"},
+		{"EVAL", "return redis.call('set', KEYS[1], 'v')", "1", "k"},
+		{"EVAL", "return redis.call('get', KEYS[1])", "1", "k"},
+		{"FCALL", "fw", "1", "k"}, {"FCALL", "fr", "1", "k"}, {"FCALL_RO", "fr", "1", "k"}, {"FCALL", "fo", "1", "k2"},
+		{"FUNCTION", "LOAD", "#!lua name=more\nredis.register_function('fm', function() return 1 end)"},
+		{"FUNCTION", "DELETE", "plain"},
+	}
+	// Ten rounds: past the runs that go over several shards.
+	for round := 0; round < 10; round++ {
+		for _, st := range steps {
+			if round > 0 && st[0] == "FUNCTION" {
+				continue
+			}
+			want, got := aofDo(t, redisAddr, st...), aofDo(t, srv.addr, st...)
+			if got != want {
+				t.Errorf("round %d: %q: got %q, want %q", round, st, got, want)
+			}
+		}
+	}
+	for _, addr := range []string{redisAddr, srv.addr} {
+		aofDo(t, addr, "CONFIG", "SET", "maxmemory", "0")
 	}
 }
