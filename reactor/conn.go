@@ -121,6 +121,10 @@ type Conn struct {
 	pushing bool
 
 	readable bool // the socket may hold unread bytes
+	// drained: a read while a script was busy (busy.go) found the socket
+	// empty; the next event clears it.
+	drained  bool
+	parsing  bool // its requests are being run (Core.parse)
 	stalled  bool // parsing paused by back-pressure; bytes wait in in
 	writable bool // the last write did not hit EAGAIN
 	dirty    bool // in the core's flush list

@@ -52,6 +52,12 @@ type Core struct {
 	ps           hub // subscriptions of this core's connections (pubsub.go)
 	w            resp.Writer
 	ahead        [parseAhead]parsed
+	// The busy loop's (busy.go): its events, the arguments and inline line
+	// it parses, and whether a pass of it is running.
+	busyEvents   []unix.EpollEvent
+	busyArgv     [][]byte
+	busyLine     []byte
+	busyServing  bool
 	hashedKey    []byte // the running command's first key, when touchKeys hashed it
 	keyHash      uint64 // hashedKey's hash; 0: none
 	lastName     [24]byte
@@ -235,6 +241,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	c.shard.Slowlog = srv.slowlog
 	c.shard.Enc = srv.enc
 	router.KeepFunctions(c.shard)
+	router.ServeWhileBusy(id, c.serveWhileBusy)
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
 	c.shard.Publisher = c
@@ -560,11 +567,20 @@ func (c *Core) event(ev *unix.EpollEvent) {
 			return
 		}
 	}
-	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !cn.readable {
-		cn.readable = true
-		c.reading = append(c.reading, cn)
+	c.readiness(cn, ev.Events)
+}
+
+// readiness notes what an event says of cn's socket: bytes to read, room
+// to write.
+func (c *Core) readiness(cn *Conn, events uint32) {
+	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		cn.drained = false
+		if !cn.readable {
+			cn.readable = true
+			c.reading = append(c.reading, cn)
+		}
 	}
-	if ev.Events&unix.EPOLLOUT != 0 && !cn.writable {
+	if events&unix.EPOLLOUT != 0 && !cn.writable {
 		cn.writable = true
 		c.markDirty(cn)
 	}
@@ -789,13 +805,22 @@ type parsed struct {
 	mhash uint64
 }
 
-// parse runs every complete request in cn's input buffer. It reads up to
+// parse runs every complete request in cn's input buffer (parseAll),
+// marked as parsing meanwhile: a script one of them runs may answer other
+// connections from inside (busy.go), never this one.
+func (c *Core) parse(cn *Conn) {
+	cn.parsing = true
+	c.parseAll(cn)
+	cn.parsing = false
+}
+
+// parseAll runs every complete request in cn's input buffer. It reads up to
 // parseAhead requests, touches the keys the local ones will look up, then
 // runs them in order. When back-pressure or a plan stops it halfway, the
 // requests not yet run stay in the buffer and are read again later; that is
 // why an inline request, which the parser decodes in place, is read and run
 // on its own.
-func (c *Core) parse(cn *Conn) {
+func (c *Core) parseAll(cn *Conn) {
 	pos := 0
 	cn.txnWait = false
 outer:

@@ -30,35 +30,7 @@ const freeKeep = 64
 // shard is the shard of argv's first key when the caller already worked it
 // out, else -1.
 func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
-	if cmd == nil || cmd.Internal {
-		cn.errorReply(c.rejectInMulti(cn, nil, resp.ErrUnknownCommand(argv)))
-		return
-	}
-	if !cmd.ArityOK(len(argv)) {
-		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrWrongArgs(cmd.Name)))
-		return
-	}
-	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {
-		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
-		return
-	}
-	if c.gated {
-		if e := c.gateRefusal(cn, cmd, argv); e != "" {
-			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-			cn.errorReply(c.rejectInMulti(cn, cmd, e))
-			return
-		}
-	}
-	if cn.subs != nil && cn.proto == 2 && cn.subscribed() && !subscribedAllowed(cmd) {
-		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(errSubscribed(cmd, argv))
-		return
-	}
-	if c.monitoring && cn.monitor && monitorRefuses(cmd, argv) {
-		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-		cn.errorReply(c.rejectInMulti(cn, cmd, errMonitorKeyspace))
+	if !c.admit(cn, cmd, argv) {
 		return
 	}
 	if cn.multi != nil && c.queueMulti(cn, cmd, argv) {
@@ -82,6 +54,46 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	if c.monitoring && cmd.Home != router.HomeExec {
 		c.feedMonitors(cn, cmd, cn.db, argv)
 	}
+}
+
+// admit makes the checks every request of cn passes before it may run or
+// be queued, in Redis's order: a known command with the right arity from
+// an authenticated client, not refused by the server's state nor by the
+// connection's Pub/Sub or MONITOR mode. It answers a refused one and
+// reports false.
+func (c *Core) admit(cn *Conn, cmd *router.Command, argv [][]byte) bool {
+	if cmd == nil || cmd.Internal {
+		cn.errorReply(c.rejectInMulti(cn, nil, resp.ErrUnknownCommand(argv)))
+		return false
+	}
+	if !cmd.ArityOK(len(argv)) {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrWrongArgs(cmd.Name)))
+		return false
+	}
+	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrNoAuth))
+		return false
+	}
+	if c.gated {
+		if e := c.gateRefusal(cn, cmd, argv); e != "" {
+			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+			cn.errorReply(c.rejectInMulti(cn, cmd, e))
+			return false
+		}
+	}
+	if cn.subs != nil && cn.proto == 2 && cn.subscribed() && !subscribedAllowed(cmd) {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(errSubscribed(cmd, argv))
+		return false
+	}
+	if c.monitoring && cn.monitor && monitorRefuses(cmd, argv) {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(c.rejectInMulti(cn, cmd, errMonitorKeyspace))
+		return false
+	}
+	return true
 }
 
 // route runs an admitted command of cn where it belongs (dispatchCmd).

@@ -8,7 +8,10 @@
 // rings to the owning core, answers peers' requests on its own shard (also
 // between connections of a long turn), and writes every connection's ready
 // replies with one write per loop turn, holding a pipeline's first replies
-// back while the rest are due from peers.
+// back while the rest are due from peers. While its shard runs a script
+// past busy-reply-threshold, the core answers its other connections from
+// inside the script, with a loop cut down to what cannot reach into it
+// (busy.go).
 //
 // The connection commands (SELECT, RESET, MULTI's queueing, WATCH,
 // SUBSCRIBE, …) run here, EXEC's body in router (ExecTxn); the server
@@ -29,4 +32,7 @@
 //   - Before sleeping, a core sets its sleeping flag and then looks at its
 //     inbound rings once more; a producer that sees the flag clears it and
 //     writes the eventfd. Skipping the second look loses wakeups.
+//   - The busy loop runs inside a command: it must not touch the shard,
+//     the rings, the connection being parsed or the core's per-command
+//     state (ctx, group, ahead), and leaves closing connections to the loop.
 package reactor

@@ -526,3 +526,25 @@ func ScriptBusy(shard int) bool {
 	ms, _, _ := w.Running(time.Now().UnixMilli())
 	return ms > 0 && ms >= ScriptBusyAfter.Load()
 }
+
+// ServeWhileBusy has shard's thread run serve, at most once a
+// millisecond, while a script it runs is past busy-reply-threshold: the
+// core's look at its other clients, which Redis answers from inside a
+// long script too. The server calls it before its shards start.
+func ServeWhileBusy(shard int, serve func()) {
+	w := watchOf(shard)
+	if w == nil {
+		return
+	}
+	var last int64
+	w.SetWhileBusy(func() {
+		now := time.Now().UnixMilli()
+		if now == last {
+			return
+		}
+		last = now
+		if ms, _, _ := w.Running(now); ms > 0 && ms >= ScriptBusyAfter.Load() {
+			serve()
+		}
+	})
+}

@@ -1,50 +1,43 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-// killFromAnotherCore sends SCRIPT KILL over fresh connections until one
-// lands on a core whose thread is not inside the script (the kernel
-// spreads connections over the cores) and answers; it returns that reply.
-func killFromAnotherCore(t *testing.T, addr string) string {
+// scriptKill sends SCRIPT KILL over a fresh connection and returns the
+// reply. Either core answers: the one inside the script does from there
+// (reactor/busy.go), once the script has run past busy-reply-threshold.
+func scriptKill(t *testing.T, addr string) string {
 	t.Helper()
-	reply, c := killOverAnotherCore(t, addr)
+	reply, c := scriptKillOn(t, addr)
 	c.close()
 	return reply
 }
 
-// killOverAnotherCore is killFromAnotherCore that also returns the
-// connection that answered, open.
-func killOverAnotherCore(t *testing.T, addr string) (string, *compatConn) {
+// scriptKillOn is scriptKill that also returns the connection, open.
+func scriptKillOn(t *testing.T, addr string) (string, *compatConn) {
 	t.Helper()
-	for try := 0; try < 100; try++ {
-		c, err := compatDial(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.send(compatEncode(nil, compatA("SCRIPT", "KILL"))); err != nil {
-			t.Fatal(err)
-		}
-		_ = c.c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		rep, err := compatReadReply(c.r)
-		if err == nil {
-			return string(rep.raw), c
-		}
-		c.close()
+	c, err := compatDial(addr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no connection answered SCRIPT KILL")
-	return "", nil
+	_ = c.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	rep, err := c.do(compatA("SCRIPT", "KILL"))
+	if err != nil {
+		t.Fatalf("SCRIPT KILL: %v", err)
+	}
+	return string(rep.raw), c
 }
 
 // TestScriptKill: on two shards, a script that never ends is stopped by
-// SCRIPT KILL from a client of the other core once it has run past
+// SCRIPT KILL from a client of either core once it has run past
 // busy-reply-threshold (lua-time-limit), and its client gets Redis's
 // error; a script that wrote is UNKILLABLE and runs to its end, and
-// meanwhile a command sent from the other core to the busy shard is
-// answered BUSY; with no script running SCRIPT KILL answers NOTBUSY.
+// meanwhile a command sent to the busy shard is answered BUSY from
+// either core; with no script running SCRIPT KILL answers NOTBUSY.
 func TestScriptKill(t *testing.T) {
 	s := startServer(t, nil, "--shards", "2")
 	cfg, err := compatDial(s.addr)
@@ -55,7 +48,7 @@ func TestScriptKill(t *testing.T) {
 	if rep, err := cfg.do(compatA("CONFIG", "SET", "lua-time-limit", "100")); err != nil || string(rep.raw) != "+OK\r\n" {
 		t.Fatalf("CONFIG SET lua-time-limit: %v %q", err, rep.raw)
 	}
-	if got := killFromAnotherCore(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
+	if got := scriptKill(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
 		t.Fatalf("SCRIPT KILL with no script: %q", got)
 	}
 	for _, tc := range []struct{ body, kill, reply string }{
@@ -72,7 +65,7 @@ func TestScriptKill(t *testing.T) {
 		}
 		got, other := "", (*compatConn)(nil)
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			if got, other = killOverAnotherCore(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
+			if got, other = scriptKillOn(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
 				break
 			}
 			other.close()
@@ -84,8 +77,14 @@ func TestScriptKill(t *testing.T) {
 			t.Fatalf("%s: SCRIPT KILL answered %q, want %s (the script's client: %v %v)", tc.body, got, tc.kill, rep, err)
 		}
 		if tc.kill == "-UNKILLABLE" {
-			// One key per shard: the other core's is served, the busy
-			// shard's answered BUSY.
+			// One key per shard: on the other core, that core's is
+			// served and the busy shard's answered BUSY; on the busy
+			// core (reactor/busy.go), which answers PING BUSY, both are.
+			ping, err := other.do(compatA("PING"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			onBusyCore := strings.HasPrefix(string(ping.raw), "-BUSY")
 			busy := 0
 			for _, k := range keysOnShards("busy", 2) {
 				rep, err := other.do(compatA("GET", k))
@@ -98,8 +97,8 @@ func TestScriptKill(t *testing.T) {
 					t.Fatalf("GET %s while a script is busy: %q", k, rep.raw)
 				}
 			}
-			if busy != 1 {
-				t.Fatalf("%d BUSY replies to GETs of two shards while one is busy", busy)
+			if want := map[bool]int{false: 1, true: 2}[onBusyCore]; busy != want {
+				t.Fatalf("%d BUSY replies to GETs of two shards while one is busy (on the busy core: %v)", busy, onBusyCore)
 			}
 		}
 		other.close()
@@ -137,7 +136,7 @@ func TestScriptShutdownNosave(t *testing.T) {
 	var got string
 	var other *compatConn
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if got, other = killOverAnotherCore(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
+		if got, other = scriptKillOn(t, s.addr); !strings.HasPrefix(got, "-NOTBUSY") {
 			break
 		}
 		other.close()
@@ -159,4 +158,126 @@ func TestScriptShutdownNosave(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server still runs 10 s after SHUTDOWN NOSAVE")
 	}
+}
+
+// TestScriptBusyOneShard compares with redis-server what the clients of a
+// busy shard's own core get, on one shard, where every connection is on
+// the thread inside the script (reactor/busy.go): BUSY for keys and PING,
+// MULTI taken and its block doomed, SCRIPT KILL and FUNCTION KILL each
+// stopping its own kind only, the script's client answered the kill and
+// then its pipelined PING, UNKILLABLE after a write, and every connection
+// served as usual once the script has ended.
+func TestScriptBusyOneShard(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 1)
+	want, got := busyTranscript(t, redisAddr), busyTranscript(t, srv.addr)
+	for i := range max(len(want), len(got)) {
+		var w, g string
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w != g {
+			t.Errorf("step %d: got %q, want %q", i, g, w)
+		}
+	}
+}
+
+// busyDuration masks FUNCTION STATS's duration_ms, which differs by run.
+var busyDuration = regexp.MustCompile(`duration_ms\r\n:\d+`)
+
+// busyTranscript runs, against addr, a script and a function that never
+// end and one that writes and ends after a second, and returns what every
+// client got meanwhile and after.
+func busyTranscript(t *testing.T, addr string) []string {
+	t.Helper()
+	dial := func() *compatConn {
+		c, err := compatDial(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.close)
+		return c
+	}
+	var out []string
+	do := func(c *compatConn, args ...string) {
+		_ = c.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		rep, err := c.do(compatA(args...))
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		out = append(out, strings.Join(args, " ")+" -> "+busyDuration.ReplaceAllString(string(rep.raw), "duration_ms\r\n:N"))
+	}
+	read := func(c *compatConn, what string) {
+		_ = c.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		rep, err := c.read()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		out = append(out, what+" -> "+string(rep.raw))
+	}
+	waitBusy := func(c *compatConn) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			rep, err := c.do(compatA("PING"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(string(rep.raw), "-BUSY") {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the script never got busy", addr)
+			}
+		}
+	}
+	admin := dial()
+	do(admin, "CONFIG", "SET", "busy-reply-threshold", "50")
+	do(admin, "FLUSHALL")
+	do(admin, "FUNCTION", "FLUSH")
+	do(admin, "FUNCTION", "LOAD", "#!lua name=busy\nredis.register_function('spin', function() while true do end end)")
+	for _, tc := range []struct{ run, wrongKill, kill []string }{
+		{[]string{"EVAL", "while true do end", "0"}, []string{"FUNCTION", "KILL"}, []string{"SCRIPT", "KILL"}},
+		{[]string{"FCALL", "spin", "0"}, []string{"SCRIPT", "KILL"}, []string{"FUNCTION", "KILL"}},
+	} {
+		runner := dial()
+		// The command after the script waits for it, on its connection.
+		if err := runner.send(compatEncode(compatEncode(nil, compatA(tc.run...)), compatA("PING"))); err != nil {
+			t.Fatal(err)
+		}
+		other := dial()
+		waitBusy(other)
+		do(other, "GET", "k")
+		do(other, "FUNCTION", "STATS")
+		do(other, "NOSUCH")
+		do(other, "GET")
+		txn := dial()
+		do(txn, "MULTI")
+		do(txn, "SET", "k", "v")
+		do(txn, "EXEC")
+		do(txn, "DISCARD")
+		// What comes right after a kill that worked depends on how soon
+		// the script stops: nothing is asked then.
+		do(other, tc.wrongKill...)
+		do(other, tc.kill...)
+		read(runner, tc.run[0])
+		read(runner, "PING after it")
+		do(other, "PING")
+		do(txn, "GET", "k")
+	}
+	runner := dial()
+	if err := runner.send(compatEncode(nil, compatA("EVAL",
+		"redis.call('set', KEYS[1], 'w') local t0 = tonumber(redis.call('time')[1]) "+
+			"while tonumber(redis.call('time')[1]) < t0 + 2 do end return 1", "1", "k"))); err != nil {
+		t.Fatal(err)
+	}
+	other := dial()
+	waitBusy(other)
+	do(other, "SCRIPT", "KILL")
+	do(other, "GET", "k")
+	read(runner, "EVAL that wrote")
+	do(other, "GET", "k")
+	do(admin, "CONFIG", "SET", "busy-reply-threshold", "5000")
+	return out
 }

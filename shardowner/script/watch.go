@@ -33,6 +33,9 @@ type Watch struct {
 	fnName   string
 	fnArgs   []byte
 	fnEnds   []int
+	// whileBusy runs on the script's thread at each check of the kill
+	// flag (SetWhileBusy).
+	whileBusy func()
 }
 
 const (
@@ -53,6 +56,12 @@ func NewWatch() *Watch {
 	w.ctx.after = make(map[uint64]func())
 	return w
 }
+
+// SetWhileBusy gives the watch what its thread runs from inside a script,
+// every killCheckEvery instructions: the server's look at whether the
+// script has run long enough to answer other clients meanwhile. It is set
+// once, before the thread runs scripts.
+func (w *Watch) SetWhileBusy(f func()) { w.whileBusy = f }
 
 // Running reports how long the running script has run at nowMs, 0 when
 // none runs, whether it wrote, and its number, for Kill.
@@ -96,6 +105,7 @@ func (w *Watch) Stop() { w.Kill(w.ctx.run & runMask) }
 // thread; nowMs is the caller's clock in ms, which Running's must be.
 func (w *Watch) Begin(nowMs int64) {
 	w.ctx.run++
+	w.ctx.dead = false
 	if w.wrote.Load() {
 		w.wrote.Store(false)
 	}
@@ -139,6 +149,7 @@ func (w *Watch) RunningFunction() (name string, argv [][]byte, ok bool) {
 
 func (w *Watch) End() {
 	w.state.Store(0)
+	w.ctx.dead = false
 	if w.function.Load() {
 		w.function.Store(false)
 	}
@@ -162,9 +173,12 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // when killed (the context package uses AfterFunc rather than a goroutine
 // per child).
 type watchCtx struct {
-	w        *Watch
-	run      uint64 // the running script's number, on the shard's thread
-	asks     uint32 // Done calls, on the shard's thread
+	w    *Watch
+	run  uint64 // the running script's number, on the shard's thread
+	asks uint32 // Done calls, on the shard's thread
+	// dead: the running script was found killed; every instruction after
+	// raises the error again, so that a pcall cannot go on past it.
+	dead     bool
 	open     chan struct{}
 	mu       sync.Mutex
 	after    map[uint64]func()
@@ -178,9 +192,18 @@ func (c *watchCtx) Value(any) any               { return nil }
 func (c *watchCtx) killed() bool { return c.w.kill.Load() == killMark|c.run&runMask }
 
 func (c *watchCtx) Done() <-chan struct{} {
-	c.asks++
-	if c.asks&(killCheckEvery-1) == 0 && c.killed() {
+	if c.dead {
 		return closedChan
+	}
+	c.asks++
+	if c.asks&(killCheckEvery-1) == 0 {
+		if c.w.whileBusy != nil {
+			c.w.whileBusy()
+		}
+		if c.killed() {
+			c.dead = true
+			return closedChan
+		}
 	}
 	return c.open
 }
@@ -195,6 +218,14 @@ func (c *watchCtx) Err() error {
 func (c *watchCtx) AfterFunc(f func()) (stop func() bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.killed() {
+		// Killed before the coroutine was made: Kill has run its list.
+		// The context package calls AfterFunc holding the child's lock,
+		// which its cancel takes: f runs on its own, as AfterFunc's
+		// contract has it.
+		go f()
+		return func() bool { return false }
+	}
 	id := c.next
 	c.next++
 	c.after[id] = f
