@@ -242,6 +242,7 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	c.shard.Enc = srv.enc
 	router.KeepFunctions(c.shard)
 	router.ServeWhileBusy(id, c.serveWhileBusy)
+	router.MonitorScripts(id, c)
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
 	c.shard.Publisher = c

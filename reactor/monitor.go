@@ -15,7 +15,9 @@ import (
 // core, in that core's monitor list, which only the core's thread touches.
 // A client's command is shown once, by its home core, as the client sent
 // it: admitted commands from dispatchCmd, the commands an EXEC runs from
-// its transaction (router.ExecTxn). The home core formats the line once and
+// its transaction (router.ExecTxn). A script's command, and each command
+// it runs (from "lua"), are shown by the core whose shard runs it, as it
+// starts and as they run (router.ScriptMonitor). The core formats the line once and
 // writes it to its own monitors; every other core with a monitor gets it
 // as an internal command (corekv.monitor) in the ordinary batches, and
 // that core's hub writes it to its monitors. Nothing touches another
@@ -196,9 +198,26 @@ func (c *Core) feedMonitors(cn *Conn, cmd *router.Command, db int, argv [][]byte
 	if flags, known := effectiveFlags(cmd, argv); !known || flags&(router.FlagAdmin|router.FlagSkipMonitor) != 0 {
 		return
 	}
+	c.showLine(db, cn.info.addr, argv)
+}
+
+// Monitoring, ShowScript and ShowScriptCall are the core's
+// router.ScriptMonitor: what its shard's scripts run, shown as Redis shows
+// it.
+func (c *Core) Monitoring() bool { return c.srv.monitors.Load() > 0 }
+
+func (c *Core) ShowScript(client int64, db int, argv [][]byte) {
+	c.showLine(db, c.srv.clientAddr(client), argv)
+}
+
+func (c *Core) ShowScriptCall(db int, argv [][]byte) { c.showLine(db, "lua", argv) }
+
+// showLine shows argv, from addr in database db, to every monitor: this
+// core's, and through the rings every other core's.
+func (c *Core) showLine(db int, addr string, argv [][]byte) {
 	m := &c.mon
 	now := time.Now()
-	m.line = monitorline.Append(m.line[:0], now, db, cn.info.addr, argv)
+	m.line = monitorline.Append(m.line[:0], now, db, addr, argv)
 	for peer := range c.srv.cores {
 		if peer == c.id {
 			if len(m.conns) > 0 {

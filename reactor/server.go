@@ -375,6 +375,16 @@ func (s *Server) register(cn *Conn) {
 	s.mu.Unlock()
 }
 
+// clientAddr is the address of the client id, "" when it is gone.
+func (s *Server) clientAddr(id int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cn := s.registry[id]; cn != nil {
+		return cn.info.addr
+	}
+	return ""
+}
+
 func (s *Server) unregister(cn *Conn) {
 	s.mu.Lock()
 	delete(s.registry, cn.id)

@@ -57,6 +57,53 @@ type scriptHost struct {
 	stop    func()
 	argv    [][]byte // the script's command (EVAL …), while it runs
 	watch   *script.Watch
+	// monHeld: a scratch run's MONITOR lines, shown once the run stands.
+	monHeld monitorHeld
+}
+
+// monitorHeld keeps the MONITOR lines of a run on the scratch keyspace:
+// a run that stops at a key it lacks runs again, and only the run that
+// stands is shown.
+type monitorHeld struct {
+	buf   []byte
+	ends  []int // each argument's end in buf
+	lines []heldLine
+	argv  [][]byte // scratch for show
+}
+
+type heldLine struct {
+	client   int64 // the script's client, for its command; 0: a command it ran
+	db, args int   // args: how many of ends are the line's
+}
+
+func (m *monitorHeld) hold(client int64, db int, argv [][]byte) {
+	for _, a := range argv {
+		m.buf = append(m.buf, a...)
+		m.ends = append(m.ends, len(m.buf))
+	}
+	m.lines = append(m.lines, heldLine{client: client, db: db, args: len(argv)})
+}
+
+// show shows the held lines to mon, or drops them when mon is nil.
+func (m *monitorHeld) show(mon ScriptMonitor) {
+	start, at := 0, 0
+	for _, l := range m.lines {
+		m.argv = m.argv[:0]
+		for _, end := range m.ends[at : at+l.args] {
+			m.argv = append(m.argv, m.buf[start:end])
+			start = end
+		}
+		at += l.args
+		switch {
+		case mon == nil:
+		case l.client != 0:
+			mon.ShowScript(l.client, l.db, m.argv)
+		default:
+			mon.ShowScriptCall(l.db, m.argv)
+		}
+	}
+	clear(m.argv)
+	m.buf, m.ends, m.lines = m.buf[:0], m.ends[:0], m.lines[:0]
 }
 
 // readsAny is ReadsOthers for scripts: a script may touch keys it does not
@@ -134,6 +181,14 @@ func scriptRunner(kind scriptKind, ro bool) func(*shardowner.Ctx, [][]byte, Orig
 
 func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, kind scriptKind, ro bool) (failed bool) {
 	sh := c.Shard
+	if m := monitorOf(sh.ID); m != nil && o.Client != 0 && m.Monitoring() {
+		// Shown before the commands it runs, as Redis shows it.
+		if h := &scriptingOf(sh).host; h.scratch != nil {
+			h.monHeld.hold(o.Client, c.DB, argv)
+		} else {
+			m.ShowScript(o.Client, c.DB, argv)
+		}
+	}
 	var fn *script.Function
 	switch kind {
 	case bySHA:
@@ -295,6 +350,7 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 	switch cmd.Route {
 	case RouteHome:
 		h.home(cmd, argv)
+		h.show(cmd, argv)
 		return w.B
 	case RouteAll:
 		if sh.Count > 1 {
@@ -340,7 +396,23 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 	h.ctx.W = w
 	Call(&h.ctx, cmd, argv, h.origin, Now())
 	h.ctx.W = nil
+	h.show(cmd, argv)
 	return w.B
+}
+
+// show shows a command the script ran to MONITOR, once it has run (a
+// SELECT in the database it chose), but for those Redis keeps from
+// monitors.
+func (h *scriptHost) show(cmd *Command, argv [][]byte) {
+	m := monitorOf(h.ctx.Shard.ID)
+	if m == nil || !m.Monitoring() || cmd.FlagsFor(argv)&(FlagAdmin|FlagSkipMonitor) != 0 {
+		return
+	}
+	if h.scratch != nil {
+		h.monHeld.hold(0, h.ctx.DB, argv)
+		return
+	}
+	m.ShowScriptCall(h.ctx.DB, argv)
 }
 
 // The refusals of commands a script may not run here.
@@ -404,9 +476,34 @@ var scriptWatches []*script.Watch
 // this long is busy, and SCRIPT KILL may stop it.
 var ScriptBusyAfter atomic.Int64
 
+// ScriptMonitor shows MONITOR what scripts run, as Redis shows it: a
+// script's command from its client as it starts, then each command it
+// runs from "lua". The server gives each shard one (MonitorScripts),
+// which the shard's thread asks.
+type ScriptMonitor interface {
+	Monitoring() bool
+	ShowScript(client int64, db int, argv [][]byte)
+	ShowScriptCall(db int, argv [][]byte)
+}
+
+// scriptMonitors are the shards' ScriptMonitors, by shard ID.
+var scriptMonitors []ScriptMonitor
+
+// MonitorScripts gives shard its ScriptMonitor; the server calls it before
+// its shards start, after WatchScripts.
+func MonitorScripts(shard int, m ScriptMonitor) { scriptMonitors[shard] = m }
+
+func monitorOf(shard int) ScriptMonitor {
+	if shard < len(scriptMonitors) {
+		return scriptMonitors[shard]
+	}
+	return nil
+}
+
 // WatchScripts makes the watches of n shards; the server calls it before
 // its shards start.
 func WatchScripts(n int) {
+	scriptMonitors = make([]ScriptMonitor, n)
 	scriptWatches = make([]*script.Watch, n)
 	for i := range scriptWatches {
 		scriptWatches[i] = script.NewWatch()

@@ -64,9 +64,20 @@ func (p *plan) has(db int, key []byte) bool {
 // the core's watch; without one, Engine.SetInterrupt). It returns what
 // ends that.
 func (p *plan) scratchRun(r *scriptRun) (end func()) {
+	// MONITOR sees the run that stands, not one that stopped for a key.
+	showHeld := func() {
+		var mon ScriptMonitor
+		if p.script.missing.Len() == 0 {
+			mon = monitorOf(p.own.ID)
+		}
+		r.host.monHeld.show(mon)
+	}
 	if w := r.host.watch; w != nil {
 		r.host.scratch, r.host.stop = p, w.Stop
-		return func() { r.host.scratch, r.host.stop = nil, nil }
+		return func() {
+			r.host.scratch, r.host.stop = nil, nil
+			showHeld()
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.host.scratch, r.host.stop = p, cancel
@@ -75,6 +86,7 @@ func (p *plan) scratchRun(r *scriptRun) (end func()) {
 		r.engine.SetInterrupt(nil)
 		cancel()
 		r.host.scratch, r.host.stop = nil, nil
+		showHeld()
 	}
 }
 

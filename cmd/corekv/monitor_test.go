@@ -57,7 +57,17 @@ var monitorScript = []monitorStep{
 	monOn(1, monS("BLPOP blist 0.05")),
 	monS("PUBLISH chan msg"), monS("PING"), monS("PING hi"), monS("ECHO e"),
 	{cmd: compatInline("SET inl \"a b\"\r\n")},
-	monS("TIME"), monS("DBSIZE"), monS("FLUSHALL"), monS("QUIT"),
+	monS("TIME"), monS("DBSIZE"),
+	// Scripts show as they start, then the commands they ran, from "lua".
+	monA("EVAL", "redis.call('set', KEYS[1], ARGV[1]) redis.call('select', 2) redis.call('ping') "+
+		"redis.pcall('nosuch') redis.pcall('config', 'get', 'x') return redis.call('get', KEYS[1])", "1", "k1", "sv"),
+	monA("EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k2"),
+	monA("EVAL", "return redis.call('incr', KEYS[1])", "1", "k5"),
+	monA("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"),
+	monA("EVAL", "return redis.call('set', KEYS[1], 'x')", "-1"),
+	monA("FUNCTION", "LOAD", "REPLACE", "#!lua name=mon\nredis.register_function('mf', function(keys) return redis.call('hset', keys[1], 'f', 'v') end)"),
+	monA("FCALL", "mf", "1", "k3"), monA("FCALL_RO", "mf", "1", "k3"), monA("FCALL", "nosuch", "0"),
+	monS("FLUSHALL"), monS("QUIT"),
 }
 
 var (
