@@ -11,7 +11,8 @@ import (
 // Watch is a shard's running script as other goroutines see it: since
 // when it runs, whether it wrote, and a request to stop it. SCRIPT KILL,
 // sent on any core, reads and kills through it while the shard's thread is
-// inside the script and answers no one (Redis's busy script).
+// inside the script (Redis's busy script), which answers its own clients
+// only from the look SetWhileBusy gives the watch.
 //
 // The engine it is given to (Options.Watch) stops a killed script within
 // killCheckEvery Lua instructions: the interpreter asks its context
