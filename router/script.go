@@ -337,7 +337,7 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 				sc.ArityOK = sc.ArityOK && sub.ArityOK(len(argv))
 			}
 		}
-		sc.NoScript = flags&FlagNoScript != 0
+		sc.NoScript = flags&FlagNoScript != 0 && !(cmd.Home == HomeDebug && ScriptDebugAllowed.Load())
 		sc.Write = flags&FlagWrite != 0
 		sc.DenyOOM = flags&FlagDenyOOM != 0
 		sc.Stale = flags&FlagStale != 0
@@ -455,6 +455,23 @@ func (h *scriptHost) home(cmd *Command, argv [][]byte) {
 		}
 	case HomeEcho:
 		w.Bulk(argv[1])
+	case HomeDebug:
+		// Only under DEBUG SET-DISABLE-DENY-SCRIPTS (Call's guard).
+		switch {
+		case len(argv) != 3:
+			w.Err(errScriptHome)
+		case resp.EqualFold(argv[1], "protocol"):
+			if !w.DebugProtocol(argv[2]) {
+				w.Err(resp.ErrDebugProtocolType)
+			}
+		case resp.EqualFold(argv[1], "sleep"):
+			// The shard's thread sleeps, as Redis's does, and the script's
+			// clock stands still meanwhile.
+			time.Sleep(time.Duration(resp.ParseFloatPrefix(argv[2]) * float64(time.Second)))
+			w.OK()
+		default:
+			w.Err(errScriptHome)
+		}
 	case HomeTime:
 		now := time.Now()
 		w.Array(2)
@@ -475,6 +492,12 @@ var scriptWatches []*script.Watch
 // ScriptBusyAfter is busy-reply-threshold, in ms: a script that has run
 // this long is busy, and SCRIPT KILL may stop it.
 var ScriptBusyAfter atomic.Int64
+
+// ScriptDebugAllowed is DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call
+// DEBUG PROTOCOL and DEBUG SLEEP, as Redis's test suite has them do to see
+// each reply type converted and the clock stand still. Of the commands scripts may not call, only DEBUG is let in:
+// the others would run a script inside a script or touch the connection.
+var ScriptDebugAllowed atomic.Bool
 
 // ScriptMonitor shows MONITOR what scripts run, as Redis shows it: a
 // script's command from its client as it starts, then each command it

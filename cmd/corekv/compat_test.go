@@ -605,6 +605,7 @@ func compatScripts() []compatScript {
 		}},
 		{name: "scripting", cmds: compatScriptingScripts()},
 		{name: "functions", cmds: compatFunctionScripts()},
+		{name: "debug protocol", cmds: compatDebugProtocolScripts()},
 	}, append(append(append(compatHashScripts(), compatListScripts()...), compatZSetScripts()...), compatGeoScripts()...)...)
 }
 

@@ -85,3 +85,31 @@ func compatScriptingScripts() []compatCmd {
 		a("DEL", "{t}k", "{t}n", "{t}l", "{t}h", "{t}z", "{t}m", "{t}e"),
 	}
 }
+
+// compatDebugProtocolScripts: DEBUG PROTOCOL's sample replies, asked
+// directly and from scripts (under DEBUG SET-DISABLE-DENY-SCRIPTS) in
+// each protocol of the script and of the client: every reply type's
+// conversion into Lua and back out, as Redis's own scripting tests see it.
+func compatDebugProtocolScripts() []compatCmd {
+	a := compatA
+	types := []string{"string", "integer", "double", "bignum", "null", "array", "set", "map", "attrib", "push",
+		"verbatim", "true", "false", "nosuch"}
+	cmds := []compatCmd{a("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1")}
+	for _, proto := range []string{"2", "3"} {
+		cmds = append(cmds, compatCmd{args: []string{"HELLO", proto}, mode: compatShape})
+		for _, typ := range types {
+			if proto == "2" || typ != "push" { // RESP3's push is two replies
+				cmds = append(cmds, a("DEBUG", "PROTOCOL", typ))
+			}
+			for _, lua := range []string{"2", "3"} {
+				for _, call := range []string{"call", "pcall"} {
+					cmds = append(cmds, a("EVAL", "redis.setresp("+lua+") return redis."+call+"('debug', 'protocol', '"+typ+"')", "0"))
+				}
+			}
+		}
+	}
+	return append(cmds, compatCmd{args: []string{"HELLO", "2"}, mode: compatShape},
+		a("EVAL", "return redis.pcall('debug', 'protocol', 'string')", "0"),
+		a("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0"),
+		a("EVAL", "return redis.pcall('debug', 'protocol', 'string')", "0"))
+}

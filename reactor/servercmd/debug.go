@@ -6,6 +6,7 @@ import (
 
 	"github.com/corekv/corekv/reactor/settings"
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/router"
 	"github.com/corekv/corekv/shardowner/snapshot"
 )
 
@@ -37,8 +38,9 @@ func allowedFrom(mode string, cn Conn) bool {
 	return false
 }
 
-// Debug is DEBUG: SET-ACTIVE-EXPIRE, RELOAD and HELP here, SLEEP in the
-// loop, which is what it stops.
+// Debug is DEBUG: SET-ACTIVE-EXPIRE, RELOAD, PROTOCOL,
+// SET-DISABLE-DENY-SCRIPTS and HELP here, SLEEP in the loop, which is what
+// it stops.
 func Debug(c Core, cn Conn, argv [][]byte) {
 	if !debugAllowed(c, cn) {
 		cn.Error(errDebugNotAllowed)
@@ -64,6 +66,16 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 		c.DebugDigest(cn, argv[2:])
 	case resp.EqualFold(sub, "reload"):
 		debugReload(c, cn, argv[2:])
+	case resp.EqualFold(sub, "protocol") && len(argv) == 3:
+		w := cn.Begin()
+		if !w.DebugProtocol(argv[2]) {
+			w.Err(resp.ErrDebugProtocolType)
+		}
+		cn.End()
+	case resp.EqualFold(sub, "set-disable-deny-scripts") && len(argv) == 3:
+		n, _ := resp.ParseIntPrefix(argv[2]) // atoi, as Redis reads it
+		router.ScriptDebugAllowed.Store(int32(n) != 0)
+		cn.OK()
 	case resp.EqualFold(sub, "help") && len(argv) == 2:
 		cn.Help(debugHelp)
 	default:
@@ -114,6 +126,11 @@ var debugHelp = []string{
 	"    Save the dataset, empty the keyspace and load the file back. NOSAVE loads",
 	"    the file as it is; NOFLUSH keeps the keyspace (a key in both is an error);",
 	"    MERGE lets the file's keys replace those held.",
+	"PROTOCOL <type>",
+	"    Reply with a sample value of <type>: string, integer, double, bignum, null,",
+	"    array, set, map, attrib, push, verbatim, true or false.",
+	"SET-DISABLE-DENY-SCRIPTS <0|1>",
+	"    Let scripts call DEBUG (PROTOCOL), which they may not otherwise.",
 	"DIGEST",
 	"    A digest of the whole dataset, the same wherever the same data is held.",
 	"DIGEST-VALUE <key> [<key> ...]",

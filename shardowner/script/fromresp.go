@@ -134,8 +134,13 @@ func (p *replyParser) value(depth int) lua.LValue {
 		// reads as the error it holds.
 		s := p.blob(p.length())
 		return commandErrorTable(L, "-"+string(s))
-	case '*', '>':
-		if p.b[p.pos] == '*' && p.peekNull() {
+	case '>':
+		// Redis's reply parser has no push type: the call gets nil (only
+		// DEBUG PROTOCOL push answers one to a script).
+		p.pos = len(p.b)
+		return lua.LNil
+	case '*':
+		if p.peekNull() {
 			return lua.LFalse
 		}
 		n := p.count()
