@@ -107,25 +107,17 @@ func (c *Core) busyServable(cn *Conn) bool {
 // busyRead is read for the busy loop: what it finds is left for the
 // loop's own read once the script has ended, but for the bytes.
 func (c *Core) busyRead(cn *Conn) {
-	if len(cn.in) == cap(cn.in) {
-		if cap(cn.in) >= resp.MaxQueryBuffer {
-			return // read's to close
-		}
-		cn.growIn()
-	}
-	free := cn.in[len(cn.in):cap(cn.in)]
-	n, err := sockets.Read(cn.fd, free)
+	n, free, full, err := c.fill(cn)
 	switch {
+	case full:
+		// read's to close
 	case n > 0:
-		cn.in = cn.in[:len(cn.in)+n]
-		c.stats.netIn += uint64(n)
-		if n < len(free) && !cn.hup {
+		if n < free && !cn.hup {
 			cn.drained = true
 		}
-	case n == 0 || (err != unix.EAGAIN && err != unix.EINTR):
-		// End of input or a failed socket: read sees it again and closes.
-		cn.drained = true
-	case err == unix.EAGAIN:
+	case n == 0 || err != unix.EINTR:
+		// Drained, at its end, or failed: read sees the end or the
+		// failure again and closes.
 		cn.drained = true
 	}
 }

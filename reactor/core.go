@@ -740,24 +740,18 @@ func (c *Core) read(cn *Conn) {
 		cn.stalled = true
 		return
 	}
-	if len(cn.in) == cap(cn.in) {
-		if cap(cn.in) >= resp.MaxQueryBuffer {
-			c.log.Warn("closing client that reached max query buffer length", "id", cn.id)
-			c.close(cn)
-			return
-		}
-		cn.growIn()
+	n, free, full, err := c.fill(cn)
+	if full {
+		c.log.Warn("closing client that reached max query buffer length", "id", cn.id)
+		c.close(cn)
+		return
 	}
-	free := cn.in[len(cn.in):cap(cn.in)]
-	n, err := sockets.Read(cn.fd, free)
 	switch {
 	case n > 0:
-		cn.in = cn.in[:len(cn.in)+n]
-		c.stats.netIn += uint64(n)
 		// A short read drained the socket, and edge-triggered epoll reports
 		// the next bytes; a full one may have left some. After a hang-up the
 		// next read is the one that returns 0.
-		if n == len(free) || cn.hup {
+		if n == free || cn.hup {
 			c.again(cn)
 		}
 	case n == 0:
@@ -772,6 +766,25 @@ func (c *Core) read(cn *Conn) {
 		cn.closing = true
 		c.markDirty(cn)
 	}
+}
+
+// fill does one read on cn into the free end of its input buffer, grown
+// first when it is full: n bytes read of free room, and the read's error.
+// full: the buffer is at resp.MaxQueryBuffer, nothing was read.
+func (c *Core) fill(cn *Conn) (n, free int, full bool, err error) {
+	if len(cn.in) == cap(cn.in) {
+		if cap(cn.in) >= resp.MaxQueryBuffer {
+			return 0, 0, true, nil
+		}
+		cn.growIn()
+	}
+	room := cn.in[len(cn.in):cap(cn.in)]
+	n, err = sockets.Read(cn.fd, room)
+	if n > 0 {
+		cn.in = cn.in[:len(cn.in)+n]
+		c.stats.netIn += uint64(n)
+	}
+	return n, len(room), false, err
 }
 
 // again keeps cn in the reading list for the next turn.

@@ -104,74 +104,7 @@ func (h *fakeHost) Call(ctx CallContext, argv [][]byte, dst []byte) []byte {
 		w.BulkString("c")
 	case "debug":
 		// DEBUG PROTOCOL <type>, as Redis answers it.
-		switch strings.ToLower(args[2]) {
-		case "string":
-			w.BulkString("Hello World")
-		case "integer":
-			w.Int(12345)
-		case "double":
-			if w.RESP3() {
-				w.B = append(w.B, ",3.141\r\n"...)
-			} else {
-				w.BulkString("3.141")
-			}
-		case "bignum":
-			if w.RESP3() {
-				w.B = append(w.B, "(1234567999999999999999999999999999999\r\n"...)
-			} else {
-				w.BulkString("1234567999999999999999999999999999999")
-			}
-		case "null":
-			w.Null()
-		case "array":
-			w.Array(3)
-			for i := 0; i < 3; i++ {
-				w.Int(int64(i))
-			}
-		case "set":
-			w.Set(3)
-			for i := 0; i < 3; i++ {
-				w.Int(int64(i))
-			}
-		case "map":
-			w.Map(3)
-			for i := 0; i < 3; i++ {
-				w.Int(int64(i))
-				if w.RESP3() {
-					if i == 1 {
-						w.B = append(w.B, "#t\r\n"...)
-					} else {
-						w.B = append(w.B, "#f\r\n"...)
-					}
-				} else {
-					w.Int(int64(i & 1))
-				}
-			}
-		case "attrib":
-			if w.RESP3() {
-				w.B = append(w.B, "|1\r\n"...)
-				w.BulkString("key-popularity")
-				w.Array(2)
-				w.BulkString("key:123")
-				w.Int(90)
-			}
-			w.BulkString("Some real reply following the attribute")
-		case "true", "false":
-			t := strings.ToLower(args[2]) == "true"
-			if w.RESP3() {
-				if t {
-					w.B = append(w.B, "#t\r\n"...)
-				} else {
-					w.B = append(w.B, "#f\r\n"...)
-				}
-			} else if t {
-				w.Int(1)
-			} else {
-				w.Int(0)
-			}
-		case "verbatim":
-			w.Verbatim("txt", []byte("This is a verbatim\nstring"))
-		}
+		w.DebugProtocol([]byte(args[2]))
 	}
 	return w.B
 }
