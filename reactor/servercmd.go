@@ -116,6 +116,12 @@ func (c *Core) DebugDigest(scn servercmd.Conn, keys [][]byte) {
 	c.allShards(scn.(*Conn), cmdDigest, argv)
 }
 
+// DebugObject runs DEBUG OBJECT's part on key's shard.
+func (c *Core) DebugObject(scn servercmd.Conn, key []byte) {
+	argv := [][]byte{cmdDebugObject.NameBytes(), key}
+	c.runOn(scn.(*Conn), cmdDebugObject, router.ShardOf(key, c.srv.cfg.Shards), argv)
+}
+
 // DebugReload is DEBUG RELOAD's effect (persist.go).
 func (c *Core) DebugReload(scn servercmd.Conn, flags []string) error {
 	return c.debugReload(scn.(*Conn), flags)
@@ -246,10 +252,11 @@ func (s *Server) resetStats() {
 
 // The statistics commands INFO and CONFIG RESETSTAT send to every shard.
 var (
-	cmdInfoAll   = router.LookupString("corekv.info")
-	cmdResetAll  = router.LookupString("corekv.resetstat")
-	cmdDigest    = router.LookupString("corekv.digest")
-	resetAllArgv = [][]byte{[]byte("corekv.resetstat")}
+	cmdInfoAll     = router.LookupString("corekv.info")
+	cmdResetAll    = router.LookupString("corekv.resetstat")
+	cmdDigest      = router.LookupString("corekv.digest")
+	cmdDebugObject = router.LookupString("corekv.debugobject")
+	resetAllArgv   = [][]byte{[]byte("corekv.resetstat")}
 )
 
 // Gather sends r's parts to every shard for cn (corekv.info <request>)

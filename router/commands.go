@@ -265,6 +265,7 @@ var commands = []Command{
 	// shard to shard: the halves of a command whose keys live on two shards,
 	// and RANDOMKEY's part on each shard
 	{Name: "corekv.dumps", Arity: -2, FirstKey: 1, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitGather, Run: so.InternalDumps, Internal: true},
+	{Name: "corekv.debugobject", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.DebugObject, Internal: true},
 	{Name: "corekv.dump", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalDump, Internal: true},
 	{Name: "corekv.take", Arity: 2, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalTake, Internal: true},
 	{Name: "corekv.restore", Arity: -4, FirstKey: 1, LastKey: 1, Step: 1, Route: RouteKey, Run: so.InternalRestore, Internal: true},

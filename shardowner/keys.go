@@ -3,10 +3,12 @@ package shardowner
 import (
 	"bytes"
 	"math"
+	"strconv"
 
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/corekv/corekv/resp"
+	"github.com/corekv/corekv/shardowner/rdbfile"
 )
 
 // Errors of the generic key commands.
@@ -352,28 +354,7 @@ func Object(c *Ctx, argv [][]byte) {
 	}
 	switch name {
 	case "object|encoding":
-		switch {
-		case v.Kind == KindList:
-			// Redis 7.0 keeps every list in a quicklist (its listpack
-			// lists came with 7.2).
-			c.W.BulkString("quicklist")
-		case v.IntSet:
-			c.W.BulkString("intset")
-		case v.Kind == KindZSet && v.Big != nil:
-			c.W.BulkString("skiplist")
-		case v.Big != nil || v.Kind == KindSet:
-			// A packed set of strings is what Redis 7.0 keeps in a
-			// hashtable (its listpack sets came with 7.2).
-			c.W.BulkString("hashtable")
-		case v.Kind != KindString:
-			c.W.BulkString("listpack")
-		case v.IsInt:
-			c.W.BulkString("int")
-		case !v.Grown && len(v.Str) <= embstrLimit:
-			c.W.BulkString("embstr")
-		default:
-			c.W.BulkString("raw")
-		}
+		c.W.BulkString(encodingOf(v))
 	case "object|freq":
 		if !c.Shard.access.LFU {
 			c.W.Err(errNoLFU)
@@ -389,10 +370,108 @@ func Object(c *Ctx, argv [][]byte) {
 		ms, _ := t.IdleMs(argv[2])
 		c.W.Int(ms / 1000)
 	case "object|refcount":
-		if v.IsInt && !v.Unshared && v.Int >= 0 && v.Int < 10000 {
-			c.W.Int(sharedIntRefcount)
-		} else {
-			c.W.Int(1)
-		}
+		c.W.Int(refcountOf(v))
 	}
+}
+
+// encodingOf is the encoding OBJECT ENCODING and DEBUG OBJECT name for v:
+// the one Redis 7.0 would hold it in.
+func encodingOf(v Value) string {
+	switch {
+	case v.Kind == KindList:
+		// Redis 7.0 keeps every list in a quicklist (its listpack
+		// lists came with 7.2).
+		return "quicklist"
+	case v.IntSet:
+		return "intset"
+	case v.Kind == KindZSet && v.Big != nil:
+		return "skiplist"
+	case v.Big != nil || v.Kind == KindSet:
+		// A packed set of strings is what Redis 7.0 keeps in a
+		// hashtable (its listpack sets came with 7.2).
+		return "hashtable"
+	case v.Kind != KindString:
+		return "listpack"
+	case v.IsInt:
+		return "int"
+	case !v.Grown && len(v.Str) <= embstrLimit:
+		return "embstr"
+	}
+	return "raw"
+}
+
+// refcountOf is what OBJECT REFCOUNT reports for v: Redis shares the
+// objects of the integers 0 to 9999.
+func refcountOf(v Value) int64 {
+	if v.IsInt && !v.Unshared && v.Int >= 0 && v.Int < 10000 {
+		return sharedIntRefcount
+	}
+	return 1
+}
+
+func compressed(dst, s []byte) []byte { return rdbfile.AppendString(dst, s, true) }
+
+// lruClockMask keeps the 24 bits of Redis's LRU clock, in seconds.
+const lruClockMask = 1<<24 - 1
+
+// DebugObject: corekv.debugobject key, DEBUG OBJECT's part on the key's
+// shard. Like Redis it looks the key up as stored, so an expired key the
+// expiry has not reached yet is still there, and it touches nothing.
+// "Value at" names the entry's place in the shard's arena, which stays
+// while the value changes in place (INCR); serializedlength is the size of
+// the value's RDB body as a snapshot writes it under rdbcompression yes.
+func DebugObject(c *Ctx, argv [][]byte) {
+	t := c.Table()
+	v, ref, found := t.Peek(argv[1])
+	if !found {
+		c.W.Err(resp.ErrNoSuchKey)
+		return
+	}
+	b := bytebufferpool.Get()
+	b.B = appendObjectBody(b.B[:0], v, compressed)
+	size := len(b.B)
+	bytebufferpool.Put(b)
+	idle, _ := t.IdleMs(argv[1])
+	lru := int64(0)
+	if c.Shard.access.LFU {
+		freq, _ := t.Freq(argv[1])
+		lru = int64(freq)
+	} else {
+		lru = (c.Shard.Clock.Ms/1000 - idle/1000) & lruClockMask
+	}
+	out := append(c.W.B, "+Value at:0x"...)
+	out = strconv.AppendUint(out, uint64(ref), 16)
+	out = append(out, " refcount:"...)
+	out = strconv.AppendInt(out, refcountOf(v), 10)
+	out = append(out, " encoding:"...)
+	out = append(out, encodingOf(v)...)
+	out = append(out, " serializedlength:"...)
+	out = strconv.AppendInt(out, int64(size), 10)
+	out = append(out, " lru:"...)
+	out = strconv.AppendInt(out, lru, 10)
+	out = append(out, " lru_seconds_idle:"...)
+	out = strconv.AppendInt(out, idle/1000, 10)
+	if v.Kind == KindList {
+		out = appendListNodes(out, c, v, size)
+	}
+	c.W.B = append(out, '\r', '\n')
+}
+
+// appendListNodes appends the quicklist figures DEBUG OBJECT gives for a
+// list: its nodes, their mean length, the node fill, and none compressed
+// (list-compress-depth is not kept).
+func appendListNodes(dst []byte, c *Ctx, v Value, size int) []byte {
+	nodes, n := 1, listLen(v)
+	if v.Big != nil {
+		nodes = qlist{t: v.Big}.nodes()
+	}
+	dst = append(dst, " ql_nodes:"...)
+	dst = strconv.AppendInt(dst, int64(nodes), 10)
+	dst = append(dst, " ql_avg_node:"...)
+	dst = strconv.AppendFloat(dst, float64(n)/float64(max(nodes, 1)), 'f', 2, 64)
+	dst = append(dst, " ql_listpack_max:"...)
+	dst = strconv.AppendInt(dst, c.Shard.Enc.ListMaxListpack.Load(), 10)
+	dst = append(dst, " ql_compressed:0 ql_uncompressed_size:"...)
+	dst = strconv.AppendInt(dst, int64(size), 10)
+	return dst
 }

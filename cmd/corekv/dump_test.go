@@ -214,3 +214,79 @@ func dumpValueOf(t *testing.T, ctx context.Context, c *redis.Client, key string)
 	}
 	return fmt.Sprintf("%s %s %d %q", typ, enc, len(elems), elems)
 }
+
+// debugObjectFields returns the names of DEBUG OBJECT's fields, in order,
+// and the fields by name.
+func debugObjectFields(t *testing.T, c *redis.Client, key string) ([]string, map[string]string) {
+	t.Helper()
+	line, err := c.Do(context.Background(), "DEBUG", "OBJECT", key).Text()
+	if err != nil {
+		t.Fatalf("DEBUG OBJECT %s: %v", key, err)
+	}
+	var names []string
+	fields := map[string]string{}
+	for _, f := range strings.Fields(strings.TrimPrefix(line, "Value ")) {
+		name, val, _ := strings.Cut(f, ":")
+		names = append(names, name)
+		fields[name] = val
+	}
+	return names, fields
+}
+
+// TestDebugObject compares DEBUG OBJECT's fields with redis-server's for a
+// value of each type on a two-shard corekv: the same names in the same
+// order and the same encoding; a short string's serializedlength as
+// Redis's, a long one's compressed (the LZF output differs); an
+// INCR changes an integer in place, so its address stays.
+func TestDebugObject(t *testing.T) {
+	redisPath := needTool(t, "redis-server")
+	ctx := context.Background()
+	rc := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, redisPath), Protocol: 2})
+	kc := redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), 2).addr, Protocol: 2})
+	defer rc.Close()
+	defer kc.Close()
+	setup := [][]any{
+		{"SET", "str", "hello"}, {"SET", "num", "20000"}, {"SET", "long", strings.Repeat("x", 100)},
+		{"RPUSH", "list", "a", "b", "c"}, {"HSET", "hash", "f", "v"}, {"SADD", "ints", "1", "2"},
+		{"SADD", "set", "a"}, {"ZADD", "zset", "1", "m"},
+	}
+	for _, c := range []*redis.Client{rc, kc} {
+		for _, args := range setup {
+			if err := c.Do(ctx, args...).Err(); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+		}
+	}
+	for _, key := range []string{"str", "num", "long", "list", "hash", "ints", "set", "zset"} {
+		rn, rf := debugObjectFields(t, rc, key)
+		kn, kf := debugObjectFields(t, kc, key)
+		if !slices.Equal(rn, kn) {
+			t.Errorf("%s: fields %v, redis-server %v", key, kn, rn)
+		}
+		if rf["encoding"] != kf["encoding"] {
+			t.Errorf("%s: encoding %s, redis-server %s", key, kf["encoding"], rf["encoding"])
+		}
+		if key == "str" || key == "num" {
+			if rf["serializedlength"] != kf["serializedlength"] {
+				t.Errorf("%s: serializedlength %s, redis-server %s", key, kf["serializedlength"], rf["serializedlength"])
+			}
+		}
+		if n, _ := strconv.Atoi(kf["serializedlength"]); key == "long" && (n == 0 || n >= 100) {
+			t.Errorf("long: serializedlength %s, not compressed", kf["serializedlength"])
+		}
+		if !strings.HasPrefix(kf["at"], "0x") {
+			t.Errorf("%s: address %q", key, kf["at"])
+		}
+	}
+	_, before := debugObjectFields(t, kc, "num")
+	kc.Incr(ctx, "num")
+	_, after := debugObjectFields(t, kc, "num")
+	if before["at"] != after["at"] {
+		t.Errorf("INCR moved the value: at %s, then %s", before["at"], after["at"])
+	}
+	for _, c := range []*redis.Client{rc, kc} {
+		if err := c.Do(ctx, "DEBUG", "OBJECT", "missing").Err(); err == nil || err.Error() != "ERR no such key" {
+			t.Errorf("DEBUG OBJECT missing: %v", err)
+		}
+	}
+}

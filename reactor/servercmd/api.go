@@ -121,6 +121,8 @@ type Core interface {
 	RewriteAOF(cn Conn) (scheduled bool, err error)
 	// DebugDigest is DEBUG DIGEST (no keys) and DIGEST-VALUE.
 	DebugDigest(cn Conn, keys [][]byte)
+	// DebugObject is DEBUG OBJECT, answered by the key's shard.
+	DebugObject(cn Conn, key []byte)
 	// DebugReload is DEBUG RELOAD with its flags (nosave, noflush, merge).
 	DebugReload(cn Conn, flags []string) error
 	// Saver is the server's snapshot state.

@@ -38,7 +38,7 @@ func allowedFrom(mode string, cn Conn) bool {
 	return false
 }
 
-// Debug is DEBUG: SET-ACTIVE-EXPIRE, RELOAD, PROTOCOL,
+// Debug is DEBUG: SET-ACTIVE-EXPIRE, OBJECT, RELOAD, PROTOCOL,
 // SET-DISABLE-DENY-SCRIPTS and HELP here, SLEEP in the loop, which is what
 // it stops.
 func Debug(c Core, cn Conn, argv [][]byte) {
@@ -64,6 +64,12 @@ func Debug(c Core, cn Conn, argv [][]byte) {
 			return
 		}
 		c.DebugDigest(cn, argv[2:])
+	case resp.EqualFold(sub, "object") && len(argv) == 3:
+		if cn.InExec() {
+			cn.Error("ERR DEBUG OBJECT is not possible inside MULTI")
+			return
+		}
+		c.DebugObject(cn, argv[2])
 	case resp.EqualFold(sub, "reload"):
 		debugReload(c, cn, argv[2:])
 	case resp.EqualFold(sub, "protocol") && len(argv) == 3:
@@ -118,6 +124,8 @@ var debugHelp = []string{
 	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"CONFIG-REWRITE-FORCE-ALL",
 	"    CONFIG REWRITE, writing every setting, those at their defaults too.",
+	"OBJECT <key>",
+	"    Show low level info about the key and associated value.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
 	"SET-ACTIVE-EXPIRE <0|1>",

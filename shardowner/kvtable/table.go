@@ -394,6 +394,19 @@ func (t *Table) Load(key []byte, v *Value) bool {
 	return true
 }
 
+// Peek returns key's value as stored, expired or not, and the arena ref of
+// its entry, which stays while the value is changed in place; it touches,
+// expires and migrates nothing (DEBUG OBJECT, which sees a key the expiry
+// has not reached yet, as Redis's does).
+func (t *Table) Peek(key []byte) (v Value, ref uint32, found bool) {
+	w := t.lookup(t.hash(key), key)
+	if w == 0 {
+		return Value{}, 0, false
+	}
+	t.decode(t.ar.item(uint32(w)), &v)
+	return v, uint32(w), true
+}
+
 // Exists reports whether key holds a live value.
 func (t *Table) Exists(key []byte) bool {
 	_, ok := t.Get(key)
