@@ -64,8 +64,9 @@ var (
 // luaMessage rewrites the error texts of gopher-lua's VM and libraries that
 // have a Lua 5.1 counterpart into that counterpart, keeping any position
 // before them. Lua 5.1 often names the variable involved ("attempt to call
-// global 'f' (a nil value)"); gopher-lua keeps no such names, so the texts
-// here are those Lua writes when it has none.
+// global 'f' (a nil value)"); the error handlers name failed calls and
+// indexes where the frame shows them (callname.go), and the texts here are
+// those Lua writes when it has no name.
 func luaMessage(s string) string {
 	if !strings.Contains(s, "attempt") && !strings.Contains(s, "cannot perform") &&
 		!strings.Contains(s, "bad argument") && !strings.Contains(s, "for statement") {

@@ -112,7 +112,17 @@ func (e *Engine) setupBase() {
 	})
 	e.setFunc(G, "tonumber", luaToNumberFunc)
 	e.setFunc(G, "error", luaErrorFunc)
-	e.setFunc(G, "pcall", redisPcall)
+	// pcall's error handler names a failed call while its frame is
+	// still there to read (callname.go).
+	namer := e.vm.NewFunction(func(L *lua.LState) int {
+		if s, ok := L.Get(1).(lua.LString); ok {
+			L.Push(lua.LString(nameFailure(L, string(s))))
+		} else {
+			L.Push(L.Get(1))
+		}
+		return 1
+	})
+	e.setFunc(G, "pcall", func(L *lua.LState) int { return redisPcall(L, namer) })
 	e.setFunc(G, "loadstring", e.loadString)
 	e.setFunc(G, "load", e.loadFunc)
 	e.setFunc(G, "collectgarbage", collectGarbage)
@@ -311,8 +321,9 @@ func where(L *lua.LState, level int) string {
 
 // redisPcall is Redis's pcall: Lua's, except that an error raised as a
 // table with an err field (what redis.call raises) is caught as that
-// string, as scripts written for Redis before 7.0 expect.
-func redisPcall(L *lua.LState) int {
+// string, as scripts written for Redis before 7.0 expect. handler rewrites
+// errors where they are raised.
+func redisPcall(L *lua.LState, handler *lua.LFunction) int {
 	if L.GetTop() < 1 {
 		argErrorf(L, 1, "pcall", "value expected")
 	}
@@ -323,7 +334,7 @@ func redisPcall(L *lua.LState) int {
 		return 2
 	}
 	nargs := L.GetTop() - 1
-	if err := L.PCall(nargs, lua.MultRet, nil); err != nil {
+	if err := L.PCall(nargs, lua.MultRet, handler); err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
 		if aerr, ok := err.(*lua.ApiError); ok {
 			obj = aerr.Object

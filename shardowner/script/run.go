@@ -165,7 +165,7 @@ func (e *Engine) errorHandler(L *lua.LState) int {
 		var text string
 		switch x := obj.(type) {
 		case lua.LString:
-			text = luaMessage(string(x))
+			text = luaMessage(nameFailure(L, string(x)))
 		case lua.LNumber:
 			text = formatLuaNumber(float64(x))
 		default:
