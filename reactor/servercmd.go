@@ -91,11 +91,18 @@ func (c *Core) ConfigResetStat(scn servercmd.Conn) {
 	c.allShards(cn, cmdResetAll, resetAllArgv)
 }
 
-func (c *Core) Server() servercmd.ServerInfo { return c.srv.serverInfo() }
-func (c *Core) Settings() *settings.Store    { return c.srv.conf }
-func (c *Core) PubSub() servercmd.Directory  { return &c.srv.ps }
-func (c *Core) NowMs() int64                 { return c.shard.Clock.Ms }
-func (c *Core) SetActiveExpire(on bool)      { c.srv.activeExpire.Store(on) }
+// Server is the server's state for INFO, with the function libraries of
+// this core's shard, which every shard holds alike.
+func (c *Core) Server() servercmd.ServerInfo {
+	si := c.srv.serverInfo()
+	si.Libraries, si.Functions, si.FunctionBytes = router.FunctionStats(c.shard)
+	return si
+}
+
+func (c *Core) Settings() *settings.Store   { return c.srv.conf }
+func (c *Core) PubSub() servercmd.Directory { return &c.srv.ps }
+func (c *Core) NowMs() int64                { return c.shard.Clock.Ms }
+func (c *Core) SetActiveExpire(on bool)     { c.srv.activeExpire.Store(on) }
 
 // Shutdown is SHUTDOWN's effect: the server stops, saving first as save
 // says.
@@ -321,7 +328,7 @@ func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]by
 		r := s.infoReqs[n]
 		delete(s.infoReqs, n)
 		s.mu.Unlock()
-		si := s.serverInfo()
+		si := c.Server()
 		r.Write(&w, &si)
 	case cmdSnapshot:
 		cutReply(&w, argv)

@@ -299,11 +299,18 @@ func functionList(c *shardowner.Ctx, e *script.Engine, argv [][]byte) {
 }
 
 // FunctionStats is FUNCTION STATS's engines part for the home core's
-// shard: its libraries and functions, which every shard has alike.
-func FunctionStats(sh *shardowner.Shard) (libraries, functions int) {
+// shard: its libraries and functions, which every shard has alike, and the
+// bytes of their code, names and descriptions (INFO used_memory_functions).
+func FunctionStats(sh *shardowner.Shard) (libraries, functions, bytes int) {
 	r, _ := sh.Scripting.(*scriptRun)
 	if r == nil || r.functions == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	return len(r.functions.Libraries()), r.functions.FunctionCount()
+	for _, l := range r.functions.Libraries() {
+		bytes += len(l.Name) + len(l.Code)
+		for _, f := range l.Functions {
+			bytes += len(f.Name) + len(f.Desc)
+		}
+	}
+	return len(r.functions.Libraries()), r.functions.FunctionCount(), bytes
 }

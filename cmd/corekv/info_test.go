@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -555,5 +556,60 @@ func TestLatencyHistogram(t *testing.T) {
 		if got := histograms(srv.addr, proto); got != want {
 			t.Errorf("RESP%s: corekv %s\nredis-server %s", proto, got, want)
 		}
+	}
+}
+
+// TestInfoScriptFields: INFO memory's script and function fields, after
+// the same scripts and libraries in both servers: the counts as
+// redis-server's, in Redis's order, and used_memory_scripts the sum of the
+// eval scripts' and the functions' bytes.
+func TestInfoScriptFields(t *testing.T) {
+	ctx := context.Background()
+	rc := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	kc := redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), 2).addr, Protocol: 2})
+	defer rc.Close()
+	defer kc.Close()
+	libs := []string{
+		"#!lua name=liba\nredis.register_function('fa', function() return 1 end)\nredis.register_function{function_name='fb', callback=function() return 2 end, description='b'}",
+		"#!lua name=libb\nredis.register_function('fc', function() return 3 end)",
+	}
+	names := []string{"number_of_cached_scripts", "number_of_functions", "number_of_libraries",
+		"used_memory_functions", "used_memory_scripts", "used_memory_scripts_eval"}
+	fields := func(c *redis.Client) map[string]string {
+		text := c.Info(ctx, "memory").Val()
+		m := map[string]string{}
+		var order []string
+		for _, line := range strings.Split(text, "\r\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && slices.Contains(names, k) {
+				m[k] = v
+				order = append(order, k)
+			}
+		}
+		m["order"] = strings.Join(order, ",")
+		return m
+	}
+	for _, c := range []*redis.Client{rc, kc} {
+		for _, l := range libs {
+			if err := c.FunctionLoad(ctx, l).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 3 {
+			c.Eval(ctx, "return "+strconv.Itoa(i), nil)
+		}
+	}
+	want, got := fields(rc), fields(kc)
+	for _, k := range []string{"number_of_cached_scripts", "number_of_functions", "number_of_libraries", "order"} {
+		if got[k] != want[k] {
+			t.Errorf("%s: %q, redis-server %q", k, got[k], want[k])
+		}
+	}
+	n := func(k string) int { v, _ := strconv.Atoi(got[k]); return v }
+	if n("used_memory_functions") <= 0 || n("used_memory_scripts") != n("used_memory_functions")+n("used_memory_scripts_eval") {
+		t.Errorf("used_memory_scripts %d, functions %d, eval %d", n("used_memory_scripts"), n("used_memory_functions"), n("used_memory_scripts_eval"))
+	}
+	kc.FunctionDelete(ctx, "libb")
+	if got := fields(kc); got["number_of_libraries"] != "1" || got["number_of_functions"] != "2" {
+		t.Errorf("after FUNCTION DELETE: %v", got)
 	}
 }

@@ -154,6 +154,10 @@ type ServerInfo struct {
 	Persist snapshot.Status
 	AOF     aof.Status
 	Memory  MemoryInfo
+	// Libraries and Functions are the function libraries loaded and the
+	// functions they registered; FunctionBytes their code's and names'
+	// bytes.
+	Libraries, Functions, FunctionBytes int
 }
 
 // MemoryInfo is the server's memory as maxmemory counts it: Used is

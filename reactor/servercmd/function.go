@@ -73,7 +73,7 @@ func functionStats(c Core, cn Conn) {
 		cn.Error(router.ErrBusyEval)
 		return
 	}
-	libs, funcs := router.FunctionStats(c.Own())
+	libs, funcs, _ := router.FunctionStats(c.Own())
 	w := cn.Begin()
 	w.Map(2)
 	w.BulkString("running_script")

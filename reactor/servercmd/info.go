@@ -289,10 +289,16 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("used_memory_off_heap", offHeap)
 		kv("total_system_memory", totalMemory())
 		kv("total_system_memory_human", humanBytes(totalMemory()))
-		// The interpreters' own memory (used_memory_lua) is not measured.
+		// The interpreters' own memory (used_memory_lua, used_memory_vm_*)
+		// is not measured: Go keeps no account of it.
 		scripts, scriptBytes, _ := router.Scripts.Stats()
 		kv("used_memory_scripts_eval", scriptBytes)
 		kv("number_of_cached_scripts", scripts)
+		kv("number_of_functions", s.Functions)
+		kv("number_of_libraries", s.Libraries)
+		kv("used_memory_functions", s.FunctionBytes)
+		kv("used_memory_scripts", scriptBytes+s.FunctionBytes)
+		kv("used_memory_scripts_human", humanBytes(uint64(scriptBytes+s.FunctionBytes)))
 		kv("maxmemory", m.MaxMemory)
 		kv("maxmemory_human", humanBytes(uint64(m.MaxMemory)))
 		kv("maxmemory_policy", m.Policy)
