@@ -176,9 +176,18 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 		if own, _ := p.own.Scripting.(*scriptRun); own != nil {
 			r.functions = own.functions // FCALL finds the shard's libraries
 		}
+		sc.MoveStats(nil, -1) // what the plans before it counted there
 		end := p.scratchRun(r)
 		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
 		end()
+		// Its inner calls were counted on the scratch keyspace: they
+		// are the shard's once the run stands (the script itself is
+		// counted where its client's core runs it).
+		var to *shardowner.Shard
+		if p.script.missing.Len() == 0 {
+			to = p.own
+		}
+		sc.MoveStats(to, p.cmd.StatID(p.argv))
 	} else {
 		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
 	}

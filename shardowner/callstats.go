@@ -31,6 +31,35 @@ func (s *Shard) CmdStat(id int) *CmdStats {
 // for a part of a multi-shard command whose call is counted elsewhere.
 func (s *Shard) Record(id int, d uint64, call, failed bool) { s.RecordN(id, d, 1, call, failed) }
 
+// MoveStats adds the counters s keeps, but command skip's, into to's and
+// zeroes s's; with to nil they are dropped. A scratch keyspace's counters
+// are those of a script's inner calls, the shard's once its run stands.
+func (s *Shard) MoveStats(to *Shard, skip int) {
+	for id := range s.Cmds {
+		st := &s.Cmds[id]
+		if to != nil && id != skip && (st.Calls|st.Nanos|st.Failed|st.Rejected != 0) {
+			dst := to.CmdStat(id)
+			dst.Calls += st.Calls
+			dst.Nanos += st.Nanos
+			dst.Failed += st.Failed
+			dst.Rejected += st.Rejected
+			if st.Lat != nil {
+				if dst.Lat == nil {
+					dst.Lat = new(Histogram)
+				}
+				for i, n := range st.Lat {
+					dst.Lat[i] += n
+				}
+			}
+		}
+		lat := st.Lat
+		if lat != nil {
+			clear(lat[:])
+		}
+		*st = CmdStats{Lat: lat}
+	}
+}
+
 // RecordN counts n runs of command id that took d nanoseconds each, as
 // Record counts one.
 func (s *Shard) RecordN(id int, d, n uint64, call, failed bool) {

@@ -186,3 +186,33 @@ func TestRecordN(t *testing.T) {
 			x.Calls, x.Failed, x.Nanos, y.Calls, y.Failed, y.Nanos)
 	}
 }
+
+// MoveStats moves every command's counters but the skipped one's, and
+// leaves the source zeroed; to nil drops them.
+func TestMoveStats(t *testing.T) {
+	var scratch, own Shard
+	scratch.Record(3, 100, true, false)
+	scratch.Record(3, 100, true, true)
+	scratch.Record(5, 50, false, false)
+	own.Record(3, 10, true, false)
+	scratch.MoveStats(&own, 5)
+	if st := own.CmdStat(3); st.Calls != 3 || st.Failed != 1 || st.Nanos != 210 || st.Lat == nil {
+		t.Errorf("moved: %+v", *st)
+	}
+	if st := own.CmdStat(5); st.Calls != 0 || st.Nanos != 0 {
+		t.Errorf("skipped command moved: %+v", *st)
+	}
+	for id := range scratch.Cmds {
+		if st := scratch.Cmds[id]; st.Calls|st.Nanos|st.Failed != 0 {
+			t.Errorf("scratch %d left %+v", id, st)
+		}
+		if lat := scratch.Cmds[id].Lat; lat != nil && *lat != (Histogram{}) {
+			t.Errorf("scratch %d latency left", id)
+		}
+	}
+	scratch.Record(3, 1, true, false)
+	scratch.MoveStats(nil, -1)
+	if own.CmdStat(3).Calls != 3 || scratch.CmdStat(3).Calls != 0 {
+		t.Errorf("dropped counters moved")
+	}
+}

@@ -250,3 +250,44 @@ func TestScriptCrossShardMulti(t *testing.T) {
 		t.Fatalf("%s after the block: %q, want 2", b, got)
 	}
 }
+
+// TestScriptCrossShardCommandStats: the commands a script runs count in
+// INFO commandstats as redis-server counts them when its keys span shards
+// too, once each, also for a run redone for a key it did not declare.
+func TestScriptCrossShardCommandStats(t *testing.T) {
+	ctx := context.Background()
+	rc := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	kc := redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), 2).addr, Protocol: 2})
+	defer rc.Close()
+	defer kc.Close()
+	keys := keysOnShards("cs", 2)
+	undeclared := keysOnShards("un", 2)[1]
+	src := "redis.call('set', KEYS[1], ARGV[1]) redis.call('incr', KEYS[2]) " +
+		"redis.call('get', KEYS[1]) return redis.call('exists', ARGV[2])"
+	calls := func(c *redis.Client) map[string]string {
+		got := map[string]string{}
+		for _, line := range strings.Split(c.Info(ctx, "commandstats").Val(), "\r\n") {
+			name, rest, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			calls, _, _ := strings.Cut(rest, ",")
+			got[name] = calls
+		}
+		return got
+	}
+	for _, c := range []*redis.Client{rc, kc} {
+		c.ConfigResetStat(ctx)
+		for i := range 5 {
+			if err := c.Eval(ctx, src, keys, strconv.Itoa(i), undeclared).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, got := calls(rc), calls(kc)
+	for _, name := range []string{"cmdstat_eval", "cmdstat_set", "cmdstat_incr", "cmdstat_get", "cmdstat_exists"} {
+		if got[name] != want[name] {
+			t.Errorf("%s: %s, redis-server %s", name, got[name], want[name])
+		}
+	}
+}
