@@ -170,6 +170,7 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 	w.Proto = p.proto
 	sc.StartRecording()
 	script := p.cmd.RunAs != nil
+	stopped := false // by SHUTDOWN NOSAVE, which keeps nothing it did
 	if script {
 		r := scriptingOf(sc)
 		p.own = ex.Own()
@@ -188,6 +189,7 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 			to = p.own
 		}
 		sc.MoveStats(to, p.cmd.StatID(p.argv))
+		stopped = r.host.watch != nil && r.host.watch.Killed() && stoppedForShutdown.Load()
 	} else {
 		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
 	}
@@ -204,9 +206,9 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 	for i := range p.gkeys {
 		g := &p.gkeys[i]
 		g.new, g.changed = nil, false
-		g.write = g.evTo > g.evFrom || sc.Touched(g.key)
+		g.write = !stopped && (g.evTo > g.evFrom || sc.Touched(g.key))
 	}
-	if p.cmd.Flags&FlagWrite != 0 || script && p.cmd.Flags&FlagReadonly == 0 {
+	if !stopped && (p.cmd.Flags&FlagWrite != 0 || script && p.cmd.Flags&FlagReadonly == 0) {
 		for i := range p.gkeys {
 			g := &p.gkeys[i]
 			w.B, w.Proto = w.B[:0], 2

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // scriptKill sends SCRIPT KILL over a fresh connection and returns the
@@ -114,14 +117,29 @@ func TestScriptKill(t *testing.T) {
 // TestScriptShutdownNosave: while a script that wrote runs past
 // busy-reply-threshold, SHUTDOWN is refused with BUSY and SHUTDOWN NOSAVE
 // stops the script and the server, as Redis's "SHUTDOWN NOSAVE can kill a
-// timedout script anyway".
+// timedout script anyway". What the script wrote does not reach the
+// append-only file (appendfsync always), what came before it does: a
+// restart has the one key and not the other, as Redis's has.
 func TestScriptShutdownNosave(t *testing.T) {
-	s := startServer(t, nil, "--shards", "2", "--save", "")
+	// On one shard the script runs where its key is; on two, its first
+	// runs go over the shards (router/scriptplan.go).
+	for _, shards := range []string{"1", "2"} {
+		t.Run("shards="+shards, func(t *testing.T) { scriptShutdownNosave(t, shards) })
+	}
+}
+
+func scriptShutdownNosave(t *testing.T, shards string) {
+	dir := t.TempDir()
+	args := []string{"--shards", shards, "--save", "", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
+	s := startServer(t, nil, args...)
 	cfg, err := compatDial(s.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cfg.close()
+	if rep, err := cfg.do(compatA("SET", "before", "1")); err != nil || string(rep.raw) != "+OK\r\n" {
+		t.Fatalf("SET before: %v %q", err, rep.raw)
+	}
 	if rep, err := cfg.do(compatA("CONFIG", "SET", "busy-reply-threshold", "100")); err != nil || string(rep.raw) != "+OK\r\n" {
 		t.Fatalf("CONFIG SET busy-reply-threshold: %v %q", err, rep.raw)
 	}
@@ -157,6 +175,14 @@ func TestScriptShutdownNosave(t *testing.T) {
 	case <-s.watch.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server still runs 10 s after SHUTDOWN NOSAVE")
+	}
+	again := startServer(t, nil, args...)
+	c := again.client(t, 2)
+	if got, err := c.Get(context.Background(), "before").Result(); got != "1" {
+		t.Errorf("after the restart, before: %q %v, want 1", got, err)
+	}
+	if got, err := c.Get(context.Background(), "sn").Result(); err != redis.Nil {
+		t.Errorf("after the restart, the stopped script's key: %q %v, want none", got, err)
 	}
 }
 

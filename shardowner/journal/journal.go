@@ -291,6 +291,19 @@ func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 	}
 }
 
+// DropTx forgets what owner o's part holds: a script stopped for SHUTDOWN
+// NOSAVE, whose effects the process ends without keeping, as Redis ends
+// without propagating them.
+func (j *Journal) DropTx(o Owner) {
+	p := j.parts[o]
+	if p == nil {
+		return
+	}
+	delete(j.parts, o)
+	p.b, p.recs = p.b[:0], p.recs[:0]
+	j.free = append(j.free, p)
+}
+
 // Stamp puts the annotation line "#TS:<unix>" before the records collected
 // since the last Flush, when there are any: Redis's timestamp annotation
 // (aof-timestamp-enabled), which redis-check-aof --truncate-to-timestamp

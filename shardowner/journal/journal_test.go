@@ -409,3 +409,24 @@ func TestScriptPart(t *testing.T) {
 		t.Fatalf("a script of one write: %q", got)
 	}
 }
+
+// TestDropTx: a dropped part leaves nothing in the stream, and the next
+// script's part starts empty.
+func TestDropTx(t *testing.T) {
+	j := New()
+	j.Begin(Owner{Client: 7}, false, true)
+	j.Record(0, []byte("SET"), []byte("gone"), []byte("v"))
+	j.End()
+	j.DropTx(ScriptOwner)
+	j.DropTx(ScriptOwner) // nothing left: no-op
+	if j.Records(ScriptOwner) != 0 || len(j.buf) != 0 {
+		t.Fatalf("after DropTx: %d records, stream %q", j.Records(ScriptOwner), j.buf)
+	}
+	j.Begin(Owner{Client: 7}, false, true)
+	j.Record(0, []byte("SET"), []byte("kept"), []byte("v"))
+	j.End()
+	j.EndTx(ScriptOwner, 0, 0)
+	if got := string(j.buf); strings.Contains(got, "gone") || !strings.Contains(got, "kept") {
+		t.Fatalf("the next script's records: %q", got)
+	}
+}

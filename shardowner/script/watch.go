@@ -37,6 +37,9 @@ type Watch struct {
 	// whileBusy runs on the script's thread at each check of the kill
 	// flag (SetWhileBusy).
 	whileBusy func()
+	// killed: the run that ended last was stopped (Killed); on the
+	// script's thread.
+	killed bool
 }
 
 const (
@@ -98,6 +101,10 @@ func (w *Watch) Kill(run uint64) {
 	}
 }
 
+// Killed reports whether the run that ended last was stopped by Kill (or
+// Stop); on the watched thread, after End.
+func (w *Watch) Killed() bool { return w.killed }
+
 // Stop stops the running script from its own thread (a host that found
 // it cannot go on).
 func (w *Watch) Stop() { w.Kill(w.ctx.run & runMask) }
@@ -150,6 +157,7 @@ func (w *Watch) RunningFunction() (name string, argv [][]byte, ok bool) {
 
 func (w *Watch) End() {
 	w.state.Store(0)
+	w.killed = w.ctx.dead
 	w.ctx.dead = false
 	if w.function.Load() {
 		w.function.Store(false)
