@@ -38,19 +38,7 @@ func (s *Shard) MoveStats(to *Shard, skip int) {
 	for id := range s.Cmds {
 		st := &s.Cmds[id]
 		if to != nil && id != skip && (st.Calls|st.Nanos|st.Failed|st.Rejected != 0) {
-			dst := to.CmdStat(id)
-			dst.Calls += st.Calls
-			dst.Nanos += st.Nanos
-			dst.Failed += st.Failed
-			dst.Rejected += st.Rejected
-			if st.Lat != nil {
-				if dst.Lat == nil {
-					dst.Lat = new(Histogram)
-				}
-				for i, n := range st.Lat {
-					dst.Lat[i] += n
-				}
-			}
+			to.CmdStat(id).Add(st)
 		}
 		lat := st.Lat
 		if lat != nil {
