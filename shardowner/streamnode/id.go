@@ -5,7 +5,7 @@
 // no Go pointers, so that nodes can later live off the Go heap.
 //
 // Nothing here knows about keys, replies or clocks: callers pass the current
-// time in and write the returned error texts out verbatim.
+// time in and write the returned error texts (resp.Error) out as they are.
 package streamnode
 
 import (

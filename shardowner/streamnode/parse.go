@@ -3,37 +3,33 @@ package streamnode
 import (
 	"bytes"
 	"math"
+
+	"github.com/corekv/corekv/resp"
 )
-
-// Error is a Redis error reply text, "ERR ..." included, to be written out
-// verbatim.
-type Error string
-
-func (e Error) Error() string { return string(e) }
 
 // The texts Redis 7.0 replies with, and the commands that reply them.
 const (
 	// ErrInvalidID: any ID argument that does not parse, in every stream
 	// command that takes one.
-	ErrInvalidID Error = "ERR Invalid stream ID specified as stream command argument"
+	ErrInvalidID resp.Error = "ERR Invalid stream ID specified as stream command argument"
 	// ErrAddZero: XADD given an explicit 0-0 (or "0"), checked before the key
 	// is looked up.
-	ErrAddZero Error = "ERR The ID specified in XADD must be greater than 0-0"
+	ErrAddZero resp.Error = "ERR The ID specified in XADD must be greater than 0-0"
 	// ErrAddNotGreater: XADD given an explicit or ms-* ID that is not above
 	// the stream's last ID.
-	ErrAddNotGreater Error = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
+	ErrAddNotGreater resp.Error = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
 	// ErrAddExhausted: XADD, any ID form, once the stream's last ID is MaxID.
-	ErrAddExhausted Error = "ERR The stream has exhausted the last possible ID, unable to add more items"
+	ErrAddExhausted resp.Error = "ERR The stream has exhausted the last possible ID, unable to add more items"
 	// ErrAddTooLarge: XADD with ms-* when ms is the last ID's ms and its seq is
 	// already the largest. Redis 7.0 means this text for entries too large to
 	// store, but replies it here too (seen on 7.0.15), so we do the same.
-	ErrAddTooLarge Error = "ERR Elements are too large to be stored"
+	ErrAddTooLarge resp.Error = "ERR Elements are too large to be stored"
 	// ErrRangeStart: XRANGE/XREVRANGE given an exclusive start "(ID" with no
 	// ID after it.
-	ErrRangeStart Error = "ERR invalid start ID for the interval"
+	ErrRangeStart resp.Error = "ERR invalid start ID for the interval"
 	// ErrRangeEnd: XRANGE/XREVRANGE given an exclusive end "(ID" with no ID
 	// before it.
-	ErrRangeEnd Error = "ERR invalid end ID for the interval"
+	ErrRangeEnd resp.Error = "ERR invalid end ID for the interval"
 )
 
 // maxIDArgLen is the longest ID argument Redis takes: it parses a copy in a
@@ -77,11 +73,12 @@ func ParseRangeID(b []byte, missingSeq uint64) (id ID, exclusive, ok bool) {
 }
 
 // ParseInterval turns XRANGE's start and end arguments into the inclusive
-// range [first, last] (empty when first > last). A bare "ms" start takes seq
+// range [first, last] (empty when first > last), or the error XRANGE
+// replies ("" for none). A bare "ms" start takes seq
 // 0 and a bare "ms" end the largest seq, so "5" covers all of millisecond 5.
 // XREVRANGE passes its arguments swapped, end first. Errors come in Redis's
 // order: the start is parsed and checked before the end is parsed.
-func ParseInterval(start, end []byte) (first, last ID, err error) {
+func ParseInterval(start, end []byte) (first, last ID, err resp.Error) {
 	first, exclusive, ok := ParseRangeID(start, 0)
 	if !ok {
 		return ID{}, ID{}, ErrInvalidID
@@ -100,7 +97,7 @@ func ParseInterval(start, end []byte) (first, last ID, err error) {
 			return ID{}, ID{}, ErrRangeEnd
 		}
 	}
-	return first, last, nil
+	return first, last, ""
 }
 
 // AddIDKind says which form XADD's ID argument took.
@@ -147,7 +144,7 @@ func (arg AddID) IsZero() bool {
 
 // Resolve returns the ID XADD adds with arg to a stream whose last ID is
 // last (MinID for a new stream) at time nowMs, or the error XADD replies.
-func (arg AddID) Resolve(last ID, nowMs uint64) (ID, error) {
+func (arg AddID) Resolve(last ID, nowMs uint64) (ID, resp.Error) {
 	if last == MaxID {
 		return ID{}, ErrAddExhausted
 	}
@@ -155,7 +152,7 @@ func (arg AddID) Resolve(last ID, nowMs uint64) (ID, error) {
 	switch arg.Kind {
 	case AddAuto:
 		id, _ = NextAutoID(last, nowMs) // cannot fail: last is below MaxID
-		return id, nil
+		return id, ""
 	case AddPartial:
 		id = arg.ID
 		if id.Ms == last.Ms {
@@ -170,7 +167,7 @@ func (arg AddID) Resolve(last ID, nowMs uint64) (ID, error) {
 	if id.Compare(last) <= 0 {
 		return ID{}, ErrAddNotGreater
 	}
-	return id, nil
+	return id, ""
 }
 
 // parseID is Redis's streamGenericParseIDOrReply: strict refuses "-" and

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner/streamnode"
 )
 
@@ -129,17 +130,17 @@ func TestParseInterval(t *testing.T) {
 	for _, tc := range []struct {
 		start, end  string
 		first, last id
-		err         error
+		err         resp.Error
 	}{
-		{"-", "+", minID, maxID, nil},
-		{"5", "5", id{5, 0}, id{5, maxU}, nil},
-		{"5-3", "6-1", id{5, 3}, id{6, 1}, nil},
-		{"(5", "(6", id{5, 1}, id{6, maxU - 1}, nil},
-		{"(5-" + "18446744073709551615", "+", id{6, 0}, maxID, nil},
-		{"-", "(6-0", minID, id{5, maxU}, nil},
-		{"(0-1", "+", id{0, 2}, maxID, nil},
-		{"(18446744073709551615", "+", id{maxU, 1}, maxID, nil},
-		{"-", "(0", minID, id{0, maxU - 1}, nil},
+		{"-", "+", minID, maxID, ""},
+		{"5", "5", id{5, 0}, id{5, maxU}, ""},
+		{"5-3", "6-1", id{5, 3}, id{6, 1}, ""},
+		{"(5", "(6", id{5, 1}, id{6, maxU - 1}, ""},
+		{"(5-" + "18446744073709551615", "+", id{6, 0}, maxID, ""},
+		{"-", "(6-0", minID, id{5, maxU}, ""},
+		{"(0-1", "+", id{0, 2}, maxID, ""},
+		{"(18446744073709551615", "+", id{maxU, 1}, maxID, ""},
+		{"-", "(0", minID, id{0, maxU - 1}, ""},
 		{"(18446744073709551615-18446744073709551615", "+", id{}, id{}, streamnode.ErrRangeStart},
 		{"-", "(0-0", id{}, id{}, streamnode.ErrRangeEnd},
 		{"(+", "+", id{}, id{}, streamnode.ErrInvalidID},
@@ -147,10 +148,10 @@ func TestParseInterval(t *testing.T) {
 		{"bad", "(0-0", id{}, id{}, streamnode.ErrInvalidID},
 		// The start is parsed and checked before the end is parsed.
 		{"(18446744073709551615-18446744073709551615", "bad", id{}, id{}, streamnode.ErrRangeStart},
-		{"(0-0", "(18446744073709551615-18446744073709551615", id{0, 1}, id{maxU, maxU - 1}, nil},
+		{"(0-0", "(18446744073709551615-18446744073709551615", id{0, 1}, id{maxU, maxU - 1}, ""},
 	} {
 		first, last, err := streamnode.ParseInterval([]byte(tc.start), []byte(tc.end))
-		if err != tc.err || (err == nil && (first != tc.first || last != tc.last)) {
+		if err != tc.err || (err == "" && (first != tc.first || last != tc.last)) {
 			t.Errorf("ParseInterval(%q, %q) = %v, %v, %v; want %v, %v, %v", tc.start, tc.end, first, last, err, tc.first, tc.last, tc.err)
 		}
 	}
@@ -212,25 +213,25 @@ func TestResolveAddID(t *testing.T) {
 		last  id
 		nowMs uint64
 		want  id
-		err   error
+		err   resp.Error
 	}{
-		{"0-*", minID, 0, id{0, 1}, nil},
-		{"0-*", id{0, 1}, 0, id{0, 2}, nil},
-		{"5-*", id{0, 2}, 0, id{5, 0}, nil},
-		{"5-*", minID, 0, id{5, 0}, nil},
+		{"0-*", minID, 0, id{0, 1}, ""},
+		{"0-*", id{0, 1}, 0, id{0, 2}, ""},
+		{"5-*", id{0, 2}, 0, id{5, 0}, ""},
+		{"5-*", minID, 0, id{5, 0}, ""},
 		{"3-*", id{5, 0}, 0, id{}, streamnode.ErrAddNotGreater},
 		{"5", id{5, 0}, 0, id{}, streamnode.ErrAddNotGreater},
 		{"5-0", id{5, 0}, 0, id{}, streamnode.ErrAddNotGreater},
 		{"4-9", id{5, 0}, 0, id{}, streamnode.ErrAddNotGreater},
 		{"0-0", minID, 0, id{}, streamnode.ErrAddNotGreater}, // XADD checks IsZero first
-		{"5-1", id{5, 0}, 0, id{5, 1}, nil},
-		{"5-*", id{5, 1}, 0, id{5, 2}, nil},
-		{"*", id{5, 1}, 1000, id{1000, 0}, nil},
-		{"*", id{5, 1}, 5, id{5, 2}, nil},
-		{"*", id{5, 1}, 2, id{5, 2}, nil},
-		{"*", id{maxU - 1, maxU}, 0, id{maxU, 0}, nil},
-		{"18446744073709551615-*", id{maxU, maxU - 1}, 0, maxID, nil},
-		{"18446744073709551615-18446744073709551615", minID, 0, maxID, nil},
+		{"5-1", id{5, 0}, 0, id{5, 1}, ""},
+		{"5-*", id{5, 1}, 0, id{5, 2}, ""},
+		{"*", id{5, 1}, 1000, id{1000, 0}, ""},
+		{"*", id{5, 1}, 5, id{5, 2}, ""},
+		{"*", id{5, 1}, 2, id{5, 2}, ""},
+		{"*", id{maxU - 1, maxU}, 0, id{maxU, 0}, ""},
+		{"18446744073709551615-*", id{maxU, maxU - 1}, 0, maxID, ""},
+		{"18446744073709551615-18446744073709551615", minID, 0, maxID, ""},
 		{"18446744073709551614-*", id{maxU - 1, maxU}, 0, id{}, streamnode.ErrAddTooLarge},
 		{"*", maxID, 0, id{}, streamnode.ErrAddExhausted},
 		{"1-1", maxID, 0, id{}, streamnode.ErrAddExhausted},
@@ -242,7 +243,7 @@ func TestResolveAddID(t *testing.T) {
 			t.Fatalf("ParseAddID(%q) failed", tc.arg)
 		}
 		got, err := arg.Resolve(tc.last, tc.nowMs)
-		if err != tc.err || (err == nil && got != tc.want) {
+		if err != tc.err || (err == "" && got != tc.want) {
 			t.Errorf("ParseAddID(%q).Resolve(%v, %d) = %v, %v; want %v, %v", tc.arg, tc.last, tc.nowMs, got, err, tc.want, tc.err)
 		}
 	}
