@@ -20,7 +20,7 @@ func FuzzDebugProtocol(f *testing.F) {
 		w := Writer{Proto: 2 + int(proto&1), B: []byte("x")}
 		known := false
 		for _, ty := range debugProtocolTypes {
-			known = known || asciiEqualFold(name, ty)
+			known = known || EqualFold(name, ty)
 		}
 		ok := w.DebugProtocol(name)
 		switch {
@@ -32,22 +32,4 @@ func FuzzDebugProtocol(f *testing.F) {
 			t.Fatalf("%q: wrote %q", name, w.B[1:])
 		}
 	})
-}
-
-// asciiEqualFold compares b with lower, ASCII letters in any case (Redis's
-// strcasecmp: no Unicode folding).
-func asciiEqualFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -189,7 +189,7 @@ func (p *plan) runScratch(ex Exec, s *Slot) bool {
 			to = p.own
 		}
 		sc.MoveStats(to, p.cmd.StatID(p.argv))
-		stopped = r.host.watch != nil && r.host.watch.Killed() && stoppedForShutdown.Load()
+		stopped = r.host.stoppedForShutdown()
 	} else {
 		Call(&ctx, p.cmd, p.argv, Origin{Client: s.Client, Part: true}, Now())
 	}

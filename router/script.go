@@ -270,7 +270,7 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, kind scriptKind, ro b
 	h.ctx, h.argv = shardowner.Ctx{}, nil
 	if j := sh.Journal; j != nil {
 		j.End() // the request the script came in is no record's frame
-		if h.watch != nil && h.watch.Killed() && stoppedForShutdown.Load() {
+		if h.stoppedForShutdown() {
 			// SHUTDOWN NOSAVE stopped it: the server ends without
 			// keeping what it did, in the append-only file too.
 			j.DropTx(journal.ScriptOwner)
@@ -628,15 +628,21 @@ func RunningFunction() (name string, argv [][]byte, ms int64, ok bool) {
 	return "", nil, 0, false
 }
 
-// stoppedForShutdown is set once StopBusyScripts has run: a script it
-// stopped leaves nothing in the journal.
-var stoppedForShutdown atomic.Bool
+// shuttingDown is set once StopBusyScripts has run: a script it stopped
+// leaves nothing in the journal.
+var shuttingDown atomic.Bool
+
+// stoppedForShutdown reports whether the host's last run was stopped by
+// StopBusyScripts, whose SHUTDOWN NOSAVE keeps nothing of it.
+func (h *scriptHost) stoppedForShutdown() bool {
+	return h.watch != nil && h.watch.Killed() && shuttingDown.Load()
+}
 
 // StopBusyScripts stops every busy script, written or not, for SHUTDOWN
 // NOSAVE: the process ends without keeping what they did, and their
 // shards must stop for it to end.
 func StopBusyScripts() {
-	stoppedForShutdown.Store(true)
+	shuttingDown.Store(true)
 	now, after := time.Now().UnixMilli(), ScriptBusyAfter.Load()
 	for _, w := range scriptWatches {
 		if ms, _, run := w.Running(now); ms > 0 && ms >= after {

@@ -409,6 +409,7 @@ func refcountOf(v Value) int64 {
 	return 1
 }
 
+// compressed writes s as a snapshot does under rdbcompression yes.
 func compressed(dst, s []byte) []byte { return rdbfile.AppendString(dst, s, true) }
 
 // lruClockMask keeps the 24 bits of Redis's LRU clock, in seconds.
@@ -434,6 +435,8 @@ func DebugObject(c *Ctx, argv [][]byte) {
 	idle, _ := t.IdleMs(argv[1])
 	lru := int64(0)
 	if c.Shard.access.LFU {
+		// Redis shows the raw bits of its field there (minutes and
+		// counter); the counter is what they say.
 		freq, _ := t.Freq(argv[1])
 		lru = int64(freq)
 	} else {

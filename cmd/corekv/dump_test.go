@@ -239,12 +239,8 @@ func debugObjectFields(t *testing.T, c *redis.Client, key string) ([]string, map
 // Redis's, a long one's compressed (the LZF output differs); an
 // INCR changes an integer in place, so its address stays.
 func TestDebugObject(t *testing.T) {
-	redisPath := needTool(t, "redis-server")
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, redisPath), Protocol: 2})
-	kc := redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), 2).addr, Protocol: 2})
-	defer rc.Close()
-	defer kc.Close()
+	rc, kc := redisAndCorekv(t, 2)
 	setup := [][]any{
 		{"SET", "str", "hello"}, {"SET", "num", "20000"}, {"SET", "long", strings.Repeat("x", 100)},
 		{"RPUSH", "list", "a", "b", "c"}, {"HSET", "hash", "f", "v"}, {"SADD", "ints", "1", "2"},

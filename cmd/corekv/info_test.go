@@ -565,10 +565,7 @@ func TestLatencyHistogram(t *testing.T) {
 // eval scripts' and the functions' bytes.
 func TestInfoScriptFields(t *testing.T) {
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
-	kc := redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), 2).addr, Protocol: 2})
-	defer rc.Close()
-	defer kc.Close()
+	rc, kc := redisAndCorekv(t, 2)
 	libs := []string{
 		"#!lua name=liba\nredis.register_function('fa', function() return 1 end)\nredis.register_function{function_name='fb', callback=function() return 2 end, description='b'}",
 		"#!lua name=libb\nredis.register_function('fc', function() return 3 end)",

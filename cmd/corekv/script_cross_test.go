@@ -256,10 +256,7 @@ func TestScriptCrossShardMulti(t *testing.T) {
 // too, once each, also for a run redone for a key it did not declare.
 func TestScriptCrossShardCommandStats(t *testing.T) {
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
-	kc := redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), 2).addr, Protocol: 2})
-	defer rc.Close()
-	defer kc.Close()
+	rc, kc := redisAndCorekv(t, 2)
 	keys := keysOnShards("cs", 2)
 	undeclared := keysOnShards("un", 2)[1]
 	src := "redis.call('set', KEYS[1], ARGV[1]) redis.call('incr', KEYS[2]) " +

@@ -284,3 +284,12 @@ func needTool(t testing.TB, name string) string {
 
 // shardCounts are the shard counts every integration test runs with.
 var shardCounts = []int{1, 2, 4}
+
+// redisAndCorekv starts a redis-server and a corekv of shards shards and
+// returns a go-redis client (RESP2) of each, closed when the test ends.
+func redisAndCorekv(t *testing.T, shards int) (rc, kc *redis.Client) {
+	rc = redis.NewClient(&redis.Options{Addr: compatStartRedis(t, needTool(t, "redis-server")), Protocol: 2})
+	kc = redis.NewClient(&redis.Options{Addr: compatStartCorekv(t, corekvBinary(t), shards).addr, Protocol: 2})
+	t.Cleanup(func() { rc.Close(); kc.Close() })
+	return rc, kc
+}

@@ -279,12 +279,7 @@ func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 			j.buf = append(j.buf, p.b[start:r.end]...)
 			start = r.end
 		}
-		delete(j.parts, o)
-		p.b, p.recs = p.b[:0], p.recs[:0]
-		if cap(p.b) > 1<<20 {
-			p.b = nil
-		}
-		j.free = append(j.free, p)
+		j.release(o, p)
 	}
 	if parts > 0 {
 		j.buf = AppendCommand(j.buf, wordExec)
@@ -295,12 +290,19 @@ func (j *Journal) EndTx(o Owner, id uint64, parts int) {
 // NOSAVE, whose effects the process ends without keeping, as Redis ends
 // without propagating them.
 func (j *Journal) DropTx(o Owner) {
-	p := j.parts[o]
-	if p == nil {
-		return
+	if p := j.parts[o]; p != nil {
+		j.release(o, p)
 	}
+}
+
+// release ends owner o's part p, keeping it for a later owner unless its
+// buffer grew large.
+func (j *Journal) release(o Owner, p *part) {
 	delete(j.parts, o)
 	p.b, p.recs = p.b[:0], p.recs[:0]
+	if cap(p.b) > 1<<20 {
+		p.b = nil
+	}
 	j.free = append(j.free, p)
 }
 
