@@ -63,6 +63,16 @@ func (p *argParser) list() []Arg {
 	}
 }
 
+// token reads a token, which may itself be "=", "~" or "#": up to the next
+// delimiter of the notation other than those.
+func (p *argParser) token() string {
+	start := p.i
+	for p.i < len(p.s) && (p.i == start || !strings.ContainsRune("%@!() ", rune(p.s[p.i]))) {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
 // word reads up to the next delimiter of the notation.
 func (p *argParser) word() string {
 	start := p.i
@@ -103,7 +113,7 @@ func (p *argParser) arg() Arg {
 			}
 			a.KeySpec = n
 		case '=':
-			a.Token = p.word()
+			a.Token = p.token()
 		case '%':
 			if p.i >= len(p.s) || argTypes[p.s[p.i]] == "" {
 				p.fail()

@@ -31,6 +31,9 @@ type EncodingConfig struct {
 	ZSetMaxValue      atomic.Int64 // zset-max-listpack-value: bytes of a member
 
 	HLLSparseMaxBytes atomic.Int64 // hll-sparse-max-bytes: bytes of a sparse HyperLogLog
+
+	StreamNodeMaxBytes   atomic.Int64 // stream-node-max-bytes: a stream node's listpack bytes (0: no bound)
+	StreamNodeMaxEntries atomic.Int64 // stream-node-max-entries: a stream node's entries (0: no bound)
 }
 
 // NewEncodingConfig returns Redis 7.0's built-in defaults (its sample
@@ -44,6 +47,8 @@ func NewEncodingConfig() *EncodingConfig {
 	e.ZSetMaxEntries.Store(128)
 	e.ZSetMaxValue.Store(64)
 	e.HLLSparseMaxBytes.Store(3000)
+	e.StreamNodeMaxBytes.Store(4096)
+	e.StreamNodeMaxEntries.Store(100)
 	return e
 }
 

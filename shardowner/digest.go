@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+
+	"github.com/corekv/corekv/shardowner/streamnode"
 )
 
 // DEBUG DIGEST and DEBUG DIGEST-VALUE: a digest of the whole dataset, or of
@@ -138,6 +140,16 @@ func valueDigest(v Value) digest {
 				off = next
 			}
 		}
+	case KindStream:
+		streamEach(v, func(e streamnode.Entry) bool {
+			part(streamnode.AppendID(tmp[:0], e.ID))
+			p := e.Pairs()
+			for f, val, ok := p.Next(); ok; f, val, ok = p.Next() {
+				part(f)
+				part(val)
+			}
+			return true
+		})
 	}
 	if v.ExpireAt != 0 {
 		h.Write(binary.LittleEndian.AppendUint64(tmp[:0], uint64(v.ExpireAt)))

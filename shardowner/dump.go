@@ -62,6 +62,8 @@ func objectType(v Value) byte {
 		return rdbfile.TypeHash
 	case KindZSet:
 		return rdbfile.TypeZSet2
+	case KindStream:
+		return rdbfile.TypeStreamListpacks2
 	}
 	return rdbfile.TypeString
 }
@@ -99,6 +101,8 @@ func appendObjectBody(dst []byte, v Value, str func(dst, s []byte) []byte) []byt
 			}
 			return true
 		})
+	case KindStream:
+		return appendStreamBody(dst, v, str)
 	case KindZSet:
 		z := zviewOf(v)
 		dst = rdbfile.AppendLen(dst, z.len())
@@ -289,6 +293,16 @@ func (o *rdbObject) store(c *Ctx, key []byte, set *setBuilder, expireAt int64) b
 	switch o.kind {
 	case KindString:
 		return stored(c, t.SetString(key, o.str, expireAt))
+	case KindStream:
+		big := o.streamTable(c)
+		if big == nil {
+			return false
+		}
+		if !stored(c, t.SetBig(key, KindStream, big, expireAt)) {
+			big.Clear()
+			return false
+		}
+		return true
 	case KindList:
 		return storeSmall(c, key, o.out.B, o.n, expireAt)
 	case KindSet:

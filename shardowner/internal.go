@@ -59,7 +59,7 @@ const (
 //	bytes 10-   the int64 (little endian) or the string bytes; for an
 //	            aggregate its packed elements (kvtable.PackedBody's format,
 //	            or an intset; a list's in order), which a big one keeps big
-//	            when restored
+//	            when restored; for a stream its RDB body (streamrdb.go)
 const (
 	blobHeader   = 10
 	blobIsInt    = 1
@@ -96,6 +96,8 @@ func EncodeValue(dst []byte, v Value) []byte {
 	switch {
 	case v.IsInt:
 		return binary.LittleEndian.AppendUint64(dst, uint64(v.Int))
+	case v.Kind == KindStream:
+		return appendStreamBody(dst, v, plain)
 	case v.Big != nil && v.Kind == KindList:
 		return listBlob(dst, v)
 	case v.Big != nil:
@@ -146,6 +148,10 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 		if flags&^(blobIsInt|blobVerbatim|blobGrown|blobUnshared) != 0 {
 			return Value{}, false, false
 		}
+	case KindStream:
+		// Checked whole when rebuilt (streamFromBody).
+		v.Str = b[blobHeader:]
+		return v, true, flags == blobBig
 	case KindHash, KindSet, KindList, KindZSet:
 		v.Str = b[blobHeader:]
 		v.IntSet = flags&blobIntSet != 0
@@ -291,6 +297,15 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 	} else {
 		if big {
 			switch v.Kind {
+			case KindStream:
+				var ok bool
+				if v.Big, ok = c.streamFromBody(v.Str); !ok {
+					c.W.Err(errBadBlob)
+					return
+				}
+				if v.Big == nil {
+					return // errFull answered
+				}
 			case KindList:
 				v.Big = c.bigList(kvtable.PackedBody(v.Str))
 			case KindZSet:

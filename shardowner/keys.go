@@ -42,6 +42,8 @@ func kindName(k Kind) string {
 		return "list"
 	case KindZSet:
 		return "zset"
+	case KindStream:
+		return "stream"
 	}
 	return "none"
 }
@@ -378,6 +380,8 @@ func Object(c *Ctx, argv [][]byte) {
 // the one Redis 7.0 would hold it in.
 func encodingOf(v Value) string {
 	switch {
+	case v.Kind == KindStream:
+		return "stream"
 	case v.Kind == KindList:
 		// Redis 7.0 keeps every list in a quicklist (its listpack
 		// lists came with 7.2).

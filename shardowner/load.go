@@ -87,7 +87,7 @@ func (l *Loader) Store(db int, key []byte, typ byte, obj []byte, expireAt, idle 
 
 // ReadOwnRecords parses the RDB file data and calls fn with each key
 // record of shard (of count) in order, skipping the others' keys; what
-// corekv cannot hold (a stream, functions, more than databases databases)
+// corekv cannot hold (functions, more than databases databases)
 // is an error. It reads only data, so it may run off the shard's thread;
 // the record is valid during the call only, its Object as long as data.
 func ReadOwnRecords(data []byte, shard, count, databases int, opt LoadOptions, fn func(db int, r *rdbfile.Record) error) error {
@@ -125,9 +125,10 @@ func (h *ownRecords) Key(r *rdbfile.Record) error {
 	if h.count > 1 && KeyShard(r.Key, h.count) != h.shard {
 		return nil
 	}
-	switch r.Type {
-	case rdbfile.TypeStreamListpacks, rdbfile.TypeStreamListpacks2:
-		return fmt.Errorf("key '%s' is a stream, which corekv does not hold yet", r.Key)
+	if r.Type == rdbfile.TypeStreamListpacks || r.Type == rdbfile.TypeStreamListpacks2 {
+		if n, ok := rdbfile.StreamGroups(r.Type, r.Object); ok && n > 0 {
+			return fmt.Errorf("key '%s' is a stream with consumer groups, which corekv does not hold yet", r.Key)
+		}
 	}
 	return h.fn(h.db, r)
 }

@@ -127,8 +127,8 @@ func (o *rdbObject) readFrom(r *rdbfile.Reader, t byte) bool {
 	var room [kvtable.PackedHeadRoom]byte
 	o.out.B = append(o.out.B[:0], room[:]...)
 	ok := o.read(r, t)
-	if ok && o.n == 0 {
-		ok = false // Redis refuses an empty aggregate
+	if ok && o.n == 0 && o.kind != KindStream {
+		ok = false // Redis refuses an empty aggregate (a stream may be empty)
 	}
 	if !ok {
 		o.release()
@@ -167,6 +167,8 @@ func (o *rdbObject) addScored(m []byte, s float64) bool {
 
 func (o *rdbObject) read(r *rdbfile.Reader, t byte) bool {
 	switch t {
+	case rdbfile.TypeStreamListpacks, rdbfile.TypeStreamListpacks2:
+		return o.readStream(r, t == rdbfile.TypeStreamListpacks2)
 	case rdbfile.TypeList, rdbfile.TypeSet, rdbfile.TypeHash:
 		// A count of strings: elements, members, or field and value pairs.
 		o.kind = KindList

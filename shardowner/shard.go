@@ -93,6 +93,9 @@ type Shard struct {
 
 	rng   uint64      // random draws of the hash and set commands (wyrand)
 	lists listScratch // big lists' write keys and tail offsets (listnodes.go)
+
+	streamKey   [5]byte     // streams' node keys (streams.go)
+	streamPairs streamPairs // an entry's fields and values (streams.go)
 }
 
 // rand returns a pseudo-random number.

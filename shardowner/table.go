@@ -25,6 +25,7 @@ const (
 	KindSet    = kvtable.KindSet
 	KindList   = kvtable.KindList
 	KindZSet   = kvtable.KindZSet
+	KindStream = kvtable.KindStream
 )
 
 // NewTable returns an empty table whose expiry reads clock.

@@ -1103,6 +1103,7 @@ func init() {
 	diffCommands = append(diffCommands, diffBitmapCommands()...)
 	diffCommands = append(diffCommands, diffHLLCommands()...)
 	diffCommands = append(diffCommands, diffGeoCommands()...)
+	diffCommands = append(diffCommands, diffStreamCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}

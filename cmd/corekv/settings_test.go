@@ -56,6 +56,8 @@ var settingValues = map[string]struct {
 	"hll-sparse-max-bytes":              {[]string{"2000"}, "2000"},
 	"list-max-listpack-size":            {[]string{"-3"}, "-3"},
 	"list-compress-depth":               {[]string{"2"}, "2"},
+	"stream-node-max-bytes":             {[]string{"8kb"}, "8192"},
+	"stream-node-max-entries":           {[]string{"50"}, "50"},
 
 	"databases":                   {[]string{"4"}, "4"},
 	"shards":                      {[]string{"2"}, "2"},

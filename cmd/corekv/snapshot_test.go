@@ -438,7 +438,7 @@ func TestSnapshotFromRedis(t *testing.T) {
 
 // TestSnapshotRefused starts corekv on files it must not serve from: a
 // truncated file, a flipped byte (the CRC no longer matches), a stream
-// (not held yet), a duplicated key, and more databases than configured.
+// with consumer groups (not held yet), a duplicated key, and more databases than configured.
 // Each stops the start with a line that says what is wrong, and nothing is
 // served.
 func TestSnapshotRefused(t *testing.T) {
@@ -457,6 +457,7 @@ func TestSnapshotRefused(t *testing.T) {
 	}
 	defer c.close()
 	c.do(compatS("XADD stream * a 1"))
+	c.do(compatS("XGROUP CREATE stream g $"))
 	snapshotSave(t, redisAddr, "SAVE")
 	stream, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
 
@@ -482,7 +483,7 @@ func TestSnapshotRefused(t *testing.T) {
 		// The checksum catches it at the end, or the object it lands in
 		// fails to decode before: either names the offset.
 		{"flipped byte", flipped, nil, "offset"},
-		{"stream", stream, nil, "is a stream"},
+		{"stream with groups", stream, nil, "is a stream with consumer groups"},
 		{"duplicated key", dup.Bytes(), nil, "duplicated key 'twice' in DB 0"},
 		{"databases", good, []string{"--databases", "4"}, "more than 4 databases"},
 		{"empty", nil, nil, "empty"},

@@ -137,6 +137,8 @@ const (
 	HLLSparseMaxBytes
 	ListMaxListpack
 	ListCompressDepth
+	StreamNodeMaxBytes
+	StreamNodeMaxEntries
 	encodingCount
 )
 
@@ -192,7 +194,8 @@ func Defaults() Config {
 		SlowlogMaxLen:      128,
 		LatencyPercentiles: []float64{50, 99, 99.9},
 		Encoding: [encodingCount]int64{HashMaxEntries: 512, HashMaxValue: 64, SetMaxIntset: 512,
-			ZSetMaxEntries: 128, ZSetMaxValue: 64, HLLSparseMaxBytes: 3000, ListMaxListpack: -2},
+			ZSetMaxEntries: 128, ZSetMaxValue: 64, HLLSparseMaxBytes: 3000, ListMaxListpack: -2,
+			StreamNodeMaxBytes: 4096, StreamNodeMaxEntries: 100},
 	}
 }
 

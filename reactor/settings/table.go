@@ -330,6 +330,8 @@ var Table = []Setting{
 	encoding("hll-sparse-max-bytes", "", HLLSparseMaxBytes, true),
 	encoding("list-max-listpack-size", "list-max-ziplist-size", ListMaxListpack, false),
 	encoding("list-compress-depth", "", ListCompressDepth, false),
+	encoding("stream-node-max-bytes", "", StreamNodeMaxBytes, true),
+	encoding("stream-node-max-entries", "", StreamNodeMaxEntries, false),
 	{Name: "pprof", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.Pprof },
 		Set: func(c *Config, v string) string { c.Pprof = v; return "" }},
 	{Name: "journal-dir", Hidden: true, Quoted: true, Get: func(c *Config) string { return c.JournalDir },
@@ -562,7 +564,8 @@ func encodingField(e *shardowner.EncodingConfig, field int) *atomic.Int64 {
 	return [encodingCount]*atomic.Int64{HashMaxEntries: &e.HashMaxEntries, HashMaxValue: &e.HashMaxValue,
 		SetMaxIntset: &e.SetMaxIntset, ZSetMaxEntries: &e.ZSetMaxEntries, ZSetMaxValue: &e.ZSetMaxValue,
 		HLLSparseMaxBytes: &e.HLLSparseMaxBytes, ListMaxListpack: &e.ListMaxListpack,
-		ListCompressDepth: &e.ListCompressDepth}[field]
+		ListCompressDepth: &e.ListCompressDepth, StreamNodeMaxBytes: &e.StreamNodeMaxBytes,
+		StreamNodeMaxEntries: &e.StreamNodeMaxEntries}[field]
 }
 
 // checkMaxClients refuses, as Redis does, a maxclients above the current one

@@ -162,11 +162,16 @@ func (t *Table) checkAggregates(seen map[uint32]bool) error {
 				return fmt.Errorf("key %q: object %d missing or shared", entryKey(it), i)
 			}
 			owner[i] = true
-			if t.objs[i].Len() == 0 {
+			if t.objs[i].Len() == 0 && kind != KindStream {
 				return fmt.Errorf("key %q: empty big aggregate", entryKey(it))
 			}
 			if err := t.objs[i].Check(); err != nil {
 				return fmt.Errorf("key %q: %v", entryKey(it), err)
+			}
+			if kind == KindStream {
+				if err := checkStream(t.objs[i]); err != nil {
+					return fmt.Errorf("key %q: %v", entryKey(it), err)
+				}
 			}
 			if kind == KindList {
 				if err := checkList(t.objs[i]); err != nil {

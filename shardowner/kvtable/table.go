@@ -26,6 +26,7 @@ const (
 	KindSet
 	KindList
 	KindZSet
+	KindStream
 )
 
 // Value is an entry as handlers see it.

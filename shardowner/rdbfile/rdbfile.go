@@ -118,6 +118,9 @@ func CRC(b []byte) uint64 { return UpdateCRC(0, b) }
 // bits, 32 bits or 64 bits, the wider two big endian.
 func AppendLen(dst []byte, n int) []byte { return appendLen(dst, uint64(n)) }
 
+// AppendLen64 is AppendLen for a length of 64 bits (a stream's IDs).
+func AppendLen64(dst []byte, n uint64) []byte { return appendLen(dst, n) }
+
 func appendLen(dst []byte, n uint64) []byte {
 	switch {
 	case n < 1<<6:

@@ -135,8 +135,8 @@ func AppendKey(dst []byte, typ byte, key []byte, compress bool) []byte {
 // strings LZF-compressed where that saves room (AppendString's rule):
 // shards write their records plain, which costs their threads the least,
 // and the file's writer compresses them (rdbcompression). src holds
-// records of the plain types a snapshot writes (string, list, set, hash,
-// sorted set with binary scores), each after an optional EXPIRETIME_MS
+// records of the types a snapshot writes (string, list, set, hash, sorted
+// set with binary scores, stream), each after an optional EXPIRETIME_MS
 // and an optional IDLE or FREQ.
 func CompressRecords(dst, src []byte) ([]byte, error) {
 	var r Reader
@@ -200,6 +200,19 @@ func CompressRecords(dst, src []byte) ([]byte, error) {
 					var score []byte
 					score, ok = r.Take(8)
 					dst = append(dst, score...)
+				}
+			}
+		case TypeStreamListpacks2:
+			n, cok := r.Count(2)
+			ok = ok && cok
+			dst = AppendLen(dst, n)
+			for i := 0; ok && i < 2*n; i++ {
+				ok = str() // master ID, listpack
+			}
+			if ok {
+				tail := r.off
+				if ok = skipStreamTail(&r, true) == ""; ok {
+					dst = append(dst, src[tail:r.off]...)
 				}
 			}
 		default:

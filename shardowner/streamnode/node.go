@@ -68,42 +68,7 @@ func Append(node []byte, id ID, fields, values [][]byte) []byte {
 			panic("streamnode: node is full")
 		}
 	}
-	master := masterID(node)
-	sameFields := hasMasterFields(node, fields)
-
-	flags := byte(0)
-	msDelta := id.Ms - master.Ms
-	seqDelta := int64(id.Seq - master.Seq)
-	bodyLen := 1 + uvarintLen(msDelta) + varintLen(seqDelta)
-	if sameFields {
-		flags |= flagSameFields
-		for _, v := range values {
-			bodyLen += bytesLen(v)
-		}
-	} else {
-		bodyLen += uvarintLen(uint64(len(fields)))
-		for i := range fields {
-			bodyLen += bytesLen(fields[i]) + bytesLen(values[i])
-		}
-	}
-
-	node = binary.AppendUvarint(node, uint64(bodyLen))
-	node = append(node, flags)
-	node = binary.AppendUvarint(node, msDelta)
-	node = binary.AppendVarint(node, seqDelta)
-	if sameFields {
-		for _, v := range values {
-			node = appendBytes(node, v)
-		}
-	} else {
-		node = binary.AppendUvarint(node, uint64(len(fields)))
-		for i := range fields {
-			node = appendBytes(node, fields[i])
-			node = appendBytes(node, values[i])
-		}
-	}
-	node = appendBackLen(node, uint64(uvarintLen(uint64(bodyLen))+bodyLen))
-
+	node = EncodeEntry(node, node, id, fields, values)
 	binary.LittleEndian.PutUint32(node[offLive:], binary.LittleEndian.Uint32(node[offLive:])+1)
 	return node
 }
@@ -145,13 +110,16 @@ func MarkDeleted(node []byte, id ID) bool {
 	master := masterID(node)
 	for p := firstEntry(node); p < len(node); {
 		entryID, flagsAt, _, end := entryHead(node, master, p)
+		if node[flagsAt]&flagDeleted != 0 {
+			// Passed over before comparing, as Redis's iterator does: an
+			// XSETID below a deleted entry lets later ones sort before it.
+			p = end
+			continue
+		}
 		switch c := entryID.Compare(id); {
 		case c > 0:
-			return false // entries are in ID order: id is not here
+			return false // live entries are in ID order: id is not here
 		case c == 0:
-			if node[flagsAt]&flagDeleted != 0 {
-				return false
-			}
 			node[flagsAt] |= flagDeleted
 			binary.LittleEndian.PutUint32(node[offLive:], binary.LittleEndian.Uint32(node[offLive:])-1)
 			binary.LittleEndian.PutUint32(node[offDeleted:], binary.LittleEndian.Uint32(node[offDeleted:])+1)
