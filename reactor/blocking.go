@@ -63,18 +63,45 @@ func timeoutArg(cmd *router.Command, argc int) int {
 	return argc - 1
 }
 
-// blockingCmd runs a blocking command for cn outside MULTI.
-func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
-	// A timeout Redis refuses is answered by the shard, after the errors
-	// of the arguments some commands check first (BLMOVE, BLMPOP).
-	ms, _ := shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
+// blockTimeout is a blocking command's timeout in ms (0: for ever), and
+// whether it may block at all: XREAD only with BLOCK. A timeout Redis
+// refuses is answered by the shard, after the errors of the arguments
+// some commands check first (BLMOVE, BLMPOP).
+func blockTimeout(cmd *router.Command, argv [][]byte) (ms int64, blocks bool) {
+	if cmd == router.CmdXRead {
+		return shardowner.XReadBlocks(argv)
+	}
+	ms, _ = shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
+	return ms, true
+}
+
+// errXReadSplit answers XREAD BLOCK over streams of several shards, which
+// waits only on one shard's streams yet.
+const errXReadSplit resp.Error = "ERR XREAD BLOCK over streams of different shards is not supported yet: give them one hash tag"
+
+// blockingCmd runs a blocking command for cn outside MULTI; it reports
+// false, doing nothing, for one whose arguments ask it not to block (XREAD
+// without BLOCK), which runs as any other command.
+func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) bool {
+	ms, blocks := blockTimeout(cmd, argv)
+	if !blocks {
+		return false
+	}
 	n := c.srv.cfg.Shards
 	c.keyPos = cmd.KeyIndexes(c.keyPos[:0], argv)
+	if len(c.keyPos) == 0 {
+		return false // malformed: the command answers its error
+	}
 	shard := router.ShardOf(argv[c.keyPos[0]], n)
 	for _, i := range c.keyPos[1:] {
 		if router.ShardOf(argv[i], n) != shard {
+			if cmd == router.CmdXRead {
+				c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+				cn.errorReply(errXReadSplit)
+				return true
+			}
 			c.blockingSplit(cn, cmd, argv, ms)
-			return
+			return true
 		}
 	}
 	slot := cn.reserve()
@@ -103,6 +130,7 @@ func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) {
 	}
 	c.Submit(shard, cmd, cn.db, cn.proto, argv, slot)
 	c.markDirty(cn)
+	return true
 }
 
 // blockingSplit runs a blocking command whose keys live on several
@@ -381,7 +409,10 @@ func (c *Core) serveBlocked() {
 			break
 		}
 		db, key := r.Key()
-		for b := r.First(); b != nil; b = r.First() {
+		// passed counts the XREADs that found nothing new for them: the
+		// next waiter may find something all the same (its own ID).
+		passed := 0
+		for b := r.Nth(passed); b != nil; b = r.Nth(passed) {
 			if !c.locks.KeyFree(db, key) {
 				// A reply answered here started a transaction on the
 				// key (a woken client's next try): serve it after that.
@@ -400,6 +431,10 @@ func (c *Core) serveBlocked() {
 				continue
 			}
 			if !c.runHere(b.Serve(key)) {
+				if b.Cmd == router.CmdXRead {
+					passed++
+					continue
+				}
 				// The key has nothing for it, nor for those after it.
 				break
 			}

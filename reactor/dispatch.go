@@ -98,8 +98,7 @@ func (c *Core) admit(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 
 // route runs an admitted command of cn where it belongs (dispatchCmd).
 func (c *Core) route(cn *Conn, cmd *router.Command, argv [][]byte, shard int) {
-	if cmd.Flags&router.FlagBlocking != 0 {
-		c.blockingCmd(cn, cmd, argv)
+	if cmd.Flags&router.FlagBlocking != 0 && c.blockingCmd(cn, cmd, argv) {
 		return
 	}
 	n := c.srv.cfg.Shards

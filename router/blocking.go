@@ -65,6 +65,8 @@ type waitQueue struct {
 }
 
 var (
+	// CmdXRead is XREAD, which blocks only when asked to.
+	CmdXRead   = LookupString("xread")
 	cmdBCancel = LookupString("corekv.bcancel")
 	cmdBWait   = LookupString("corekv.bwait")
 	// CmdBCancel and CmdBWait are corekv.bcancel and corekv.bwait, for
@@ -291,13 +293,13 @@ func (bk *Blocking) Again(r Ready) { bk.markReady(r.q) }
 // Key is the ready key's database and name.
 func (r Ready) Key() (int, []byte) { return r.q.db, r.q.name }
 
-// First is the command that has waited longest for the key, nil when none
-// is left.
-func (r Ready) First() *Blocked {
-	if len(r.q.ws) == 0 {
+// Nth is the command that has waited the i-th longest for the key (0: the
+// longest), nil when there are not so many.
+func (r Ready) Nth(i int) *Blocked {
+	if i >= len(r.q.ws) {
 		return nil
 	}
-	return r.q.ws[0]
+	return r.q.ws[i]
 }
 
 // Served removes b, which has answered, from the registry.

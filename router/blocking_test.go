@@ -35,11 +35,11 @@ func TestBlockingRegistry(t *testing.T) {
 	if db, key := r.Key(); db != 0 || string(key) != "k2" {
 		t.Fatalf("ready %d %q", db, key)
 	}
-	if r.First().Dest != a {
+	if r.Nth(0).Dest != a {
 		t.Fatal("k2's first waiter is not the first to park")
 	}
-	bk.Served(r.First())
-	if r.First().Dest != b {
+	bk.Served(r.Nth(0))
+	if r.Nth(0).Dest != b {
 		t.Fatal("k2's second waiter is not the second to park")
 	}
 	if bk.Waiting(0, []byte("k1")) {

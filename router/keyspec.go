@@ -44,9 +44,13 @@ type KeySpec struct {
 	Step    int
 	NumKeys bool // the count of keys stands at Begin and its keys follow it
 	// Keyword, when set, begins the search at the first argument from
-	// Begin on that is this word (GEORADIUS's STORE): the key follows it.
+	// Begin on that is this word (GEORADIUS's STORE): the key follows it,
+	// or a range of keys does, Last relative to it (XREAD's STREAMS).
 	Keyword string
-	Notes   string // Redis's remark on the spec, if any
+	// Limit, for a range to the end (Last < 0), takes only the first
+	// 1/Limit of it (XREAD's keys, before their IDs); 0 or 1: all of it.
+	Limit int
+	Notes string // Redis's remark on the spec, if any
 }
 
 // Range reports whether s is a plain range: a known first key and a last
@@ -78,16 +82,24 @@ func parseKeySpecs(name, desc string) []KeySpec {
 			s.Flags |= f
 		}
 		rest := words[i:]
-		bad := len(rest) == 0 || len(rest) > 3
+		bad := len(rest) == 0 || (len(rest) > 3 && rest[0] != "keyword")
 		if !bad && rest[0] == "?" {
 			s.Step = 0
 			bad = len(rest) != 1
 		} else if !bad && rest[0] == "keyword" {
-			bad = len(rest) != 3
+			// keyword WORD startfrom [last step limit]
+			bad = len(rest) != 3 && len(rest) != 6
 			if !bad {
 				s.Keyword = rest[1]
 				n, err := strconv.Atoi(rest[2])
 				s.Begin, bad = n, err != nil || n <= 0
+			}
+			if !bad && len(rest) == 6 {
+				var e1, e2, e3 error
+				s.Last, e1 = strconv.Atoi(rest[3])
+				s.Step, e2 = strconv.Atoi(rest[4])
+				s.Limit, e3 = strconv.Atoi(rest[5])
+				bad = e1 != nil || e2 != nil || e3 != nil || s.Step <= 0 || s.Limit < 0
 			}
 		} else if !bad {
 			n, err := strconv.Atoi(rest[0])
@@ -256,8 +268,18 @@ func (c *Command) specKeys(argv [][]byte) ([]KeyRef, bool) {
 					break
 				}
 			}
-			if first > 0 {
-				keys = append(keys, KeyRef{Pos: first, Flags: s.Flags})
+			if first == 0 {
+				continue
+			}
+			last := first + s.Last
+			if s.Last < 0 {
+				last = len(argv) + s.Last
+				if s.Limit > 1 {
+					last = first + (last-first+1)/s.Limit - 1
+				}
+			}
+			for i := first; i <= last && i < len(argv); i += s.Step {
+				keys = append(keys, KeyRef{Pos: i, Flags: s.Flags})
 			}
 			continue
 		}

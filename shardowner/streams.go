@@ -1,6 +1,8 @@
 package shardowner
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -605,6 +607,8 @@ func splitPairs(c *Ctx, pairs [][]byte) (fields, values [][]byte) {
 type streamPairs struct {
 	fields, values [][]byte
 	id             [41]byte
+	after          []streamID // XREAD's IDs, one per key
+	idText         []byte     // XREAD's "$" made IDs, for a parked command's arguments
 }
 
 var (
@@ -721,9 +725,17 @@ func replyEntries(c *Ctx, s strm, from, to streamID, rev bool, count int64) {
 
 // insertArrayHeader puts the header of an array of n elements at w.B[mark],
 // before the elements written after it.
-func insertArrayHeader(w *resp.Writer, mark, n int) {
+func insertArrayHeader(w *resp.Writer, mark, n int) { insertHeader(w, mark, n, false) }
+
+// insertHeader puts the header of an array, or a map (RESP3), of n
+// elements at w.B[mark], before the elements written after it.
+func insertHeader(w *resp.Writer, mark, n int, isMap bool) {
 	var hb [24]byte
-	h := append(strconv.AppendInt(append(hb[:0], '*'), int64(n), 10), '\r', '\n')
+	kind := byte('*')
+	if isMap {
+		kind = '%'
+	}
+	h := append(strconv.AppendInt(append(hb[:0], kind), int64(n), 10), '\r', '\n')
 	w.B = slices.Insert(w.B, mark, h...)
 }
 
@@ -988,4 +1000,189 @@ func XInfo(c *Ctx, argv [][]byte) {
 			c.W.Null()
 		}
 	}
+}
+
+// XREAD's errors.
+const (
+	errXReadUnbalanced resp.Error = "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."
+	errXReadGroupOpt   resp.Error = "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead."
+	errXReadNoAck      resp.Error = "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead."
+	errXReadGT         resp.Error = "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option."
+	errTimeoutNotInt   resp.Error = "ERR timeout is not an integer or out of range"
+)
+
+// xreadServedCount is how many entries a blocked XREAD without COUNT gets
+// when served, as in Redis: a low ID must not flood the client.
+const xreadServedCount = 1000
+
+// XReadBlocks reports whether XREAD's arguments ask it to block (a BLOCK
+// option before STREAMS), and its timeout in ms (0: for ever); the
+// handler answers a malformed one.
+func XReadBlocks(argv [][]byte) (ms int64, blocks bool) {
+	for i := 1; i < len(argv)-1; i++ {
+		switch {
+		case resp.EqualFold(argv[i], "streams"):
+			return 0, false
+		case resp.EqualFold(argv[i], "block"):
+			n, ok := resp.ParseInt(argv[i+1])
+			return max(n, 0), ok && n >= 0
+		case resp.EqualFold(argv[i], "count"):
+			i++
+		}
+	}
+	return 0, false
+}
+
+// XRead: XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id
+// [id ...]. With BLOCK, a read that finds nothing parks (Ctx.MayBlock)
+// with "$" made the last ID it stood for, and is served for the key an
+// XADD makes ready (Ctx.ServeKey) with that key's new entries.
+func XRead(c *Ctx, argv [][]byte) {
+	timeout, count, at := int64(-1), int64(0), 0
+	for i := 1; i < len(argv) && at == 0; i++ {
+		more, o := len(argv)-i-1, argv[i]
+		switch {
+		case resp.EqualFold(o, "block") && more > 0:
+			if c.Scripted {
+				c.W.Err(resp.Error("ERR " + string(argv[0]) + " command is not allowed with BLOCK option from scripts"))
+				return
+			}
+			i++
+			n, ok := resp.ParseInt(argv[i])
+			if !ok {
+				c.W.Err(errTimeoutNotInt)
+				return
+			}
+			if n < 0 {
+				c.W.Err(errTimeoutNegative)
+				return
+			}
+			timeout = n
+		case resp.EqualFold(o, "count") && more > 0:
+			i++
+			n, ok := resp.ParseInt(argv[i])
+			if !ok {
+				c.W.Err(resp.ErrNotInteger)
+				return
+			}
+			count = max(n, 0)
+		case resp.EqualFold(o, "streams") && more > 0:
+			at = i + 1
+			if (len(argv)-at)%2 != 0 {
+				c.W.Err(errXReadUnbalanced)
+				return
+			}
+		case resp.EqualFold(o, "group") && more >= 2:
+			c.W.Err(errXReadGroupOpt)
+			return
+		case resp.EqualFold(o, "noack"):
+			c.W.Err(errXReadNoAck)
+			return
+		default:
+			c.W.Err(resp.ErrSyntax)
+			return
+		}
+	}
+	if at == 0 {
+		c.W.Err(resp.ErrSyntax)
+		return
+	}
+	n := (len(argv) - at) / 2
+	keys, idArgs := argv[at:at+n], argv[at+n:]
+	sc := &c.Shard.streamPairs
+	sc.after, sc.idText = sc.after[:0], sc.idText[:0]
+	for i, key := range keys {
+		var s strm
+		var found, ok bool
+		if c.ServeKey != nil {
+			s, found = servedStream(c, key)
+			ok = true
+		} else if s, found, ok = streamOf(c, key, true); !ok {
+			return
+		}
+		switch a := idArgs[i]; {
+		case len(a) == 1 && a[0] == '$':
+			id := streamID{}
+			if found && ok {
+				id = s.lastID()
+			}
+			sc.after = append(sc.after, id)
+		case len(a) == 1 && a[0] == '>':
+			c.W.Err(errXReadGT)
+			return
+		default:
+			id, ok := streamnode.ParseStrictID(a, 0)
+			if !ok {
+				c.W.Err(streamnode.ErrInvalidID)
+				return
+			}
+			sc.after = append(sc.after, id)
+		}
+	}
+	if c.ServeKey != nil {
+		for i, key := range keys {
+			if bytes.Equal(key, c.ServeKey) {
+				s, found := servedStream(c, key)
+				if !found || s.lastLive().Compare(sc.after[i]) <= 0 {
+					break
+				}
+				if c.W.RESP3() {
+					c.W.Map(1)
+				} else {
+					c.W.Array(1)
+				}
+				replyKeyEntries(c, key, s, sc.after[i], cmp.Or(count, xreadServedCount))
+				return
+			}
+		}
+		c.Blocked = true // not for it: it waits on
+		return
+	}
+	mark, served := len(c.W.B), 0
+	for i, key := range keys {
+		s, found, _ := streamOf(c, key, true)
+		if !found || s.lastLive().Compare(sc.after[i]) <= 0 {
+			continue
+		}
+		served++
+		replyKeyEntries(c, key, s, sc.after[i], count)
+	}
+	switch {
+	case served > 0:
+		insertHeader(c.W, mark, served, c.W.RESP3())
+	case timeout >= 0 && c.MayBlock:
+		// "$" becomes the ID it stood for, so that the served command
+		// reads from there, not from the last ID then.
+		for i, a := range idArgs {
+			if len(a) == 1 && a[0] == '$' {
+				start := len(sc.idText)
+				sc.idText = streamnode.AppendID(sc.idText, sc.after[i])
+				idArgs[i] = sc.idText[start:len(sc.idText):len(sc.idText)]
+			}
+		}
+		c.Blocked = true
+	default:
+		c.W.NullArray()
+	}
+}
+
+// servedStream looks key up for a parked read being served, answering
+// nothing: found is false unless it holds a stream.
+func servedStream(c *Ctx, key []byte) (s strm, found bool) {
+	v, found := c.Table().Get(key)
+	if !found || v.Kind != KindStream {
+		return strm{}, false
+	}
+	return c.stream(v.Big), true
+}
+
+// replyKeyEntries answers key and its entries after id (at most count, 0:
+// all): [key, entries] in RESP2, a map's key and value in RESP3.
+func replyKeyEntries(c *Ctx, key []byte, s strm, after streamID, count int64) {
+	if !c.W.RESP3() {
+		c.W.Array(2)
+	}
+	c.W.Bulk(key)
+	from, _ := after.Next()
+	replyEntries(c, s, from, streamnode.MaxID, false, count)
 }

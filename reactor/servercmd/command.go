@@ -314,7 +314,7 @@ func writeKeySpec(w *resp.Writer, s *router.KeySpec) {
 		w.Map(3)
 		writeIntField(w, "lastkey", s.Last)
 		writeIntField(w, "keystep", s.Step)
-		writeIntField(w, "limit", 0)
+		writeIntField(w, "limit", s.Limit)
 	}
 }
 
