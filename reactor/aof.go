@@ -463,7 +463,7 @@ type loadCmd struct {
 // straight through their handlers, as Redis's loader does, so that they
 // are neither journaled again nor counted as clients' commands.
 func (c *Core) runCommands(b *loadBatch) {
-	ctx := shardowner.Ctx{Shard: c.shard, W: &c.loadW}
+	ctx := shardowner.Ctx{Shard: c.shard, W: &c.loadW, Obey: true}
 	arg, start := 0, 0
 	for _, lc := range b.cmds {
 		argv := c.loadArgv[:0]

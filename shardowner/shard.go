@@ -205,6 +205,10 @@ type Ctx struct {
 	// goes into the script's part of the journal, and its reply must not
 	// depend on a value's layout (SORT of a set BY a constant is sorted).
 	Scripted bool
+	// Obey: the command comes from the append-only file, which records
+	// what happened: options a client may not combine are taken as
+	// Redis's loader takes them (XADD's exact trim with a LIMIT).
+	Obey bool
 }
 
 // Journaling reports whether the shard records its changes (Propagate

@@ -158,6 +158,16 @@ func (s strm) firstLive() streamID {
 	return streamID{}
 }
 
+// firstEntry returns the ID of the stream's first entry, deleted or not,
+// or MaxID when it has none: what an exact trim by ID to the same result
+// keeps from, as Redis propagates an approximate one.
+func (s strm) firstEntry() streamID {
+	if s.nodes() == 0 {
+		return streamnode.MaxID
+	}
+	return s.recFirst(0)
+}
+
 // lastLive returns the ID of the stream's last live entry, 0-0 when it has
 // none.
 func (s strm) lastLive() streamID {
@@ -483,6 +493,9 @@ done:
 		return -1, false
 	}
 	switch {
+	case c.Obey:
+		// The file says what the trim did; LIMIT bounded only its work.
+		a.limit = 0
 	case limitGiven && !a.approx:
 		c.W.Err(errLimitNoApprox)
 		return -1, false
@@ -618,7 +631,7 @@ var (
 
 // propagateStreamArgs records XADD or XTRIM (argv) as it can replay: an
 // approximate trim as the exact one it came to (the length left, or the
-// first ID left) without its LIMIT, and XADD's ID as the one it added
+// first entry's ID, MaxID when none is left) without its LIMIT, and XADD's ID as the one it added
 // (idText, nil for XTRIM).
 func propagateStreamArgs(c *Ctx, s strm, argv [][]byte, a *trimArgs, idAt int, idText []byte) {
 	out := make([][]byte, 0, len(argv))
@@ -632,7 +645,7 @@ func propagateStreamArgs(c *Ctx, s strm, argv [][]byte, a *trimArgs, idAt int, i
 			if a.strategy == 'M' {
 				out = append(out, strconv.AppendInt(num[:0], int64(s.length()), 10))
 			} else {
-				out = append(out, streamnode.AppendID(idb[:0], s.firstLive()))
+				out = append(out, streamnode.AppendID(idb[:0], s.firstEntry()))
 			}
 		case a.approx && resp.EqualFold(argv[i], "limit") && i+1 < len(argv) && (idText == nil || i < idAt):
 			i++ // LIMIT count: an exact trim takes none

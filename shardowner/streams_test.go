@@ -150,3 +150,26 @@ func TestStreamModel(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamObey: a command from the append-only file may pair an exact
+// trim with LIMIT, as Redis propagates XADD and XTRIM with "~" (the LIMIT
+// kept, the "~" made "="); a client may not.
+func TestStreamObey(t *testing.T) {
+	c := newTestCtx()
+	for i := 1; i <= 5; i++ {
+		do(c, "xadd", "s", strconv.Itoa(i)+"-0", "f", "v")
+	}
+	if got := do(c, "xadd", "s", "maxlen", "=", "2", "limit", "1", "6-0", "f", "v"); got != errr(errLimitNoApprox) {
+		t.Fatalf("client: %q", got)
+	}
+	c.Obey = true
+	if got := do(c, "xadd", "s", "maxlen", "=", "2", "limit", "1", "6-0", "f", "v"); got != bulk("6-0") {
+		t.Fatalf("from the file: %q", got)
+	}
+	if got := do(c, "xtrim", "s", "minid", "=", "6", "limit", "1"); got != num(1) {
+		t.Fatalf("from the file: %q", got)
+	}
+	if got := do(c, "xlen", "s"); got != num(1) {
+		t.Fatalf("xlen %q", got)
+	}
+}

@@ -144,6 +144,11 @@ func aofFillMore(t *testing.T, addr string) {
 		{"MULTI"}, {"INCR", "m:a"}, {"RPUSH", "m:list", "x"}, {"SET", "m:e", "5"}, {"EXEC"},
 		{"SET", "f", "1.5"}, {"INCRBYFLOAT", "f", "0.25"}, {"SADD", "s", "a", "b", "c"}, {"SPOP", "s"},
 		{"SET", "p", "v"}, {"EXPIRE", "p", "100000"}, {"DEL", "m:d"},
+		{"XADD", "x", "*", "a", "1"}, {"XADD", "x", "*", "b", "2"}, {"XADD", "x", "MAXLEN", "~", "1", "*", "c", "3"},
+		{"XADD", "x", "5000000000000-*", "d", "4"}, {"XADD", "x", "5000000000000-*", "e", "5"},
+		{"XADD", "x", "MINID", "~", "0", "LIMIT", "5", "*", "f", "6"}, {"XTRIM", "x", "MAXLEN", "=", "4"},
+		{"XDEL", "x", "5000000000000-0"}, {"XTRIM", "x", "MINID", "~", "5000000000000-1"},
+		{"XADD", "x2", "MAXLEN", "0", "*", "g", "7"},
 	} {
 		if rep, err := c.do(compatA(cmd...)); err != nil || rep.kind == '-' {
 			t.Fatalf("%q: %v %q", cmd, err, rep.raw)

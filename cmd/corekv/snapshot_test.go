@@ -66,6 +66,13 @@ func snapshotFill(t *testing.T, addr string) {
 		send("PFADD", "hll", "a", "b", "c", "d")
 		send("SETBIT", "bits", "1000", "1")
 		send("EXPIRE", "hsmall", "100000")
+		send("XADD", "xsmall", "1-1", "f", "v", "n", "12345")
+		send("XADD", "xsmall", "2-0", "f", "w", "n", "-7")
+		send("XADD", "xsmall", "3-0", "other", long[:70])
+		send("XDEL", "xsmall", "2-0")
+		send("XSETID", "xsmall", "9-0", "ENTRIESADDED", "40", "MAXDELETEDID", "5-0")
+		send("XADD", "xempty", "1-1", "f", "v")
+		send("XDEL", "xempty", "1-1")
 		for i := 0; i < 700; i++ {
 			s := strconv.Itoa(i)
 			send("HSET", "hbig", "f"+s, long[:i%100])
@@ -74,6 +81,14 @@ func snapshotFill(t *testing.T, addr string) {
 			send("ZADD", "zbig", strconv.Itoa(i*7-2000), "m"+s)
 			send("RPUSH", "lbig", s+long[:i%50])
 			send("PFADD", "hllbig", "e"+s)
+			if i%3 == 0 {
+				send("XADD", "xbig", "MAXLEN", "~", "500", strconv.Itoa(1000+i)+"-*", "f", s, "g", long[:i%30])
+			} else {
+				send("XADD", "xbig", strconv.Itoa(1000+i)+"-"+s, "h", s)
+			}
+			if i%7 == 0 && i >= 7 {
+				send("XDEL", "xbig", strconv.Itoa(1000+i-3)+"-"+strconv.Itoa(i-3))
+			}
 		}
 		flush()
 	}
@@ -172,8 +187,8 @@ func TestSnapshotToRedis(t *testing.T) {
 			redisAddr := compatStartRedis(t, redisPath, "--dir", dir)
 			got, _ := journalDataset(t, redisAddr)
 			journalCompare(t, "redis-server loading corekv's dump.rdb", want, got, at, nil)
-			if len(want) != 4*20 {
-				t.Fatalf("the dataset has %d keys, want %d", len(want), 4*20)
+			if len(want) != 4*23 { // snapshotFill's 23 keys in each of 4 databases
+				t.Fatalf("the dataset has %d keys, want %d", len(want), 4*23)
 			}
 		})
 	}

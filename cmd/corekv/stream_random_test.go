@@ -15,9 +15,10 @@ import (
 // RESTORE, expiry), the wrong-type errors both ways, and bursts of XADD that
 // fill streams past a node (100 entries, 4096 bytes) so that the "~" trims
 // have whole nodes to drop. Most commands go to the keys of the {s} hash
-// tag, which only this table writes and corekv keeps on one shard; some go
-// to the {t} keys and the other tables' keys, where lists, sets and strings
-// live.
+// tag ({s}1, {s}2, {s}3, and {s}g, where the group commands keep their
+// groups), which only this table writes and corekv keeps on one shard; some
+// go to the {t} keys and the other tables' keys, where lists, sets and
+// strings live.
 //
 // Every ID is explicit (ms-seq, ms, ms-*), drawn near a per-key counter of
 // the ms reached (diffStreamTops), so that both servers make the same IDs:
