@@ -123,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var (
 		serverCPUs   = fs.String("server-cpus", "", "CPUs for the servers, e.g. 1 or 2-5 (default: the allowed CPUs minus the client's)")
 		clientCPUs   = fs.String("client-cpus", "", "CPUs for redis-benchmark (default: the first allowed CPU, 0 on most hosts)")
-		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated; \"default\": redis-benchmark's own list; hget, hmget, sismember: command lines on preloaded hashes and sets; evalsha1, evalsha10: EVALSHA of a script of one and of ten INCR calls; evalsha2shards: of one INCR on each of two keys of two shards")
+		tests        = fs.String("tests", "set,get,incr,mset", "redis-benchmark tests (-t), comma separated; \"default\": redis-benchmark's own list; hget, hmget, sismember: command lines on preloaded hashes and sets; evalsha1, evalsha10: EVALSHA of a script of one and of ten INCR calls; evalsha2shards: of one INCR on each of two keys of two shards; xadd, xaddmaxlen: XADD of two 8-byte fields, with MAXLEN ~ 1000 for the second; xrange10: XRANGE COUNT 10 of streams of ten")
 		pipelines    = fs.String("pipelines", "1,16,64", "pipeline depths (-P)")
 		clients      = fs.Int("clients", 50, "parallel connections (-c)")
 		threads      = fs.Int("client-threads", 0, "redis-benchmark --threads (default: none; several client CPUs get one process each)")

@@ -21,7 +21,15 @@ type pointTest struct {
 	// script, when set, is loaded with SCRIPT LOAD before the cell, in place of loading keys: the command
 	// line runs it by its SHA.
 	script string
+	// fill, when set, is the command that fills key in place of load's: it answers pointItems.
+	fill func(key, value string) []string
 }
+
+// scriptTenEntries adds ten entries to a stream, the fill of the xrange10 test.
+const scriptTenEntries = "for i = 1, 10 do redis.call('XADD', KEYS[1], '*', 'f1', ARGV[1], 'f2', ARGV[1]) end return 10"
+
+// The stream tests' entry: two fields of 8 bytes.
+var streamEntry = []string{"f1", "12345678", "f2", "abcdefgh"}
 
 // The scripts of the evalsha tests: one call, ten calls on the same key,
 // and one call on each of two keys, which evalsha2shards puts on two shards
@@ -36,13 +44,19 @@ const (
 const pointItems = 10
 
 var pointTests = map[string]pointTest{
-	"hget":      {[]string{"HGET", "h:__rand_int__", "f5"}, "HSET", "h:", "f", true, ""},
-	"hmget":     {[]string{"HMGET", "h:__rand_int__", "f1", "f5", "f9"}, "HSET", "h:", "f", true, ""},
-	"sismember": {[]string{"SISMEMBER", "s:__rand_int__", "m5"}, "SADD", "s:", "m", false, ""},
+	"hget":      {command: []string{"HGET", "h:__rand_int__", "f5"}, load: "HSET", prefix: "h:", item: "f", values: true},
+	"hmget":     {command: []string{"HMGET", "h:__rand_int__", "f1", "f5", "f9"}, load: "HSET", prefix: "h:", item: "f", values: true},
+	"sismember": {command: []string{"SISMEMBER", "s:__rand_int__", "m5"}, load: "SADD", prefix: "s:", item: "m"},
 	"evalsha1":  {command: []string{"EVALSHA", sha1Hex(scriptOneCall), "1", "key:__rand_int__"}, script: scriptOneCall},
 	"evalsha10": {command: []string{"EVALSHA", sha1Hex(scriptTenCalls), "1", "key:__rand_int__"}, script: scriptTenCalls},
 	"evalsha2shards": {command: []string{"EVALSHA", sha1Hex(scriptTwoKeys), "2", "{a}:__rand_int__", "{b}:__rand_int__"},
 		script: scriptTwoKeys},
+	// XADD to streams of the key space, with and without trimming; XRANGE of the first ten entries of
+	// streams of ten.
+	"xadd":       {command: append([]string{"XADD", "x:__rand_int__", "*"}, streamEntry...)},
+	"xaddmaxlen": {command: append([]string{"XADD", "x:__rand_int__", "MAXLEN", "~", "1000", "*"}, streamEntry...)},
+	"xrange10": {command: []string{"XRANGE", "x:__rand_int__", "-", "+", "COUNT", "10"}, prefix: "x:",
+		fill: func(key, value string) []string { return []string{"EVAL", scriptTenEntries, "1", key, value} }},
 }
 
 func sha1Hex(s string) string {
@@ -74,5 +88,13 @@ func preloadPoint(ctx context.Context, addr string, p pointTest, c cell, conns i
 	}
 	value := strings.Repeat("x", c.Size)
 	fill := func(dst []byte, n int) []byte { return appendCommand(dst, p.loadArgs(n, value)...) }
+	switch {
+	case p.fill != nil:
+		fill = func(dst []byte, n int) []byte {
+			return appendCommand(dst, p.fill(fmt.Sprintf("%s%012d", p.prefix, n), value)...)
+		}
+	case p.load == "":
+		return nil // the command line writes what it needs
+	}
 	return preloadWith(ctx, addr, c.Keyspace, conns, fill, ":"+strconv.Itoa(pointItems)+"\r\n")
 }
