@@ -436,13 +436,8 @@ func parseTrimArgs(c *Ctx, argv [][]byte, xadd bool, a *trimArgs) (idAt int, nom
 				i++
 			}
 			if resp.EqualFold(opt, "maxlen") {
-				n, ok := resp.ParseInt(argv[i+1])
+				n, ok := nonNegative(c, argv[i+1], resp.ErrNotInteger, errMaxlenNeg)
 				if !ok {
-					c.W.Err(resp.ErrNotInteger)
-					return -1, false
-				}
-				if n < 0 {
-					c.W.Err(errMaxlenNeg)
 					return -1, false
 				}
 				a.strategy, a.maxlen = 'M', n
@@ -457,13 +452,8 @@ func parseTrimArgs(c *Ctx, argv [][]byte, xadd bool, a *trimArgs) (idAt int, nom
 			i++
 			a.argAt = i
 		case resp.EqualFold(opt, "limit") && more > 0:
-			n, ok := resp.ParseInt(argv[i+1])
+			n, ok := nonNegative(c, argv[i+1], resp.ErrNotInteger, errLimitNeg)
 			if !ok {
-				c.W.Err(resp.ErrNotInteger)
-				return -1, false
-			}
-			if n < 0 {
-				c.W.Err(errLimitNeg)
 				return -1, false
 			}
 			a.limit, limitGiven = n, true
@@ -508,6 +498,21 @@ done:
 		a.limit = 0
 	}
 	return i, nomk
+}
+
+// nonNegative reads a count option's integer, answering notInt for one
+// that is not an integer and neg for a negative one.
+func nonNegative(c *Ctx, b []byte, notInt, neg resp.Error) (int64, bool) {
+	n, ok := resp.ParseInt(b)
+	switch {
+	case !ok:
+		c.W.Err(notInt)
+	case n < 0:
+		c.W.Err(neg)
+	default:
+		return n, true
+	}
+	return 0, false
 }
 
 // streamOf looks key up for a stream command: ok is false after a
@@ -837,13 +842,8 @@ func XSetID(c *Ctx, argv [][]byte) {
 		more := len(argv) - 1 - i
 		switch {
 		case resp.EqualFold(argv[i], "entriesadded") && more > 0:
-			n, ok := resp.ParseInt(argv[i+1])
+			n, ok := nonNegative(c, argv[i+1], resp.ErrNotInteger, errEntriesAddNeg)
 			if !ok {
-				c.W.Err(resp.ErrNotInteger)
-				return
-			}
-			if n < 0 {
-				c.W.Err(errEntriesAddNeg)
 				return
 			}
 			added = n
@@ -1061,13 +1061,8 @@ func XRead(c *Ctx, argv [][]byte) {
 				return
 			}
 			i++
-			n, ok := resp.ParseInt(argv[i])
+			n, ok := nonNegative(c, argv[i], errTimeoutNotInt, errTimeoutNegative)
 			if !ok {
-				c.W.Err(errTimeoutNotInt)
-				return
-			}
-			if n < 0 {
-				c.W.Err(errTimeoutNegative)
 				return
 			}
 			timeout = n
