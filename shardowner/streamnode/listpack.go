@@ -331,7 +331,7 @@ func (r *lpReader) int() (int64, error) {
 	if e.isInt {
 		return e.num, nil
 	}
-	if v, ok := canonicalInt(e.str); ok {
+	if v, ok := LPIntString(e.str); ok {
 		return v, nil
 	}
 	return 0, listpackError("string where an integer belongs")
@@ -637,19 +637,7 @@ const (
 // short of the 7-bit group boundaries from 2^14 - 1 on: an element of
 // 16383 bytes gets a three-byte back length, with a leading zero group.
 func lpPutBackLen(buf []byte, size uint64) int {
-	var n int
-	switch {
-	case size <= 127:
-		n = 1
-	case size < 16383:
-		n = 2
-	case size < 2097151:
-		n = 3
-	case size < 268435455:
-		n = 4
-	default:
-		n = 5
-	}
+	n := lpBacklen(int(size))
 	for i := n - 1; i >= 0; i-- {
 		buf[i] = byte(size & 0x7F)
 		if i != 0 {
@@ -666,7 +654,7 @@ const lpMaxBackLen = 5
 // canonical decimal int64, else as a string in the smallest encoding that
 // holds its length.
 func appendLpString(dst, s []byte) []byte {
-	if v, ok := canonicalInt(s); ok {
+	if v, ok := LPIntString(s); ok {
 		return appendLpInt(dst, v)
 	}
 	start := len(dst)
@@ -711,44 +699,4 @@ func appendLpBackLen(dst []byte, size uint64) []byte {
 	var buf [lpMaxBackLen]byte
 	n := lpPutBackLen(buf[:], size)
 	return append(dst, buf[:n]...)
-}
-
-// canonicalInt parses s when it is an int64 written the one way
-// strconv.FormatInt writes it: "0", or an optional '-', a digit 1-9 and
-// more digits, within int64. Redis stores exactly these strings as
-// integers.
-func canonicalInt(s []byte) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
-		return 0, false
-	}
-	if len(s) == 1 && s[0] == '0' {
-		return 0, true
-	}
-	digits := s
-	if s[0] == '-' {
-		digits = s[1:]
-	}
-	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
-		return 0, false
-	}
-	var u uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if u > (math.MaxUint64-9)/10 {
-			return 0, false // 20 digits past 1844...: more than any int64 anyway
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if s[0] == '-' {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return -int64(u), true
-	}
-	if u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
 }
