@@ -3,6 +3,7 @@ package reactor
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/corekv/corekv/resp"
@@ -68,16 +69,18 @@ func timeoutArg(cmd *router.Command, argc int) int {
 // refuses is answered by the shard, after the errors of the arguments
 // some commands check first (BLMOVE, BLMPOP).
 func blockTimeout(cmd *router.Command, argv [][]byte) (ms int64, blocks bool) {
-	if cmd == router.CmdXRead {
+	if cmd == router.CmdXRead || cmd == router.CmdXReadGroup {
 		return shardowner.XReadBlocks(argv)
 	}
 	ms, _ = shardowner.BlockTimeout(argv[timeoutArg(cmd, len(argv))])
 	return ms, true
 }
 
-// errXReadSplit answers XREAD BLOCK over streams of several shards, which
-// waits only on one shard's streams yet.
-const errXReadSplit resp.Error = "ERR XREAD BLOCK over streams of different shards is not supported yet: give them one hash tag"
+// errXReadSplit answers XREAD or XREADGROUP (name) BLOCK over streams of
+// several shards, which waits only on one shard's streams yet.
+func errXReadSplit(name string) resp.Error {
+	return resp.Error("ERR " + name + " BLOCK over streams of different shards is not supported yet: give them one hash tag")
+}
 
 // blockingCmd runs a blocking command for cn outside MULTI; it reports
 // false, doing nothing, for one whose arguments ask it not to block (XREAD
@@ -95,9 +98,9 @@ func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 	shard := router.ShardOf(argv[c.keyPos[0]], n)
 	for _, i := range c.keyPos[1:] {
 		if router.ShardOf(argv[i], n) != shard {
-			if cmd == router.CmdXRead {
+			if cmd == router.CmdXRead || cmd == router.CmdXReadGroup {
 				c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-				cn.errorReply(errXReadSplit)
+				cn.errorReply(errXReadSplit(strings.ToUpper(cmd.Name)))
 				return true
 			}
 			c.blockingSplit(cn, cmd, argv, ms)
@@ -431,7 +434,7 @@ func (c *Core) serveBlocked() {
 				continue
 			}
 			if !c.runHere(b.Serve(key)) {
-				if b.Cmd == router.CmdXRead {
+				if b.Cmd == router.CmdXRead || b.Cmd == router.CmdXReadGroup {
 					passed++
 					continue
 				}

@@ -65,10 +65,12 @@ type waitQueue struct {
 }
 
 var (
-	// CmdXRead is XREAD, which blocks only when asked to.
-	CmdXRead   = LookupString("xread")
-	cmdBCancel = LookupString("corekv.bcancel")
-	cmdBWait   = LookupString("corekv.bwait")
+	// CmdXRead and CmdXReadGroup are XREAD and XREADGROUP, which block
+	// only when asked to.
+	CmdXRead      = LookupString("xread")
+	CmdXReadGroup = LookupString("xreadgroup")
+	cmdBCancel    = LookupString("corekv.bcancel")
+	cmdBWait      = LookupString("corekv.bwait")
 	// CmdBCancel and CmdBWait are corekv.bcancel and corekv.bwait, for
 	// the reactor to send.
 	CmdBCancel = cmdBCancel
@@ -225,6 +227,10 @@ func (bk *Blocking) Created(db int, key []byte) {
 		bk.markReady(q)
 	}
 }
+
+// Flushed marks ready every key waited for in database db, which was
+// emptied: a blocked XREADGROUP ends (shardowner.Waiters).
+func (bk *Blocking) Flushed(db int) { bk.Swapped(db, db) }
 
 // Swapped marks ready every key waited for in databases a and b: what
 // they hold changed (shardowner.Waiters).

@@ -70,7 +70,7 @@ func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int6
 		return Account(ctx.Shard, cmd, argv, o, start, failed)
 	}
 	failed := run(ctx, cmd, argv, o)
-	if ctx.Shard.Waiters != nil && (cmd.Flags&FlagWrite != 0 || cmd.Internal) {
+	if ctx.Shard.Waiters != nil && (cmd.FlagsFor(argv)&FlagWrite != 0 || cmd.Internal) {
 		signalKeys(ctx, cmd, argv)
 	}
 	return Account(ctx.Shard, cmd, argv, o, start, failed)
@@ -79,7 +79,8 @@ func Call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin, start int6
 // signalKeys tells the shard's parked blocking commands of the keys a
 // write named: the table reports the keys it creates, but a key replaced
 // whole (RENAME, COPY … REPLACE or a STORE over a key of another type) may
-// now hold what they wait for too.
+// now hold what they wait for too, and a key deleted or overwritten (DEL,
+// SET) or a group destroyed ends a blocked XREADGROUP with an error.
 func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 	var buf [16]int
 	for _, i := range cmd.KeyIndexes(buf[:0], argv) {

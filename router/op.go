@@ -153,6 +153,9 @@ func (g *Group) call(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin,
 	}
 	before := len(ctx.W.B)
 	failed := run(ctx, cmd, argv, o)
+	if sh.Waiters != nil && cmd.FlagsFor(argv)&FlagWrite != 0 {
+		signalKeys(ctx, cmd, argv)
+	}
 	return g.Ran(sh, cmd, argv, o, start, size, len(ctx.W.B)-before, failed)
 }
 

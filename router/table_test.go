@@ -333,7 +333,7 @@ func TestRedisArity(t *testing.T) {
 		"subscribe": -2, "sunsubscribe": -1, "unsubscribe": -1,
 		"blmove": 6, "blmpop": -5, "blpop": -3, "brpop": -3, "brpoplpush": 4, "lindex": 3, "linsert": 5, "llen": 2, "lmove": 5, "lmpop": -4, "eval": -3, "evalsha": -3, "eval_ro": -3, "evalsha_ro": -3, "fcall": -3, "fcall_ro": -3, "function": -2, "script": -2, "lpop": -2, "lpos": -3, "lpush": -3, "lpushx": -3,
 		"lrange": 4, "lrem": 4, "lset": 4, "ltrim": 4, "rpop": -2, "rpoplpush": 3, "rpush": -3, "rpushx": -3,
-		"xadd": -5, "xdel": -3, "xinfo": -2, "xread": -4, "xlen": 2, "xrange": -4, "xrevrange": -4, "xsetid": -3, "xtrim": -4,
+		"xack": -4, "xadd": -5, "xautoclaim": -6, "xclaim": -6, "xdel": -3, "xgroup": -2, "xinfo": -2, "xpending": -3, "xread": -4, "xreadgroup": -7, "xlen": 2, "xrange": -4, "xrevrange": -4, "xsetid": -3, "xtrim": -4,
 		"zadd": -4, "zcard": 2, "zcount": 4, "zdiff": -3, "zdiffstore": -4, "zincrby": 4, "zinter": -3, "zintercard": -3,
 		"bzmpop": -5, "bzpopmax": -3, "bzpopmin": -3, "zinterstore": -4, "zlexcount": 4, "zmpop": -4, "zmscore": -3, "zpopmax": -2, "zpopmin": -2, "zrandmember": -2,
 		"zrange": -4, "zrangebylex": -4, "zrangebyscore": -4, "zrangestore": -5, "zrank": 3, "zrem": -3, "zremrangebylex": 4,

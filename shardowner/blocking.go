@@ -27,6 +27,8 @@ type Waiters interface {
 	Created(db int, key []byte)
 	// Swapped is told that databases a and b swapped their keys.
 	Swapped(a, b int)
+	// Flushed is told that database db was emptied.
+	Flushed(db int)
 }
 
 const (

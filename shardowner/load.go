@@ -125,11 +125,6 @@ func (h *ownRecords) Key(r *rdbfile.Record) error {
 	if h.count > 1 && KeyShard(r.Key, h.count) != h.shard {
 		return nil
 	}
-	if r.Type == rdbfile.TypeStreamListpacks || r.Type == rdbfile.TypeStreamListpacks2 {
-		if n, ok := rdbfile.StreamGroups(r.Type, r.Object); ok && n > 0 {
-			return fmt.Errorf("key '%s' is a stream with consumer groups, which corekv does not hold yet", r.Key)
-		}
-	}
 	return h.fn(h.db, r)
 }
 

@@ -76,6 +76,8 @@ type rdbObject struct {
 	long int   // length of the longest element
 	set  bool  // from an intset, which may repeat a member
 	blob bool  // from a listpack or ziplist: only the count decides the encoding
+	// groups are a stream's consumer groups (streamrdb.go).
+	groups []rdbGroup
 }
 
 // readObject reads the object of payload p (the footer included, as Redis

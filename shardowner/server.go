@@ -34,7 +34,15 @@ func FlushDB(c *Ctx, argv [][]byte) {
 	if !c.Shard.detachForSnapshot(c.DB) {
 		c.Table().Clear()
 	}
+	c.Shard.flushed(c.DB)
 	c.W.OK()
+}
+
+// flushed tells the parked blocking commands that database db was emptied.
+func (s *Shard) flushed(db int) {
+	if s.Waiters != nil {
+		s.Waiters.Flushed(db)
+	}
 }
 
 // FlushAll: FLUSHALL [ASYNC|SYNC]. Clears every database of this shard.
@@ -46,6 +54,7 @@ func FlushAll(c *Ctx, argv [][]byte) {
 		if !c.Shard.detachForSnapshot(db) {
 			t.Clear()
 		}
+		c.Shard.flushed(db)
 	}
 	c.W.OK()
 }

@@ -226,6 +226,15 @@ func (c *Ctx) Propagate(argv ...[]byte) {
 	}
 }
 
+// PreventPropagation records nothing for the running command, whatever
+// it changed, as Redis's preventCommandPropagation: for a command whose
+// effects need no replay or were propagated in another form already.
+func (c *Ctx) PreventPropagation() {
+	if j := c.Shard.Journal; j != nil {
+		j.Suppress()
+	}
+}
+
 // Table returns the table of the client's selected database.
 func (c *Ctx) Table() *Table { return c.Shard.DBs[c.DB] }
 

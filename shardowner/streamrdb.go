@@ -1,7 +1,9 @@
 package shardowner
 
 import (
+	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/valyala/bytebufferpool"
 
@@ -43,7 +45,182 @@ func appendStreamBody(dst []byte, v Value, str func(dst, s []byte) []byte) []byt
 	for _, x := range []uint64{uint64(s.length()), last.Ms, last.Seq, first.Ms, first.Seq, maxDel.Ms, maxDel.Seq, s.added()} {
 		dst = rdbfile.AppendLen64(dst, x)
 	}
-	return rdbfile.AppendLen(dst, 0) // no consumer groups
+	dst = rdbfile.AppendLen(dst, s.groups())
+	s.eachGroup(func(g cgroup, name []byte) bool {
+		dst = str(dst, name)
+		last := g.lastID()
+		dst = rdbfile.AppendLen64(rdbfile.AppendLen64(dst, last.Ms), last.Seq)
+		dst = rdbfile.AppendLen64(dst, uint64(g.entriesRead()))
+		gp := g.pel()
+		dst = rdbfile.AppendLen(dst, gp.Len())
+		gp.Each(streamnode.MinID, func(r []byte) bool {
+			at, n, _ := nackOf(r)
+			dst = append(dst, r[:16]...)
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(at))
+			dst = rdbfile.AppendLen64(dst, n)
+			return true
+		})
+		dst = rdbfile.AppendLen(dst, g.consumers())
+		g.eachConsumer(func(cid uint32, cname []byte) bool {
+			dst = str(dst, cname)
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(g.seen(cid)))
+			cp := g.cpel(cid)
+			dst = rdbfile.AppendLen(dst, cp.Len())
+			cp.Each(streamnode.MinID, func(r []byte) bool {
+				dst = append(dst, r[:16]...)
+				return true
+			})
+			return true
+		})
+		return true
+	})
+	return dst
+}
+
+// rdbGroup is a consumer group read from a file, until stored.
+type rdbGroup struct {
+	name      []byte
+	last      streamID
+	read      int64
+	readKnown bool // false for RDB type 15, which lacks it
+	pel       [][nackSize]byte
+	consumers []rdbConsumer
+}
+
+type rdbConsumer struct {
+	name []byte
+	seen int64
+	ids  []streamID
+}
+
+// readGroups reads a stream's consumer groups into o.groups, checking what
+// Redis's loader checks: names unique, pending entries unique, each owned
+// by exactly one consumer.
+func (o *rdbObject) readGroups(r *rdbfile.Reader, v2 bool) bool {
+	n, ok := r.Count(1)
+	if !ok {
+		return false
+	}
+	names := map[string]bool{}
+	for range n {
+		var g rdbGroup
+		name, ok := r.String()
+		if !ok || names[string(name)] {
+			return false
+		}
+		names[string(name)] = true
+		g.name = append([]byte(nil), name...)
+		ms, enc, ok1 := r.Len()
+		seq, enc2, ok2 := r.Len()
+		if !ok1 || !ok2 || enc || enc2 {
+			return false
+		}
+		g.last = streamID{Ms: ms, Seq: seq}
+		if v2 {
+			read, enc, ok := r.Len()
+			if !ok || enc {
+				return false
+			}
+			g.read, g.readKnown = int64(read), true
+		}
+		pending, ok := r.Count(16 + 8 + 1)
+		if !ok {
+			return false
+		}
+		owner := map[streamID]int{} // pending entry: its place in g.pel, then -1 once owned
+		for range pending {
+			raw, ok := r.Take(16)
+			if !ok {
+				return false
+			}
+			at, ok := r.Take(8)
+			if !ok {
+				return false
+			}
+			count, enc, ok := r.Len()
+			if !ok || enc {
+				return false
+			}
+			id := decodeID(raw)
+			if _, dup := owner[id]; dup {
+				return false
+			}
+			owner[id] = len(g.pel)
+			g.pel = append(g.pel, nack(id, int64(binary.LittleEndian.Uint64(at)), count, 0))
+		}
+		consumers, ok := r.Count(1 + 8 + 1)
+		if !ok {
+			return false
+		}
+		cnames := map[string]bool{}
+		for ci := range consumers {
+			name, ok := r.String()
+			if !ok || cnames[string(name)] {
+				return false
+			}
+			cnames[string(name)] = true
+			cs := rdbConsumer{name: append([]byte(nil), name...)}
+			seen, ok := r.Take(8)
+			if !ok {
+				return false
+			}
+			cs.seen = int64(binary.LittleEndian.Uint64(seen))
+			ids, ok := r.Count(16)
+			if !ok {
+				return false
+			}
+			for range ids {
+				raw, ok := r.Take(16)
+				if !ok {
+					return false
+				}
+				id := decodeID(raw)
+				at, ok := owner[id]
+				if !ok || at < 0 {
+					return false // not pending in the group, or owned twice
+				}
+				binary.LittleEndian.PutUint32(g.pel[at][nackOwner:], uint32(ci))
+				owner[id] = -1
+				cs.ids = append(cs.ids, id)
+			}
+			g.consumers = append(g.consumers, cs)
+		}
+		for _, at := range owner {
+			if at >= 0 {
+				return false // a pending entry without a consumer
+			}
+		}
+		o.groups = append(o.groups, g)
+	}
+	return true
+}
+
+// storeGroups builds o's consumer groups in stream s.
+func (o *rdbObject) storeGroups(s strm) error {
+	slices.SortFunc(o.groups, func(a, b rdbGroup) int { return bytes.Compare(a.name, b.name) })
+	for _, rg := range o.groups {
+		read := rg.read
+		if !rg.readKnown {
+			read = s.entriesBefore(rg.last)
+		}
+		g, _, err := s.createGroup(rg.name, rg.last, read)
+		if err != nil {
+			return err
+		}
+		cids := make([]uint32, len(rg.consumers))
+		for i, cs := range rg.consumers {
+			if cids[i], err = g.createConsumer(cs.name, cs.seen); err != nil {
+				return err
+			}
+		}
+		for _, r := range rg.pel {
+			at, n, ci := nackOf(r[:])
+			if err := g.own(decodeID(r[:]), at, n, cids[ci]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // readStream reads a stream of RDB type 15 or 19 (v2) into o.
@@ -109,9 +286,8 @@ func (o *rdbObject) readStream(r *rdbfile.Reader, v2 bool) bool {
 	if v2 {
 		maxDel, added = streamnode.ID{Ms: meta[5], Seq: meta[6]}, meta[7]
 	}
-	groups, ok := r.Count(1)
-	if !ok || groups != 0 {
-		return false // consumer groups are not held yet
+	if !o.readGroups(r, v2) {
+		return false
 	}
 	h := o.out.B[:kvtable.StreamHead]
 	binary.LittleEndian.PutUint64(h[kvtable.StreamLength:], length)
@@ -149,6 +325,11 @@ func (o *rdbObject) streamTable(c *Ctx) *Table {
 		binary.LittleEndian.PutUint32(r[srLPBytes:], uint32(lpBytes))
 		t.List = append(t.List, r[:]...)
 		binary.LittleEndian.PutUint32(t.List[shNextNode:], uint32(id+1))
+	}
+	if err := o.storeGroups(s); err != nil {
+		t.Clear()
+		c.W.Err(errFull)
+		return nil
 	}
 	return t
 }

@@ -626,6 +626,8 @@ type streamPairs struct {
 	fields, values [][]byte
 	id             [41]byte
 	after          []streamID // XREAD's IDs, one per key
+	history        []bool     // XREADGROUP's: whether a key's ID reads the consumer's history
+	ids            []streamID // the IDs XREADGROUP delivers
 	idText         []byte     // XREAD's "$" made IDs, for a parked command's arguments
 }
 
@@ -725,16 +727,8 @@ func xrange(c *Ctx, argv [][]byte, rev bool) {
 func replyEntries(c *Ctx, s strm, from, to streamID, rev bool, count int64) {
 	mark := len(c.W.B)
 	n := int64(0)
-	var idBuf [41]byte
 	s.each(from, to, rev, func(e streamnode.Entry) bool {
-		c.W.Array(2)
-		c.W.Bulk(streamnode.AppendID(idBuf[:0], e.ID))
-		c.W.Array(2 * e.Len())
-		p := e.Pairs()
-		for f, v, ok := p.Next(); ok; f, v, ok = p.Next() {
-			c.W.Bulk(f)
-			c.W.Bulk(v)
-		}
+		writeEntry(c, e)
 		n++
 		return count <= 0 || n < count
 	})
@@ -900,12 +894,11 @@ var xinfoHelp = []string{
 	"STREAM <key> [FULL [COUNT <count>]",
 	"    Show information about the stream.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }
 
 // XInfo: XINFO STREAM key [FULL [COUNT count]], XINFO GROUPS key, XINFO
-// CONSUMERS key group, XINFO HELP. Consumer groups are not held yet: a
-// stream has none.
+// CONSUMERS key group, XINFO HELP.
 func XInfo(c *Ctx, argv [][]byte) {
 	sub := argv[1]
 	var name string
@@ -940,10 +933,15 @@ func XInfo(c *Ctx, argv [][]byte) {
 		c.W.Err(resp.ErrNoSuchKey)
 		return
 	case name == "xinfo|groups":
-		c.W.Array(0)
+		xinfoGroups(c, s)
 		return
 	case name == "xinfo|consumers":
-		c.W.Err(resp.Error("NOGROUP No such consumer group '" + string(argv[3]) + "' for key name '" + string(argv[2]) + "'"))
+		g, ok := s.group(argv[3])
+		if !ok {
+			c.W.Err(errNoGroupFor(argv[2], argv[3]))
+			return
+		}
+		xinfoConsumers(c, g)
 		return
 	}
 	full, count := false, int64(10)
@@ -992,11 +990,11 @@ func XInfo(c *Ctx, argv [][]byte) {
 		c.W.BulkString("entries")
 		replyEntries(c, s, streamnode.MinID, streamnode.MaxID, false, count)
 		c.W.BulkString("groups")
-		c.W.Array(0)
+		xinfoGroupsFull(c, s, count)
 		return
 	}
 	c.W.BulkString("groups")
-	c.W.Int(0)
+	c.W.Int(int64(s.groups()))
 	for _, rev := range []bool{false, true} {
 		if rev {
 			c.W.BulkString("last-entry")
@@ -1041,6 +1039,8 @@ func XReadBlocks(argv [][]byte) (ms int64, blocks bool) {
 			return max(n, 0), ok && n >= 0
 		case resp.EqualFold(argv[i], "count"):
 			i++
+		case resp.EqualFold(argv[i], "group"):
+			i += 2
 		}
 	}
 	return 0, false

@@ -292,6 +292,12 @@ func journalDataset(t *testing.T, addr string) (map[string]journalKey, int64) {
 						val = append(val, f+"="+string(info[i+1].raw))
 					}
 				}
+				full := do("XINFO", "STREAM", key, "FULL", "COUNT", "0").elems
+				for i := 0; i+1 < len(full); i += 2 {
+					if string(compatBulk(full[i])) == "groups" {
+						val = append(val, journalGroups(full[i+1])...)
+					}
+				}
 			default:
 				val = []string{"?"}
 			}
@@ -406,4 +412,30 @@ func journalHistory(diff string, cmds []journal.Command) string {
 		}
 	}
 	return fmt.Sprintf("%q:\n%s", key, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+}
+
+// journalGroups describes XINFO STREAM FULL's groups but for what a replay
+// of the append-only file does not keep as it was: consumers' seen times
+// (an XCLAIM replayed sees its consumer then) and the groups' entries read
+// and lag (XCLAIM's LASTID moves the last ID alone, in Redis as here).
+func journalGroups(groups *compatReply) []string {
+	var out []string
+	for _, g := range groups.elems {
+		for i := 0; i+1 < len(g.elems); i += 2 {
+			switch f := string(compatBulk(g.elems[i])); f {
+			case "entries-read", "lag":
+			case "consumers":
+				for _, c := range g.elems[i+1].elems {
+					for j := 0; j+1 < len(c.elems); j += 2 {
+						if cf := string(compatBulk(c.elems[j])); cf != "seen-time" {
+							out = append(out, "consumer "+cf+"="+string(c.elems[j+1].raw))
+						}
+					}
+				}
+			default:
+				out = append(out, "group "+f+"="+string(g.elems[i+1].raw))
+			}
+		}
+	}
+	return out
 }

@@ -1104,6 +1104,7 @@ func init() {
 	diffCommands = append(diffCommands, diffHLLCommands()...)
 	diffCommands = append(diffCommands, diffGeoCommands()...)
 	diffCommands = append(diffCommands, diffStreamCommands()...)
+	diffCommands = append(diffCommands, diffStreamGroupCommands()...)
 	for _, c := range diffCommands {
 		diffWeightSum += c.weight
 	}

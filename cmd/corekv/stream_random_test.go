@@ -184,10 +184,8 @@ func diffStreamCommands() []diffCommand {
 
 // diffStreamGroupCommands are the consumer-group, XREAD and XINFO commands:
 // XGROUP's subcommands, XREADGROUP and XREAD without BLOCK, XACK, XPENDING,
-// XCLAIM, XAUTOCLAIM, XINFO STREAM, GROUPS and CONSUMERS. They are
-// registered in TestRandomDiff (init in random_test.go:
-// diffCommands = append(diffCommands, diffStreamGroupCommands()...)) once
-// those commands are on main.
+// XCLAIM, XAUTOCLAIM, XINFO STREAM, GROUPS and CONSUMERS (registered, as
+// diffStreamCommands, when corekv's table has them).
 //
 // Delivery times and consumers' seen times are each server's clock, so
 // what shows them is compared with them masked: XINFO STREAM (FULL),

@@ -164,6 +164,12 @@ func (j *Journal) Propagate(db int, argv ...[]byte) {
 	j.Record(db, argv...)
 }
 
+// Suppress marks the running command's effects as recorded without
+// recording any: what it changed needs no replay (XREADGROUP of a
+// consumer's history only counts deliveries), or what it did record was
+// all there is.
+func (j *Journal) Suppress() { j.explicit = true }
+
 // Record appends argv, run in database db, to the running command's
 // transaction part, or to the stream.
 func (j *Journal) Record(db int, argv ...[]byte) {

@@ -9,7 +9,9 @@ import (
 
 // A stream is a table of its own (package shardowner keeps it) holding its
 // nodes, runs of entries in streamnode's format, each under a key of 'n'
-// and its 4-byte node id, and in Table.List its index, one byte slice:
+// and its 4-byte node id (its consumer groups are under other keys:
+// shardowner/streamgroups.go), and in Table.List its index, one byte
+// slice:
 //
 //	header (StreamHead bytes)
 //	  [0:8]   live entries
@@ -82,8 +84,16 @@ func checkStream(t *Table) error {
 		prev = masterID
 		total += live
 	}
-	if total != int(binary.LittleEndian.Uint64(ix[StreamLength:])) || t.Len() != len(recs)/StreamRec {
-		return fmt.Errorf("stream index counts %d entries in %d nodes, table has %d keys", total, len(recs)/StreamRec, t.Len())
+	nodes := 0
+	for pos := range t.WalkLen() {
+		t.WalkAt(pos, func(key []byte, _ Value, _ Accessed) {
+			if len(key) == 5 && key[0] == 'n' {
+				nodes++
+			}
+		})
+	}
+	if total != int(binary.LittleEndian.Uint64(ix[StreamLength:])) || nodes != len(recs)/StreamRec {
+		return fmt.Errorf("stream index counts %d entries in %d nodes, table has %d node keys", total, len(recs)/StreamRec, nodes)
 	}
 	return nil
 }

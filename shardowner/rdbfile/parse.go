@@ -449,27 +449,6 @@ func skipStream(r *Reader, v2 bool) string {
 	return skipStreamTail(r, v2)
 }
 
-// StreamGroups returns the number of consumer groups of the stream object
-// p of type typ (15 or 19); ok is false when p does not frame as one.
-func StreamGroups(typ byte, p []byte) (n int, ok bool) {
-	r := Reader{p: p}
-	nodes, ok := r.Count(2)
-	for i := 0; ok && i < nodes; i++ {
-		ok = r.SkipString() && r.SkipString()
-	}
-	lens := 3
-	if typ == TypeStreamListpacks2 {
-		lens = 8
-	}
-	for i := 0; ok && i < lens; i++ {
-		ok = lenOK(&r)
-	}
-	if !ok {
-		return 0, false
-	}
-	return r.Count(1)
-}
-
 // skipStreamTail steps over what follows a stream's listpacks: its length
 // and IDs, and its consumer groups (skipStream).
 func skipStreamTail(r *Reader, v2 bool) string {
