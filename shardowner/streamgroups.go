@@ -54,12 +54,25 @@ const (
 	errAutoclaimCount  resp.Error = "ERR COUNT must be > 0"
 )
 
+// cstr is b as C's "%s" prints it, as Redis's error texts show arguments:
+// up to its first NUL.
+func cstr(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
 func errNoGroup(key, group []byte) resp.Error {
-	return resp.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'")
+	return resp.Error("NOGROUP No such key '" + cstr(key) + "' or consumer group '" + cstr(group) + "'")
 }
 
 func errNoGroupFor(key, group []byte) resp.Error {
-	return resp.Error("NOGROUP No such consumer group '" + string(group) + "' for key name '" + string(key) + "'")
+	return resp.Error("NOGROUP No such consumer group '" + cstr(group) + "' for key name '" + cstr(key) + "'")
+}
+
+func errNoGroupRead(key, group []byte) resp.Error {
+	return resp.Error("NOGROUP No such key '" + cstr(key) + "' or consumer group '" + cstr(group) + "' in XREADGROUP with GROUP option")
 }
 
 // cgroup is one consumer group of stream s.
@@ -737,11 +750,11 @@ func XReadGroup(c *Ctx, argv [][]byte) {
 			return
 		}
 		if !found {
-			c.W.Err(resp.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(gname) + "' in XREADGROUP with GROUP option"))
+			c.W.Err(errNoGroupRead(key, gname))
 			return
 		}
 		if _, ok := s.group(gname); !ok {
-			c.W.Err(resp.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(gname) + "' in XREADGROUP with GROUP option"))
+			c.W.Err(errNoGroupRead(key, gname))
 			return
 		}
 		switch a := idArgs[i]; {
@@ -1135,7 +1148,7 @@ func XClaim(c *Ctx, argv [][]byte) {
 			}
 			lastID = id
 		default:
-			c.W.Err(resp.Error("ERR Unrecognized XCLAIM option '" + string(o) + "'"))
+			c.W.Err(resp.Error("ERR Unrecognized XCLAIM option '" + cstr(o) + "'"))
 			return
 		}
 	}
