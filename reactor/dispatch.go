@@ -36,13 +36,6 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 	if cn.multi != nil && c.queueMulti(cn, cmd, argv) {
 		return
 	}
-	if cmd.Route == router.RouteHome || cmd.Route == router.RouteAll {
-		if e := subcommandArityErr(cmd, argv); e != "" {
-			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-			cn.errorReply(e)
-			return
-		}
-	}
 	c.stats.commands++
 	if cn.info.lastCmd.Load() != &cmd.Name {
 		// Stored only on change: a pipeline of one command pays one load.
@@ -69,6 +62,13 @@ func (c *Core) admit(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 	if !cmd.ArityOK(len(argv)) {
 		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
 		cn.errorReply(c.rejectInMulti(cn, cmd, resp.ErrWrongArgs(cmd.Name)))
+		return false
+	}
+	// A subcommand's arity too, before the gates: XGROUP CREATE with too
+	// few arguments is an arity error, not OOM.
+	if e := subcommandArityErr(cmd, argv); e != "" {
+		c.shard.CmdStat(cmd.StatID(argv)).Rejected++
+		cn.errorReply(c.rejectInMulti(cn, cmd, e))
 		return false
 	}
 	if !cn.authed && cmd.Flags&router.FlagNoAuth == 0 {

@@ -244,7 +244,7 @@ func (c *Core) sleepersTimeout(timeout int, now int64) int {
 	return timeout
 }
 
-// subcommandArityErr is the arity error for a known subcommand of a home
+// subcommandArityErr is the arity error for a known subcommand of a
 // container command called with the wrong number of arguments (Redis 7's
 // "wrong number of arguments for 'client|setname' command"), or "". Like any
 // arity error it refuses the request before it runs.

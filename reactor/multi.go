@@ -77,14 +77,6 @@ func (c *Core) queueMulti(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 		cn.errorReply(errNoMulti)
 		return true
 	}
-	if cmd.Route == router.RouteHome || cmd.Route == router.RouteAll {
-		if e := subcommandArityErr(cmd, argv); e != "" {
-			c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-			m.dirty = true
-			cn.errorReply(e)
-			return true
-		}
-	}
 	if !m.dirty {
 		m.block.Add(cmd, argv)
 	}
