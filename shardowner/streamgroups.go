@@ -659,55 +659,11 @@ func XGroup(c *Ctx, argv [][]byte) {
 // NOACK), as Redis does.
 func XReadGroup(c *Ctx, argv [][]byte) {
 	c.PreventPropagation()
-	timeout, count, at := int64(-1), int64(0), 0
-	var gname, cname []byte
-	noack := false
-	for i := 1; i < len(argv) && at == 0; i++ {
-		more, o := len(argv)-i-1, argv[i]
-		switch {
-		case resp.EqualFold(o, "block") && more > 0:
-			if c.Scripted {
-				c.W.Err(resp.Error("ERR " + string(argv[0]) + " command is not allowed with BLOCK option from scripts"))
-				return
-			}
-			i++
-			n, ok := nonNegative(c, argv[i], errTimeoutNotInt, errTimeoutNegative)
-			if !ok {
-				return
-			}
-			timeout = n
-		case resp.EqualFold(o, "count") && more > 0:
-			i++
-			n, ok := resp.ParseInt(argv[i])
-			if !ok {
-				c.W.Err(resp.ErrNotInteger)
-				return
-			}
-			count = max(n, 0)
-		case resp.EqualFold(o, "streams") && more > 0:
-			at = i + 1
-			if (len(argv)-at)%2 != 0 {
-				c.W.Err(errXReadUnbalanced)
-				return
-			}
-		case resp.EqualFold(o, "group") && more >= 2:
-			gname, cname = argv[i+1], argv[i+2]
-			i += 2
-		case resp.EqualFold(o, "noack"):
-			noack = true
-		default:
-			c.W.Err(resp.ErrSyntax)
-			return
-		}
-	}
-	if at == 0 {
-		c.W.Err(resp.ErrSyntax)
+	var a xreadArgs
+	if !parseXRead(c, argv, true, &a) {
 		return
 	}
-	if gname == nil {
-		c.W.Err(errXReadGroupNoGrp)
-		return
-	}
+	timeout, count, at, gname, cname, noack := a.timeout, a.count, a.at, a.gname, a.cname, a.noack
 	n := (len(argv) - at) / 2
 	keys, idArgs := argv[at:at+n], argv[at+n:]
 	if c.ServeKey != nil {

@@ -1026,6 +1026,76 @@ const (
 // when served, as in Redis: a low ID must not flood the client.
 const xreadServedCount = 1000
 
+// xreadArgs are the options of XREAD and XREADGROUP.
+type xreadArgs struct {
+	timeout      int64 // BLOCK's, -1 without it
+	count        int64 // 0: no COUNT
+	at           int   // where the keys start, after STREAMS
+	gname, cname []byte
+	noack        bool
+}
+
+// parseXRead reads XREAD's options (XREADGROUP's with group) as Redis's
+// xreadCommand does, answering an error and returning false for bad ones.
+func parseXRead(c *Ctx, argv [][]byte, group bool, a *xreadArgs) bool {
+	*a = xreadArgs{timeout: -1}
+	for i := 1; i < len(argv) && a.at == 0; i++ {
+		more, o := len(argv)-i-1, argv[i]
+		switch {
+		case resp.EqualFold(o, "block") && more > 0:
+			if c.Scripted {
+				c.W.Err(resp.Error("ERR " + string(argv[0]) + " command is not allowed with BLOCK option from scripts"))
+				return false
+			}
+			i++
+			n, ok := nonNegative(c, argv[i], errTimeoutNotInt, errTimeoutNegative)
+			if !ok {
+				return false
+			}
+			a.timeout = n
+		case resp.EqualFold(o, "count") && more > 0:
+			i++
+			n, ok := resp.ParseInt(argv[i])
+			if !ok {
+				c.W.Err(resp.ErrNotInteger)
+				return false
+			}
+			a.count = max(n, 0)
+		case resp.EqualFold(o, "streams") && more > 0:
+			a.at = i + 1
+			if (len(argv)-a.at)%2 != 0 {
+				c.W.Err(errXReadUnbalanced)
+				return false
+			}
+		case resp.EqualFold(o, "group") && more >= 2:
+			if !group {
+				c.W.Err(errXReadGroupOpt)
+				return false
+			}
+			a.gname, a.cname = argv[i+1], argv[i+2]
+			i += 2
+		case resp.EqualFold(o, "noack"):
+			if !group {
+				c.W.Err(errXReadNoAck)
+				return false
+			}
+			a.noack = true
+		default:
+			c.W.Err(resp.ErrSyntax)
+			return false
+		}
+	}
+	switch {
+	case a.at == 0:
+		c.W.Err(resp.ErrSyntax)
+		return false
+	case group && a.gname == nil:
+		c.W.Err(errXReadGroupNoGrp)
+		return false
+	}
+	return true
+}
+
 // XReadBlocks reports whether XREAD's arguments ask it to block (a BLOCK
 // option before STREAMS), and its timeout in ms (0: for ever); the
 // handler answers a malformed one.
@@ -1051,50 +1121,11 @@ func XReadBlocks(argv [][]byte) (ms int64, blocks bool) {
 // with "$" made the last ID it stood for, and is served for the key an
 // XADD makes ready (Ctx.ServeKey) with that key's new entries.
 func XRead(c *Ctx, argv [][]byte) {
-	timeout, count, at := int64(-1), int64(0), 0
-	for i := 1; i < len(argv) && at == 0; i++ {
-		more, o := len(argv)-i-1, argv[i]
-		switch {
-		case resp.EqualFold(o, "block") && more > 0:
-			if c.Scripted {
-				c.W.Err(resp.Error("ERR " + string(argv[0]) + " command is not allowed with BLOCK option from scripts"))
-				return
-			}
-			i++
-			n, ok := nonNegative(c, argv[i], errTimeoutNotInt, errTimeoutNegative)
-			if !ok {
-				return
-			}
-			timeout = n
-		case resp.EqualFold(o, "count") && more > 0:
-			i++
-			n, ok := resp.ParseInt(argv[i])
-			if !ok {
-				c.W.Err(resp.ErrNotInteger)
-				return
-			}
-			count = max(n, 0)
-		case resp.EqualFold(o, "streams") && more > 0:
-			at = i + 1
-			if (len(argv)-at)%2 != 0 {
-				c.W.Err(errXReadUnbalanced)
-				return
-			}
-		case resp.EqualFold(o, "group") && more >= 2:
-			c.W.Err(errXReadGroupOpt)
-			return
-		case resp.EqualFold(o, "noack"):
-			c.W.Err(errXReadNoAck)
-			return
-		default:
-			c.W.Err(resp.ErrSyntax)
-			return
-		}
-	}
-	if at == 0 {
-		c.W.Err(resp.ErrSyntax)
+	var a xreadArgs
+	if !parseXRead(c, argv, false, &a) {
 		return
 	}
+	timeout, count, at := a.timeout, a.count, a.at
 	n := (len(argv) - at) / 2
 	keys, idArgs := argv[at:at+n], argv[at+n:]
 	sc := &c.Shard.streamPairs
