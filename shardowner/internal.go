@@ -59,7 +59,8 @@ const (
 //	bytes 10-   the int64 (little endian) or the string bytes; for an
 //	            aggregate its packed elements (kvtable.PackedBody's format,
 //	            or an intset; a list's in order), which a big one keeps big
-//	            when restored; for a stream its RDB body (streamrdb.go)
+//	            when restored; for a stream its table as stored
+//	            (streamblob.go)
 const (
 	blobHeader   = 10
 	blobIsInt    = 1
@@ -97,7 +98,7 @@ func EncodeValue(dst []byte, v Value) []byte {
 	case v.IsInt:
 		return binary.LittleEndian.AppendUint64(dst, uint64(v.Int))
 	case v.Kind == KindStream:
-		return appendStreamBody(dst, v, plain)
+		return appendStreamBlob(dst, v)
 	case v.Big != nil && v.Kind == KindList:
 		return listBlob(dst, v)
 	case v.Big != nil:
@@ -149,7 +150,7 @@ func DecodeValue(b []byte) (v Value, big, ok bool) {
 			return Value{}, false, false
 		}
 	case KindStream:
-		// Checked whole when rebuilt (streamFromBody).
+		// Checked when rebuilt (streamFromBlob).
 		v.Str = b[blobHeader:]
 		return v, true, flags == blobBig
 	case KindHash, KindSet, KindList, KindZSet:
@@ -299,7 +300,7 @@ func InternalRestore(c *Ctx, argv [][]byte) {
 			switch v.Kind {
 			case KindStream:
 				var ok bool
-				if v.Big, ok = c.streamFromBody(v.Str); !ok {
+				if v.Big, ok = c.streamFromBlob(v.Str); !ok {
 					c.W.Err(errBadBlob)
 					return
 				}

@@ -333,15 +333,3 @@ func (o *rdbObject) streamTable(c *Ctx) *Table {
 	}
 	return t
 }
-
-// streamFromBody returns a stream's table built from b, a stream's RDB
-// body (a value blob's), or nil: ok is false when b is malformed, and a
-// full table answers errFull.
-func (c *Ctx) streamFromBody(b []byte) (t *Table, ok bool) {
-	o, ok := readObjectOf(rdbfile.TypeStreamListpacks2, b)
-	if !ok {
-		return nil, false
-	}
-	defer o.release()
-	return o.streamTable(c), true
-}
