@@ -157,8 +157,8 @@ func (b *scriptTxn) pinShard(ex Exec) int {
 }
 
 // keptToOneShard reports whether every key the script touched beyond
-// those it declares lives on their shard (a script that declares none must
-// have touched none). known is false when the declared keys span shards:
+// those it declares is sure to live on their shard (a script that declares
+// none must have touched none). known is false when the declared keys span shards:
 // the run then says nothing about runs whose keys share one.
 func (b *scriptTxn) keptToOneShard(n int) (local, known bool) {
 	argv := b.args.Argv()
@@ -171,12 +171,30 @@ func (b *scriptTxn) keptToOneShard(n int) (local, known bool) {
 			return false, false
 		}
 	}
+	// A key it did not declare may share the shard by chance this run and
+	// not the next (BullMQ's job keys); only one under a declared key's
+	// hash tag is sure to.
 	for i := range b.extra.Len() {
-		if ShardOf(b.extra.Arg(i), n) != sh {
+		if !sharesTag(b.extra.Arg(i), argv, b.keyPos) {
 			return false, true
 		}
 	}
 	return true, true
+}
+
+// sharesTag reports whether key has the hash tag of one of argv's keys at
+// keyPos.
+func sharesTag(key []byte, argv [][]byte, keyPos []int) bool {
+	tag := HashTag(key)
+	if len(tag) == len(key) {
+		return false // no tag: it is its own, and not a declared key
+	}
+	for _, k := range keyPos {
+		if bytes.Equal(HashTag(argv[k]), tag) {
+			return true
+		}
+	}
+	return false
 }
 
 // startScriptSplit runs a script as a transaction over its declared keys:
@@ -275,8 +293,8 @@ func (b *scriptTxn) PartDone(ex Exec, t *Txn, s *Slot) {
 // shard; on its keys' shard it could not take them, and what it wrote
 // before could not be undone. So a script starts out running as a
 // transaction, as if its keys spanned shards, and its runs there show
-// whether it keeps to its declared keys' shard (every key it touched lives
-// there, or, declaring none, it touched none). After scriptLocalRuns runs
+// whether it keeps to its declared keys' shard (every key it touched is one
+// of them or under one's hash tag, or, declaring none, it touched none). After scriptLocalRuns runs
 // that did, it runs on that shard, with no hop. One that did not, or that
 // later touches a key of another shard there (refused: errScriptOtherShard),
 // runs as a transaction from then on. One that selects another database,

@@ -288,3 +288,40 @@ func TestScriptCrossShardCommandStats(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptUndeclaredKeysStayOver: a script that touches keys it does not
+// declare keeps running over several shards even when, run after run, those
+// keys happened to live on its declared key's shard (BullMQ's job keys): the
+// next may not, and a run on one shard could not reach it. One whose
+// undeclared keys share its declared key's hash tag is sure to stay there.
+func TestScriptUndeclaredKeysStayOver(t *testing.T) {
+	s := startServer(t, nil, "--shards", "2")
+	ctx := context.Background()
+	cl := s.client(t, 0)
+	const body = "redis.call('incr', KEYS[1]); return redis.call('incr', ARGV[1])"
+	home := router.ShardOf([]byte("job:queue"), 2)
+	var near, far []string
+	for i := 0; len(near) < 20 || len(far) == 0; i++ {
+		k := "job:" + strconv.Itoa(i)
+		if router.ShardOf([]byte(k), 2) == home {
+			near = append(near, k)
+		} else {
+			far = append(far, k)
+		}
+	}
+	for _, k := range append(near, far[0]) {
+		if err := cl.Eval(ctx, body, []string{"job:queue"}, k).Err(); err != nil {
+			t.Fatalf("EVAL touching %s: %v", k, err)
+		}
+	}
+	if got := cl.Get(ctx, "job:queue").Val(); got != "21" {
+		t.Fatalf("job:queue = %q, want 21", got)
+	}
+	// Under the declared key's tag: it runs on that shard once learnt, and
+	// every run still answers.
+	for i := range 20 {
+		if err := cl.Eval(ctx, body, []string{"{q}:queue"}, "{q}:job:"+strconv.Itoa(i)).Err(); err != nil {
+			t.Fatalf("EVAL under a hash tag, run %d: %v", i, err)
+		}
+	}
+}
