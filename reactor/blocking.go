@@ -3,7 +3,6 @@ package reactor
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/corekv/corekv/resp"
@@ -76,12 +75,6 @@ func blockTimeout(cmd *router.Command, argv [][]byte) (ms int64, blocks bool) {
 	return ms, true
 }
 
-// errXReadSplit answers XREAD or XREADGROUP (name) BLOCK over streams of
-// several shards, which waits only on one shard's streams yet.
-func errXReadSplit(name string) resp.Error {
-	return resp.Error("ERR " + name + " BLOCK over streams of different shards is not supported yet: give them one hash tag")
-}
-
 // blockingCmd runs a blocking command for cn outside MULTI; it reports
 // false, doing nothing, for one whose arguments ask it not to block (XREAD
 // without BLOCK), which runs as any other command.
@@ -98,11 +91,6 @@ func (c *Core) blockingCmd(cn *Conn, cmd *router.Command, argv [][]byte) bool {
 	shard := router.ShardOf(argv[c.keyPos[0]], n)
 	for _, i := range c.keyPos[1:] {
 		if router.ShardOf(argv[i], n) != shard {
-			if cmd == router.CmdXRead || cmd == router.CmdXReadGroup {
-				c.shard.CmdStat(cmd.StatID(argv)).Rejected++
-				cn.errorReply(errXReadSplit(strings.ToUpper(cmd.Name)))
-				return true
-			}
 			c.blockingSplit(cn, cmd, argv, ms)
 			return true
 		}
@@ -202,18 +190,27 @@ func (c *Core) blockRegister(cn *Conn) {
 	var num [20]byte
 	id := strconv.AppendInt(num[:0], cn.id, 10)
 	for sh := 0; sh < n; sh++ {
-		b.scratch = append(b.scratch[:0], router.CmdBWait.NameBytes(), id, router.WaitKind(b.cmd))
-		for _, i := range c.keyPos {
-			if router.ShardOf(argv[i], n) == sh {
-				b.scratch = append(b.scratch, argv[i])
+		reg := router.CmdBWait
+		if router.IsStreamRead(b.cmd) {
+			reg = router.CmdBWaitStream
+			b.scratch = router.StreamWaitArgs(b.scratch[:0], id, b.cmd, argv, sh, n)
+		} else {
+			b.scratch = append(b.scratch[:0], router.CmdBWait.NameBytes(), id, router.WaitKind(b.cmd))
+			for _, i := range c.keyPos {
+				if router.ShardOf(argv[i], n) == sh {
+					b.scratch = append(b.scratch, argv[i])
+				}
+			}
+			if len(b.scratch) == 3 {
+				b.scratch = b.scratch[:0]
 			}
 		}
-		if len(b.scratch) == 3 {
+		if len(b.scratch) == 0 {
 			continue
 		}
 		s := c.blockSlot(cn)
 		b.regs = append(b.regs, blockReg{shard: sh, slot: s})
-		c.Submit(sh, router.CmdBWait, b.db, b.proto, b.scratch, s)
+		c.Submit(sh, reg, b.db, b.proto, b.scratch, s)
 	}
 }
 
@@ -267,7 +264,21 @@ func (c *Core) blockSlotDone(cn *Conn, s *router.Slot) {
 			continue
 		}
 		b.regs = append(b.regs[:i], b.regs[i+1:]...)
-		if string(s.Reply) == ":1\r\n" && b.attempt == nil && b.stop == nil {
+		if b.attempt != nil || b.stop != nil {
+			return
+		}
+		switch reply := s.Reply; {
+		case string(reply) == ":0\r\n": // cancelled
+		case len(reply) > 0 && reply[0] == '-':
+			// A blocked XREADGROUP's stream or group is gone.
+			c.blockUnregister(cn)
+			c.shard.CmdStat(b.cmd.StatID(nil)).Failed++
+			c.blockFinish(cn, reply)
+		default:
+			if len(reply) > 0 && reply[0] == '*' {
+				// A stream's wait: "$" reads after the IDs it began at.
+				router.ResolveStreamIDs(&b.args, b.cmd, r.shard, c.srv.cfg.Shards, reply)
+			}
 			c.blockUnregister(cn)
 			c.blockAttempt(cn)
 		}
@@ -424,13 +435,19 @@ func (c *Core) serveBlocked() {
 			}
 			if b.Wake {
 				// Wake its client's core; the element stays for it, or
-				// for the next waiter.
-				if v, ok := c.shard.DBs[b.DB].Get(key); !ok || v.Kind != b.Kind {
+				// for the next waiter. A stream's waiter may find nothing
+				// for it where the next finds something (its own ID).
+				reply, ok := bk.WakeReply(b, key)
+				if !ok {
+					if b.Kind == shardowner.KindStream {
+						passed++
+						continue
+					}
 					break
 				}
 				dest, from := b.Dest, b.From
 				bk.Served(b)
-				c.toSlots().Reply(from, dest, wokenReply)
+				c.toSlots().Reply(from, dest, reply)
 				continue
 			}
 			if !c.runHere(b.Serve(key)) {
@@ -446,9 +463,6 @@ func (c *Core) serveBlocked() {
 	c.serving = false
 	c.markWaiting()
 }
-
-// wokenReply answers a wake-only registration whose key holds a value.
-var wokenReply = []byte(":1\r\n")
 
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: 1 when the
 // client was blocked, and its command then answers as on timeout or with

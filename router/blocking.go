@@ -5,6 +5,7 @@ import (
 
 	"github.com/corekv/corekv/resp"
 	"github.com/corekv/corekv/shardowner"
+	"github.com/corekv/corekv/shardowner/streamnode"
 )
 
 // Blocking is one shard's registry of parked blocking commands (BLPOP and
@@ -36,6 +37,11 @@ type Blocking struct {
 	clients map[int64]*Blocked
 	ready   []*waitQueue // keys made ready, in order, not yet served
 	free    []*Blocked
+	// A stream waiter's arguments with "$" made IDs (waitStream), and
+	// its wake reply (WakeReply).
+	streamArgv [][]byte
+	idText     []byte
+	wakeReply  resp.Writer
 }
 
 // Blocked is a parked blocking command: the command in flight, with its
@@ -67,14 +73,16 @@ type waitQueue struct {
 var (
 	// CmdXRead and CmdXReadGroup are XREAD and XREADGROUP, which block
 	// only when asked to.
-	CmdXRead      = LookupString("xread")
-	CmdXReadGroup = LookupString("xreadgroup")
-	cmdBCancel    = LookupString("corekv.bcancel")
-	cmdBWait      = LookupString("corekv.bwait")
-	// CmdBCancel and CmdBWait are corekv.bcancel and corekv.bwait, for
-	// the reactor to send.
-	CmdBCancel = cmdBCancel
-	CmdBWait   = cmdBWait
+	CmdXRead       = LookupString("xread")
+	CmdXReadGroup  = LookupString("xreadgroup")
+	cmdBCancel     = LookupString("corekv.bcancel")
+	cmdBWait       = LookupString("corekv.bwait")
+	cmdBWaitStream = LookupString("corekv.bwaitstream")
+	// CmdBCancel, CmdBWait and CmdBWaitStream are corekv.bcancel,
+	// corekv.bwait and corekv.bwaitstream, for the reactor to send.
+	CmdBCancel     = cmdBCancel
+	CmdBWait       = cmdBWait
+	CmdBWaitStream = cmdBWaitStream
 
 	wordList    = []byte("list")
 	wordZset    = []byte("zset")
@@ -186,6 +194,10 @@ func (bk *Blocking) Wait(sh *shardowner.Shard, db, proto int, argv [][]byte, o O
 
 // wait is Wait for a command in flight.
 func (bk *Blocking) wait(sh *shardowner.Shard, op *Op) {
+	if op.Cmd == cmdBWaitStream {
+		bk.waitStream(sh, op)
+		return
+	}
 	bk.park(sh, op)
 	b := bk.clients[op.Origin.Client]
 	b.Wake = true
@@ -198,6 +210,93 @@ func (bk *Blocking) wait(sh *shardowner.Shard, op *Op) {
 			bk.markReady(q)
 		}
 	}
+}
+
+// waitStream registers corekv.bwaitstream <client> <group> key id [key
+// id ...]: a wake-only waiter of XREAD (group empty) or XREADGROUP over
+// streams of several shards. "$" becomes the key's last ID now, and the
+// waiter is answered those IDs when one of its keys has entries after
+// its ID (for XREADGROUP, not yet delivered to the group), or the error
+// that ends an XREADGROUP's wait (WakeReply). Keys that have such
+// entries already are ready at once.
+func (bk *Blocking) waitStream(sh *shardowner.Shard, op *Op) {
+	argv := op.Argv
+	bk.idText = bk.idText[:0]
+	var ends []int
+	for i := 4; i < len(argv); i += 2 {
+		if len(argv[i]) == 1 && argv[i][0] == '$' {
+			bk.idText = streamnode.AppendID(bk.idText, shardowner.StreamLastID(sh, op.DB, argv[i-1]))
+		}
+		ends = append(ends, len(bk.idText))
+	}
+	bk.streamArgv = append(bk.streamArgv[:0], argv...)
+	start := 0
+	for j, i := 0, 4; i < len(argv); i, j = i+2, j+1 {
+		if ends[j] > start {
+			bk.streamArgv[i] = bk.idText[start:ends[j]:ends[j]]
+		}
+		start = ends[j]
+	}
+	parked := *op
+	parked.Argv = bk.streamArgv
+	bk.park(sh, &parked)
+	clear(bk.streamArgv)
+	b := bk.clients[op.Origin.Client]
+	b.Wake, b.Kind = true, shardowner.KindStream
+	for _, q := range b.queues {
+		if ready, _ := b.streamReady(sh, q.name); ready {
+			bk.markReady(q)
+		}
+	}
+}
+
+// streamReady reports whether stream waiter b may go on for key (or
+// must end, with err): shardowner.StreamWaitReady for key's ID.
+func (b *Blocked) streamReady(sh *shardowner.Shard, key []byte) (ready bool, err resp.Error) {
+	argv := b.args.Argv()
+	var group []byte
+	if len(argv[2]) > 0 {
+		group = argv[2]
+	}
+	for i := 3; i+1 < len(argv); i += 2 {
+		if !bytes.Equal(argv[i], key) {
+			continue
+		}
+		id, _ := streamnode.ParseStrictID(argv[i+1], 0)
+		return shardowner.StreamWaitReady(sh, b.DB, key, id, group)
+	}
+	return false, ""
+}
+
+// WakeReply is what wake-only waiter b answers, now that key is ready,
+// and whether it answers at all: :1 when key holds a value of its kind;
+// a stream's waiter, when key has entries for it, the IDs it waited after
+// (one per key, "$" made the ID it stood for), or the error that ends an
+// XREADGROUP's wait. The reply is good until the next call.
+func (bk *Blocking) WakeReply(b *Blocked, key []byte) ([]byte, bool) {
+	w := &bk.wakeReply
+	w.B, w.Proto = w.B[:0], b.Proto
+	if b.Kind != shardowner.KindStream {
+		if v, ok := bk.shard.DBs[b.DB].Get(key); !ok || v.Kind != b.Kind {
+			return nil, false
+		}
+		w.Int(1)
+		return w.B, true
+	}
+	ready, err := b.streamReady(bk.shard, key)
+	switch {
+	case err != "":
+		w.Err(err)
+	case !ready:
+		return nil, false
+	default:
+		argv := b.args.Argv()
+		w.Array((len(argv) - 3) / 2)
+		for i := 4; i < len(argv); i += 2 {
+			w.Bulk(argv[i])
+		}
+	}
+	return w.B, true
 }
 
 // WaitKind is the word corekv.bwait names the kind of value with.
@@ -390,4 +489,62 @@ func (bk *Blocking) Cancel(sh *shardowner.Shard, w *resp.Writer, argv [][]byte) 
 	failed := bytes.Equal(argv[2], wordError)
 	Account(sh, b.Cmd, b.Argv(), b.Origin, Now(), failed)
 	return dest, from
+}
+
+// IsStreamRead reports whether cmd is XREAD or XREADGROUP, whose waits over
+// several shards register with corekv.bwaitstream.
+func IsStreamRead(cmd *Command) bool { return cmd == CmdXRead || cmd == CmdXReadGroup }
+
+// StreamWaitArgs appends to dst the corekv.bwaitstream registration for
+// client's XREAD or XREADGROUP argv on shard sh of n: its group ("" for
+// XREAD) and each of its keys there with the ID it reads after. It
+// appends nothing when no key lives there.
+func StreamWaitArgs(dst [][]byte, client []byte, cmd *Command, argv [][]byte, sh, n int) [][]byte {
+	var pos [16]int
+	keys := cmd.KeyIndexes(pos[:0], argv)
+	var group []byte
+	if cmd == CmdXReadGroup {
+		group = argv[2]
+	}
+	start := len(dst)
+	dst = append(dst, cmdBWaitStream.NameBytes(), client, group)
+	any := false
+	for _, i := range keys {
+		if ShardOf(argv[i], n) == sh {
+			dst = append(dst, argv[i], argv[i+len(keys)])
+			any = true
+		}
+	}
+	if !any {
+		return dst[:start]
+	}
+	return dst
+}
+
+// ResolveStreamIDs rewrites, in a (an XREAD's arguments), the "$" IDs of
+// its keys on shard sh of n with the IDs woken, that shard's
+// corekv.bwaitstream reply, lists for them, so that the next try reads
+// after the IDs the wait began at.
+func ResolveStreamIDs(a *Args, cmd *Command, sh, n int, woken []byte) {
+	count, h := arrayHeader(woken)
+	ids := woken[h:]
+	argv := a.Argv()
+	var pos [16]int
+	keys := cmd.KeyIndexes(pos[:0], argv)
+	out := make([][]byte, len(argv))
+	for i := range argv {
+		out[i] = append([]byte(nil), argv[i]...)
+	}
+	for _, i := range keys {
+		if ShardOf(argv[i], n) != sh || count == 0 || len(ids) == 0 {
+			continue
+		}
+		count--
+		l := elemLen(ids)
+		if id := out[i+len(keys)]; len(id) == 1 && id[0] == '$' {
+			out[i+len(keys)] = append([]byte(nil), bulkBody(ids)...)
+		}
+		ids = ids[l:]
+	}
+	a.Set(out)
 }

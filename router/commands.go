@@ -295,6 +295,7 @@ var commands = []Command{
 	// a wake-only registration of a blocking command whose keys span
 	// shards: corekv.bwait <client> list|zset key [key ...]
 	{Name: "corekv.bwait", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalOK, Internal: true},
+	{Name: "corekv.bwaitstream", Arity: -5, FirstKey: 3, LastKey: -1, Step: 2, Route: RouteKey, Split: SplitSumInt, Run: so.InternalOK, Internal: true},
 	{Name: "corekv.bcancel", Arity: -4, FirstKey: 3, LastKey: -1, Step: 1, Route: RouteKey, Split: SplitSumInt, Run: so.InternalOK, Internal: true},
 
 	// WATCH's part on the shards that own watched keys; EXEC asks each shard

@@ -83,7 +83,7 @@ func runAny(ctx *shardowner.Ctx, l *Locks, op *Op, g *Group, start int64, to *Re
 	}
 	end, answered = start, true
 	switch cmd {
-	case cmdBWait:
+	case cmdBWait, cmdBWaitStream:
 		l.Blocked().wait(ctx.Shard, op)
 		answered = false
 	case cmdBCancel:

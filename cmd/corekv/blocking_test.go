@@ -167,6 +167,32 @@ func blockScenarios() []blockScenario {
 			bq(1, "HELLO 3"), bb(1, 1, "XREAD BLOCK 0 STREAMS {x}s {x}t $ $"), bs(0, "XADD {x}t 2-2 j 10"), br(1),
 			bs(1, "XREAD STREAMS {x}s {x}t 0 0"),
 		}},
+		{"XREAD and XREADGROUP BLOCK over streams of several shards", []blockStep{
+			// No hash tags: on 2 and 4 shards the keys part.
+			bs(0, "XADD sx1 1-1 a 1"), bs(0, "XADD sx2 1-1 b 1"), bs(0, "XADD sx3 1-1 c 1"),
+			bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx2 sx3 $ $ $"), bs(0, "XADD sx3 2-1 d 2"), br(1),
+			bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx2 sx3 $ $ $"), bs(0, "XADD sx1 3-1 e 3"), br(1),
+			bb(1, 1, "XREAD COUNT 5 BLOCK 0 STREAMS sx1 sx2 sxnew 3-1 1-1 0"), bs(0, "XADD sxnew 5-5 f 4"), br(1),
+			bs(1, "XREAD BLOCK 0 STREAMS sx1 sx2 sx3 0 0 0"),
+			// Deleted or replaced, an XREAD's stream keeps it waiting.
+			bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx2 $ $"), bs(0, "DEL sx2"), bs(0, "SET sx2 str"), bs(0, "DEL sx2"),
+			bs(0, "XADD sx2 9-9 g 5"), br(1),
+			bb(1, 1, "XREAD BLOCK 100 STREAMS sx1 sx2 sx3 $ $ $"), bw(1, 300*time.Millisecond),
+			bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx2 $ $"), bs(0, "CLIENT UNBLOCK $ID1"), br(1),
+			bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx2 $ $"), bs(0, "CLIENT UNBLOCK $ID1 ERROR"), br(1),
+			bs(0, "XGROUP CREATE sx1 g $"), bs(0, "XGROUP CREATE sx2 g $"), bs(0, "XGROUP CREATE sx3 g $"),
+			bb(1, 1, "XREADGROUP GROUP g alice BLOCK 0 STREAMS sx1 sx2 sx3 > > >"), bs(0, "XADD sx2 10-1 h 6"), br(1),
+			bs(0, "XPENDING sx2 g"),
+			bb(1, 1, "XREADGROUP GROUP g alice COUNT 1 BLOCK 0 STREAMS sx1 sx3 > >"), bs(0, "XADD sx3 10-1 i 7"), br(1),
+			bb(1, 1, "XREADGROUP GROUP g bob BLOCK 0 NOACK STREAMS sx1 sx2 > >"), bs(0, "XADD sx1 10-1 j 8"), br(1),
+			bs(0, "XPENDING sx1 g"),
+			// Its stream or its group gone, a blocked XREADGROUP ends.
+			bb(1, 1, "XREADGROUP GROUP g alice BLOCK 0 STREAMS sx1 sx2 > >"), bs(0, "DEL sx2"), br(1),
+			bb(1, 1, "XREADGROUP GROUP g alice BLOCK 0 STREAMS sx1 sx3 > >"), bs(0, "XGROUP DESTROY sx3 g"), br(1),
+			bs(0, "XGROUP CREATE sx3 g $"), bb(1, 1, "XREADGROUP GROUP g alice BLOCK 100 STREAMS sx1 sx3 > >"), bw(1, 300*time.Millisecond),
+			bq(1, "HELLO 3"), bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx3 $ $"), bs(0, "XADD sx3 20-2 k 9"), br(1),
+			bb(1, 1, "XREAD BLOCK 50 STREAMS sx1 sx3 $ $"), bw(1, 300*time.Millisecond),
+		}},
 		{"keyspace events of a served pop", []blockStep{
 			bq(0, "CONFIG SET notify-keyspace-events KEA"), bs(2, "PSUBSCRIBE __keyspace@0__:e*"),
 			bb(1, 1, "BLPOP e1 0"), bs(0, "RPUSH e1 a"), br(1), br(2), br(2), br(2),

@@ -6,9 +6,8 @@ import (
 )
 
 // TestXReadEdges: XREAD where it may not block (a script, MULTI) and over
-// keys of several shards, against redis-server where Redis answers the
-// same; XREAD BLOCK over streams of different shards is refused by
-// corekv, which waits on one shard's streams only.
+// keys of several shards, against redis-server. (Blocked reads over
+// several shards: TestBlockingWithRedis.)
 func TestXReadEdges(t *testing.T) {
 	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
 	srv := compatStartCorekv(t, corekvBinary(t), 3)
@@ -42,11 +41,6 @@ func TestXReadEdges(t *testing.T) {
 		if string(want.raw) != string(got.raw) {
 			t.Errorf("%s: redis %q, corekv %q", strings.Join(st.args, " "), want.raw, got.raw)
 		}
-	}
-	// a, b and c are on different shards of 3 (checked: the refusal names
-	// it), so a blocking read over them is refused at once.
-	if got, err := kc.do(compatS("XREAD BLOCK 0 STREAMS a b c $ $ $")); err != nil || !strings.HasPrefix(string(got.raw), "-ERR XREAD BLOCK over streams of different shards") {
-		t.Errorf("XREAD BLOCK over shards: %v %v", got, err)
 	}
 	kc.do(compatS("XADD {t}a 1-1 f 1"))
 	kc.do(compatS("XADD {t}b 1-1 f 1"))
