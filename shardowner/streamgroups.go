@@ -369,11 +369,19 @@ func (g cgroup) ack(id streamID) bool {
 // hasTombstonesFrom reports whether a deleted entry may lie at or after
 // start, as Redis's streamRangeHasTombstones(start, +) does.
 func (s strm) hasTombstonesFrom(start streamID) bool {
+	upTo, any := s.tombstones()
+	return any && start.Compare(upTo) <= 0
+}
+
+// tombstones reports whether a deleted entry may lie among the live ones,
+// up to the largest deleted ID: what hasTombstonesFrom asks of every start,
+// read once (it walks to the first live entry).
+func (s strm) tombstones() (upTo streamID, any bool) {
 	maxDel := s.maxDeleted()
 	if s.length() == 0 || maxDel == (streamID{}) || s.firstLive().Compare(maxDel) > 0 {
-		return false
+		return streamID{}, false
 	}
-	return start.Compare(maxDel) <= 0
+	return maxDel, true
 }
 
 // entriesBefore is Redis's streamEstimateDistanceFromFirstEverEntry: the
@@ -816,11 +824,12 @@ func readGroup(c *Ctx, key []byte, s strm, g cgroup, gname, cname []byte, after 
 	insertArrayHeader(c.W, mark, len(ids))
 	sc.ids = ids
 	last, read := g.lastID(), g.entriesRead()
+	tombsTo, tombs := s.tombstones() // the stream does not change below
 	moved := false
 	var idBuf [41]byte
 	for _, id := range ids {
 		if id.Compare(last) > 0 {
-			if read != readUnknown && !s.hasTombstonesFrom(id) {
+			if read != readUnknown && !(tombs && id.Compare(tombsTo) <= 0) {
 				read++
 			} else if s.added() != 0 {
 				read = s.entriesBefore(id)
@@ -1119,8 +1128,7 @@ func XClaim(c *Ctx, argv [][]byte) {
 		deliverAt = now
 	}
 	mark, k := len(c.W.B), 0
-	cid, haveConsumer := uint32(0), false
-	var idBuf [41]byte
+	cl := claimer{c: c, key: key, gname: gname, cname: cname, s: s, g: g, justID: justID}
 	changed := false
 	for _, a := range argv[5:lastArg] {
 		id, _ := streamnode.ParseStrictID(a, 0)
@@ -1145,36 +1153,19 @@ func XClaim(c *Ctx, argv [][]byte) {
 		} else if !force {
 			continue
 		}
-		if !haveConsumer {
-			var err error
-			if cid, _, err = c.lookupOrCreateConsumer(g, key, cname); err != nil {
-				c.W.B = c.W.B[:mark]
-				c.W.Err(errFull)
-				return
-			}
-			haveConsumer = true
-		}
 		switch {
 		case retry >= 0:
 			count = uint64(retry)
 		case !justID:
 			count++
 		}
-		if err := g.own(id, deliverAt, count, cid); err != nil {
+		if err := cl.claim(id, a, deliverAt, count); err != nil {
 			c.W.B = c.W.B[:mark]
 			c.W.Err(errFull)
 			return
 		}
-		if justID {
-			c.W.Bulk(streamnode.AppendID(idBuf[:0], id))
-		} else {
-			s.replyEntry(c, id)
-		}
 		k++
-		r, _ = g.pel().Get(id)
-		propagateClaim(c, key, gname, g, a, r)
 		propagateLast = false
-		c.Shard.Dirty++
 		changed = true
 	}
 	if propagateLast {
@@ -1185,6 +1176,46 @@ func XClaim(c *Ctx, argv [][]byte) {
 		c.Table().Modified(key)
 	}
 	insertArrayHeader(c.W, mark, k)
+}
+
+// claimer claims pending entries of one group for one consumer, as XCLAIM
+// and XAUTOCLAIM do: it looks the consumer up (or makes it) at its first
+// claim, and answers and propagates each entry it claims.
+type claimer struct {
+	c                 *Ctx
+	key, gname, cname []byte
+	s                 strm
+	g                 cgroup
+	justID            bool
+	cid               uint32
+	haveConsumer      bool
+}
+
+// claim makes id the consumer's, delivered at at, count times, answers it
+// (its ID with JUSTID, else the entry) and propagates the claim with idArg
+// as the ID.
+func (cl *claimer) claim(id streamID, idArg []byte, at int64, count uint64) error {
+	c, g := cl.c, cl.g
+	if !cl.haveConsumer {
+		cid, _, err := c.lookupOrCreateConsumer(g, cl.key, cl.cname)
+		if err != nil {
+			return err
+		}
+		cl.cid, cl.haveConsumer = cid, true
+	}
+	if err := g.own(id, at, count, cl.cid); err != nil {
+		return err
+	}
+	if cl.justID {
+		var idBuf [41]byte
+		c.W.Bulk(streamnode.AppendID(idBuf[:0], id))
+	} else {
+		cl.s.replyEntry(c, id)
+	}
+	r, _ := g.pel().Get(id)
+	propagateClaim(c, cl.key, cl.gname, g, idArg, r)
+	c.Shard.Dirty++
+	return nil
 }
 
 // XAutoClaim: XAUTOCLAIM key group consumer min-idle-time start [COUNT
@@ -1246,7 +1277,7 @@ func XAutoClaim(c *Ctx, argv [][]byte) {
 	cursorAt := len(c.W.B)
 	mark, k := len(c.W.B), 0
 	var deleted []streamID
-	cid, haveConsumer := uint32(0), false
+	cl := claimer{c: c, key: key, gname: gname, cname: cname, s: s, g: g, justID: justID}
 	var idBuf [41]byte
 	pos, more := start, true
 	var next streamID // the cursor: the first entry not looked at
@@ -1288,33 +1319,16 @@ func XAutoClaim(c *Ctx, argv [][]byte) {
 			if minIdle != 0 && now-at < minIdle {
 				continue
 			}
-			if !haveConsumer {
-				var err error
-				if cid, _, err = c.lookupOrCreateConsumer(g, key, cname); err != nil {
-					c.W.B = c.W.B[:cursorAt]
-					c.W.Err(errFull)
-					return
-				}
-				haveConsumer = true
-			}
 			if !justID {
 				n++
 			}
-			if err := g.own(id, now, n, cid); err != nil {
+			if err := cl.claim(id, streamnode.AppendID(idBuf[:0], id), now, n); err != nil {
 				c.W.B = c.W.B[:cursorAt]
 				c.W.Err(errFull)
 				return
 			}
-			if justID {
-				c.W.Bulk(streamnode.AppendID(idBuf[:0], id))
-			} else {
-				s.replyEntry(c, id)
-			}
 			k++
 			count--
-			nr, _ := g.pel().Get(id)
-			propagateClaim(c, key, gname, g, streamnode.AppendID(idBuf[:0], id), nr)
-			c.Shard.Dirty++
 			changed = true
 		}
 	}
