@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.80
 	github.com/valyala/bytebufferpool v1.0.0
 	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/automaxprocs v1.6.0
@@ -21,5 +22,5 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 )

@@ -78,10 +78,16 @@ type Conn struct {
 	replySize int            // expected size of a reply in flight, from recent replies
 	w         resp.Writer
 	noTouch   bool // CLIENT NO-TOUCH ON: its commands leave access data (info.flagsNoT for other cores)
-	directing bool // w.B is c.out (no slot)
-	joined    bool // w.B is the reply of the last slot, which this reply joins
-	running   bool // between begin and end: w.B holds the reply being written
-	slot      *router.Slot
+	// trk is its CLIENT TRACKING state (tracking.go); trackReq: the keys
+	// the request being routed reads are tracked; trackAfter: pushes held
+	// back while its own reply is written.
+	trk        servercmd.Tracking
+	trackReq   bool
+	trackAfter []byte
+	directing  bool // w.B is c.out (no slot)
+	joined     bool // w.B is the reply of the last slot, which this reply joins
+	running    bool // between begin and end: w.B holds the reply being written
+	slot       *router.Slot
 	// barrier is a reply of this connection the later requests wait for:
 	// a split command until it holds its keys (Slot.Locked), after which
 	// the shards make them wait for it; EXEC and DEBUG SLEEP until they
@@ -158,8 +164,12 @@ type clientInfo struct {
 	subs     [subKinds]atomic.Int32 // channels, patterns, shard channels
 	blocked  atomic.Bool            // a blocking command is in flight (flag b)
 	monitor  atomic.Bool            // in monitor mode (flag O)
-	unblock  atomic.Int32           // CLIENT UNBLOCK's request, for the connection's core
-	core     int
+	// tracking, trackBroken: flags t and R; redir: the tracking redirection.
+	tracking    atomic.Bool
+	trackBroken atomic.Bool
+	redir       atomic.Int64
+	unblock     atomic.Int32 // CLIENT UNBLOCK's request, for the connection's core
+	core        int
 }
 
 // pending is the number of reply slots waiting, filled or not.
@@ -197,8 +207,17 @@ func (c *Conn) begin() *resp.Writer {
 	return &c.w
 }
 
-// end commits the reply begun by begin.
+// end commits the reply begun by begin, and writes the pushes held back
+// while it was written.
 func (c *Conn) end() {
+	c.commit()
+	if c.trackAfter != nil {
+		c.core.pushAfterReply(c)
+	}
+}
+
+// commit is end's commit of the reply.
+func (c *Conn) commit() {
 	if c.capture {
 		c.captured = c.w.B
 		c.w.B = nil
@@ -267,7 +286,7 @@ func (c *Conn) reserve() *router.Slot {
 	s := c.core.NewSlot()
 	s.Discard = c.discardReply()
 	s.Client = c.id
-	s.NoTouch = c.noTouch
+	s.NoTouch, s.Track = c.noTouch, c.trackReq
 	s.Sink = c
 	c.slots = append(c.slots, s)
 	c.inFlight++

@@ -31,14 +31,22 @@ type Core struct {
 	evfd   int
 	listen []int
 
-	conns    []*Conn // by descriptor: an event finds its connection by index
-	dirty    []*Conn // connections with output or slots to look at this turn
-	reading  []*Conn // connections with bytes to read or parse
-	waiting  []*Conn // connections with replies expected from peers
-	events   []unix.EpollEvent
-	outBatch []*router.Batch   // batch being filled for each peer
-	overflow [][]*router.Batch // batches a full ring could not take, per peer
-	resume   []*router.Batch   // a peer's batch stopped by the reply budget, per peer
+	conns []*Conn // by descriptor: an event finds its connection by index
+	// tracked are this core's tracking connections by ID; flushSeen
+	// counts each shard's flush notices, flushDone the flushes told
+	// (tracking.go); trackArgv is a scratch for their messages.
+	tracked   map[int64]*Conn
+	flushSeen []uint64
+	flushDone uint64
+	trackArgv [][]byte
+	trackOut  []bool  // per peer: its batch being filled holds an invalidation
+	dirty     []*Conn // connections with output or slots to look at this turn
+	reading   []*Conn // connections with bytes to read or parse
+	waiting   []*Conn // connections with replies expected from peers
+	events    []unix.EpollEvent
+	outBatch  []*router.Batch   // batch being filled for each peer
+	overflow  [][]*router.Batch // batches a full ring could not take, per peer
+	resume    []*router.Batch   // a peer's batch stopped by the reply budget, per peer
 	// outReplies carry, per peer, the replies of its commands that waited
 	// in this shard's lock queue.
 	outReplies   []*router.Batch
@@ -245,6 +253,8 @@ func newCore(srv *Server, id, cpu int) (*Core, error) {
 	router.MonitorScripts(id, c)
 	c.ps.init(c)
 	c.shard.Hub = &c.ps
+	c.shard.TrackingMaxKeys = &c.srv.trackMaxKeys
+	c.shard.Tracker = c
 	c.shard.Publisher = c
 	c.stats.errs = map[string]uint64{}
 	c.shard.Events = &srv.events
@@ -450,6 +460,7 @@ func (c *Core) turn(maxWait int) {
 		c.blockTimeouts(now)
 	}
 	c.serveBlocked()
+	c.shard.BroadcastTracked()
 	c.publish()
 	if len(c.sleepers) > 0 {
 		c.wakeSleepers(time.Now().UnixNano())
@@ -1137,6 +1148,7 @@ func (c *Core) close(cn *Conn) {
 	c.discard(cn)
 	c.unsubscribeAll(cn)
 	c.unmonitor(cn)
+	c.untrack(cn, false)
 	c.conns[cn.fd] = nil
 	unix.Close(cn.fd)
 	for _, s := range cn.slots {

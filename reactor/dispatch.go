@@ -41,7 +41,14 @@ func (c *Core) dispatchCmd(cn *Conn, cmd *router.Command, argv [][]byte, shard i
 		// Stored only on change: a pipeline of one command pays one load.
 		cn.info.lastCmd.Store(&cmd.Name)
 	}
-	c.route(cn, cmd, argv, shard)
+	if cn.trk.On {
+		cn.trackReq = cn.tracksCmd(cmd, argv)
+		c.route(cn, cmd, argv, shard)
+		cn.trackReq = false
+		cn.trackDone(cmd)
+	} else {
+		c.route(cn, cmd, argv, shard)
+	}
 	// Shown once it has run here or been sent on: EXEC shows itself
 	// after the commands it runs (router.ExecClient's Ran).
 	if c.monitoring && cmd.Home != router.HomeExec {
@@ -252,7 +259,7 @@ func (c *Core) runOn(cn *Conn, cmd *router.Command, shard int, argv [][]byte) {
 		// cannot forward.
 		var op router.Op
 		op.Cmd, op.DB, op.Proto, op.Argv, op.Origin.Client, op.From = cmd, cn.db, cn.proto, argv, cn.id, c.id
-		op.Origin.NoTouch = cn.noTouch
+		op.Origin.NoTouch, op.Origin.Track = cn.noTouch, cn.trackReq
 		c.clock, _ = router.Run(&c.ctx, &c.locks, &op, &c.group, c.clock, nil)
 		if hinted != nil {
 			hinted.HintHash(nil, 0)
@@ -543,6 +550,7 @@ func (c *Core) execute(peer int, b *router.Batch, budget int) int {
 	n := b.Execute(c.shard, &c.locks, budget)
 	c.runReady()
 	c.serveBlocked()
+	c.flushInvalidations(peer)
 	if b.Done {
 		c.send(peer, b)
 		return n

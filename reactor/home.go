@@ -84,6 +84,7 @@ func (c *Core) reset(cn *Conn, argv [][]byte) {
 	c.discard(cn)
 	c.unsubscribeAll(cn)
 	c.unmonitor(cn)
+	c.untrack(cn, false)
 	cn.db, cn.proto = 0, 2
 	if cn.replyMode != replySkip {
 		// A RESET that CLIENT REPLY SKIP covers loses its own reply, as

@@ -63,9 +63,14 @@ type Server struct {
 	ShutdownRequested chan struct{}
 	shutdownOnce      sync.Once
 
-	nextID       atomic.Int64
-	clients      atomic.Int64
-	blocked      atomic.Int64 // clients with a blocking command in flight
+	nextID  atomic.Int64
+	clients atomic.Int64
+	blocked atomic.Int64 // clients with a blocking command in flight
+	// tracking counts the connections with CLIENT TRACKING on; trackers
+	// maps each one's ID to its core (tracking.go).
+	tracking     atomic.Int64
+	trackers     sync.Map
+	trackMaxKeys atomic.Int64 // tracking-table-max-keys
 	monitors     atomic.Int32 // monitoring connections on every core
 	maxClients   atomic.Int64
 	pass         atomic.Pointer[string]
@@ -164,6 +169,8 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Enc:          s.enc,
 		Events:       &s.events,
 		Memory:       s.memCfg,
+
+		TrackingMaxKeys: &s.trackMaxKeys,
 	})
 	s.mesh = router.NewMesh(cfg.Shards, ringSize)
 	router.WatchScripts(cfg.Shards)

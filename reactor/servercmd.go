@@ -61,14 +61,19 @@ func (cn *Conn) ClientFields() servercmd.ClientFields {
 		}
 		return *p
 	}
-	return servercmd.ClientFields{
+	f := servercmd.ClientFields{
 		ID: in.id, Addr: in.addr, LAddr: in.laddr, FD: cn.fd,
 		Name: str(in.name.Load()), LibName: str(in.libName.Load()), LibVer: str(in.libVer.Load()),
 		LastCmd: str(in.lastCmd.Load()), Created: in.created, LastMs: in.lastMs.Load(),
 		DB: in.db.Load(), Proto: in.proto.Load(),
 		Subs: in.subs[subChannel].Load(), PSubs: in.subs[subPattern].Load(), SSubs: in.subs[subShard].Load(),
 		Blocked: in.blocked.Load(), Killed: in.killed.Load(), Monitor: in.monitor.Load(),
+		Tracking: in.tracking.Load(), TrackingBroken: in.trackBroken.Load(), Redir: -1,
 	}
+	if f.Tracking {
+		f.Redir = in.redir.Load()
+	}
+	return f
 }
 
 // Figures publishes this core's figures and reads every core's
@@ -180,9 +185,14 @@ func (s *Server) serverInfo() servercmd.ServerInfo {
 	si.Persist = s.saver.Status()
 	si.AOF = s.aofStatus()
 	si.Memory = s.memoryInfo()
+	si.TrackingClients = s.tracking.Load()
 	for _, c := range s.cores {
 		si.CoreCPUs = append(si.CoreCPUs, c.cpu)
+		keys, items := c.shard.Tracked()
+		si.TrackingKeys += keys
+		si.TrackingItems += items
 	}
+	si.TrackingPrefixes = s.cores[0].shard.TrackedPrefixes()
 	s.conf.View(func(conf *settings.Config) { si.Percentiles = conf.LatencyPercentiles })
 	return si
 }
@@ -334,6 +344,8 @@ func (c *Core) HomeReply(dst []byte, cmd *router.Command, proto int, argv [][]by
 		cutReply(&w, argv)
 	case cmdLoad:
 		c.log.Warn("DB reloaded by DEBUG RELOAD")
+		w.OK()
+	case cmdTrackBCast:
 		w.OK()
 	case cmdResetAll:
 		// The cores reset their longest turns when they see the new

@@ -300,6 +300,8 @@ const (
 	originHeld
 	originNoTouch
 	originSeqShift = 4 // Origin.Seq in the bits above the flags
+
+	originTrack originBits = 1 << 15 // above Origin.Seq's bits
 )
 
 // originBits packs s.Origin() without building it.
@@ -317,12 +319,15 @@ func (s *Slot) originBits() originBits {
 	if s.NoTouch {
 		b |= originNoTouch
 	}
+	if s.Track {
+		b |= originTrack
+	}
 	return b
 }
 
 func (b originBits) origin(client int64) Origin {
 	return Origin{Client: client, Part: b&originPart != 0, Lead: b&originLead != 0, Held: b&originHeld != 0,
-		NoTouch: b&originNoTouch != 0, Seq: uint8(b >> originSeqShift)}
+		NoTouch: b&originNoTouch != 0, Track: b&originTrack != 0, Seq: uint8(b >> originSeqShift)}
 }
 
 // Bytes is the size of the batch's arguments so far.

@@ -32,6 +32,10 @@ type Origin struct {
 	// NoTouch: the client is in CLIENT NO-TOUCH mode, so the keys the
 	// command reads keep their access data (but under TOUCH).
 	NoTouch bool
+	// Track: the client tracks the keys this command reads (CLIENT
+	// TRACKING, with CLIENT CACHING as its mode asks): a read-only
+	// command's keys are remembered for it on their shard.
+	Track bool
 }
 
 // MaxTxns is how many transactions one connection may have in flight; Seq
@@ -94,6 +98,33 @@ func signalKeys(ctx *shardowner.Ctx, cmd *Command, argv [][]byte) {
 // reports whether it replied an error. While the shard journals, it also
 // records what the command changed (journaled).
 func run(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	if o.Track || ctx.Shard.Tracks() {
+		return runTracked(ctx, cmd, argv, o)
+	}
+	return runCmd(ctx, cmd, argv, o)
+}
+
+// runTracked is run where CLIENT TRACKING is in play: a change names the
+// client whose command made it (NOLOOP), and a tracking client's read-only
+// command has its keys remembered once it has run.
+func runTracked(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
+	sh := ctx.Shard
+	sh.SetTrackingWriter(o.Client)
+	failed = runCmd(ctx, cmd, argv, o)
+	sh.SetTrackingWriter(0)
+	// A command run whole on the client's core reads its keys' values
+	// through corekv.dumps on their shards (gather.go).
+	if o.Track && cmd.RunAs == nil && (cmd.FlagsFor(argv)&FlagReadonly != 0 || cmd == cmdDumps) {
+		var buf [16]int
+		for _, i := range cmd.KeyIndexes(buf[:0], argv) {
+			sh.TrackKey(o.Client, argv[i])
+		}
+	}
+	return failed
+}
+
+// runCmd is run's body.
+func runCmd(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed bool) {
 	if o.NoTouch && cmd.Name != "touch" {
 		sh := ctx.Shard
 		sh.SetNoTouch(true)

@@ -319,6 +319,9 @@ var commands = []Command{
 	// A MONITOR line for another core's monitors, formatted by the core of
 	// the client it shows (reactor/monitor.go). Like a publish it touches
 	// no key and goes only where someone listens, so no lock holds it back.
+	{Name: "corekv.invalidate", Arity: 5, Route: RouteAll, Combine: CombinePublish, Run: so.InternalInvalidate, Internal: true},
+	{Name: "corekv.trackbcast", Arity: -3, Route: RouteAll, Combine: CombineHome, Run: so.InternalTrackBCast, Internal: true},
+	{Name: "corekv.trackflush", Arity: 3, Route: RouteAll, Combine: CombinePublish, Run: so.InternalTrackFlush, Internal: true},
 	{Name: "corekv.monitor", Arity: 2, Route: RouteAll, Combine: CombinePublish, Run: so.MonitorFeed, Internal: true},
 }
 
@@ -331,7 +334,9 @@ const (
 )
 
 var clientSubcommands = []Command{
+	{Name: "client|caching", Arity: 3, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Instruct the server about tracking or not keys in the next request", Since: "6.0.0", Complexity: "O(1)", Args: "mode%o(=YES =NO)"},
 	{Name: "client|getname", Arity: 2, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Get the current connection name", Since: "2.6.9", Complexity: "O(1)"},
+	{Name: "client|getredir", Arity: 2, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Complexity: "O(1)"},
 	{Name: "client|help", Arity: 2, Flags: ls, Cats: CatConnection, Group: "connection", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Complexity: "O(1)"},
 	{Name: "client|id", Arity: 2, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Returns the client ID for the current connection", Since: "5.0.0", Complexity: "O(1)"},
 	{Name: "client|info", Arity: 2, Flags: nls, Cats: CatConnection, Tips: "nondeterministic_output", Group: "connection", Summary: "Returns information about the current client connection.", Since: "6.2.0", Complexity: "O(1)"},
@@ -342,6 +347,8 @@ var clientSubcommands = []Command{
 	{Name: "client|reply", Arity: 3, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Instruct the server whether to reply to commands", Since: "3.2.0", Complexity: "O(1)", Args: "on_off_skip%o(=ON =OFF =SKIP)"},
 	{Name: "client|setinfo", Arity: 4, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Sets information specific to the client or connection.", Since: "7.2.0", Complexity: "O(1)", Args: "attr%o(libname=LIB-NAME%s libver=LIB-VER%s)"},
 	{Name: "client|setname", Arity: 3, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Set the current connection name", Since: "2.6.9", Complexity: "O(1)", Args: "connection-name"},
+	{Name: "client|tracking", Arity: -3, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Enable or disable server assisted client side caching support", Since: "6.0.0", Complexity: "O(1). Some options may introduce additional complexity.", Args: "status%o(=ON =OFF) ?client-id=REDIRECT%i ?*+prefix=PREFIX%s ?=BCAST ?=OPTIN ?=OPTOUT ?=NOLOOP"},
+	{Name: "client|trackinginfo", Arity: 2, Flags: nls, Cats: CatConnection, Group: "connection", Summary: "Return information about server assisted client side caching for the current connection", Since: "6.2.0", Complexity: "O(1)"},
 	{Name: "client|unblock", Arity: -3, Flags: FlagAdmin | nls, Cats: CatConnection, Group: "connection", Summary: "Unblock a client blocked in a blocking command from a different connection", Since: "5.0.0", Complexity: "O(log N) where N is the number of client connections", Args: "client-id%i ?timeout_error%o(=TIMEOUT =ERROR)"},
 }
 

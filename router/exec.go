@@ -85,6 +85,9 @@ type ExecClient interface {
 	// Replied is told each command's reply as it goes into EXEC's array:
 	// the error statistics count the errors inside.
 	Replied(reply []byte)
+	// Tracks reports whether the keys cmd reads are tracked for the
+	// connection (CLIENT TRACKING, and CLIENT CACHING run in the block).
+	Tracks(cmd *Command, argv [][]byte) bool
 }
 
 var cmdExec = LookupString("exec")
@@ -320,6 +323,7 @@ func (e *ExecTxn) startCmd(i int, cmd *Command, argv [][]byte) {
 
 func (e *ExecTxn) submit(i, shard int, cmd *Command, argv [][]byte) {
 	s := e.NewPart(e.core)
+	s.Track = e.cl.Tracks(cmd, argv)
 	e.parts[i] = s
 	e.pending++
 	e.ex.Submit(shard, cmd, e.cl.DB(), e.cl.Proto(), argv, s)
@@ -327,6 +331,7 @@ func (e *ExecTxn) submit(i, shard int, cmd *Command, argv [][]byte) {
 
 func (e *ExecTxn) split(i int, cmd *Command, argv [][]byte) {
 	s := e.NewPart(e.core)
+	s.Track = e.cl.Tracks(cmd, argv)
 	e.parts[i] = s
 	e.pending++
 	e.core.Own().CmdStat(cmd.StatID(argv)).Calls++

@@ -49,6 +49,8 @@ func (c *testClient) Ran(cmd *Command, argv [][]byte) {
 	c.ran = append(c.ran, string(argv[0]))
 }
 
+func (c *testClient) Tracks(*Command, [][]byte) bool { return false }
+
 func (c *testClient) Replied(reply []byte) {
 	if isErr(reply) {
 		c.errs++

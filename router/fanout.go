@@ -258,7 +258,7 @@ func (p *plan) send(ex Exec, s *Slot, shard int, cmd *Command, db int, argv [][]
 	child.Client = s.Client
 	child.held = s.held
 	child.seq = s.seq
-	child.NoTouch = s.NoTouch
+	child.NoTouch, child.Track = s.NoTouch, s.Track
 	// The first part of a one-round plan, running the client's own command,
 	// is the one the slow log shows.
 	child.lead = !p.led && cmd == p.cmd && !MultiRound(p.cmd)

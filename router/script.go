@@ -57,6 +57,11 @@ type scriptHost struct {
 	stop    func()
 	argv    [][]byte // the script's command (EVAL …), while it runs
 	watch   *script.Watch
+	// track: the script's client tracks its keys (Origin.Track); once a
+	// command it runs reads, its declared keys are tracked, as in Redis
+	// 7.0 (the keys that command names are not).
+	track bool
+	keys  [][]byte // its declared keys, while it runs
 	// monHeld: a scratch run's MONITOR lines, shown once the run stands.
 	monHeld monitorHeld
 }
@@ -252,7 +257,9 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, kind scriptKind, ro b
 	h.ctx = shardowner.Ctx{Shard: sh, DB: c.DB, Scripted: true}
 	h.argv = argv
 	h.origin = Origin{Client: o.Client, Held: o.Held, Seq: o.Seq, NoTouch: o.NoTouch}
+	h.track = o.Track && h.scratch == nil
 	keys, args := argv[3:3+n], argv[3+n:]
+	h.keys = keys
 	if fn != nil {
 		if h.watch != nil {
 			h.watch.BeginFunction(sh.Clock.Ms, fn.Name, argv)
@@ -267,7 +274,7 @@ func runScript(c *shardowner.Ctx, argv [][]byte, o Origin, kind scriptKind, ro b
 	if h.watch != nil {
 		h.watch.End()
 	}
-	h.ctx, h.argv = shardowner.Ctx{}, nil
+	h.ctx, h.argv, h.keys = shardowner.Ctx{}, nil, nil
 	if j := sh.Journal; j != nil {
 		j.End() // the request the script came in is no record's frame
 		if h.stoppedForShutdown() {
@@ -400,6 +407,12 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 	h.ctx.W = w
 	Call(&h.ctx, cmd, argv, h.origin, Now())
 	h.ctx.W = nil
+	if h.track && cmd.FlagsFor(argv)&FlagReadonly != 0 {
+		h.track = false
+		for _, k := range h.keys {
+			h.ctx.Shard.TrackKey(h.origin.Client, k)
+		}
+	}
 	h.show(cmd, argv)
 	return w.B
 }

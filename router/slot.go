@@ -33,8 +33,9 @@ type Slot struct {
 	held bool
 	seq  uint8 // Origin.Seq
 	// NoTouch is Origin.NoTouch (the parts of a split take their
-	// command's).
+	// command's), Track Origin.Track.
 	NoTouch bool
+	Track   bool
 
 	parent *Slot
 	plan   *plan // the plan this slot is the result of, while it runs
@@ -71,7 +72,7 @@ func (s *Slot) Origin() Origin {
 	if s == nil {
 		return Origin{}
 	}
-	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held, Seq: s.seq, NoTouch: s.NoTouch}
+	return Origin{Client: s.Client, Part: s.parent != nil, Lead: s.lead, Held: s.held, Seq: s.seq, NoTouch: s.NoTouch, Track: s.Track}
 }
 
 // SetSeq sets the Origin.Seq of the transaction whose reply s will be.

@@ -346,7 +346,7 @@ func (t *Txn) NewPart(ex Exec) *Slot {
 	s.owner = t
 	s.held = true
 	s.Client, s.seq = t.client, t.seq
-	s.NoTouch = t.slot.NoTouch
+	s.NoTouch, s.Track = t.slot.NoTouch, t.slot.Track
 	return s
 }
 

@@ -35,6 +35,7 @@ func FlushDB(c *Ctx, argv [][]byte) {
 		c.Table().Clear()
 	}
 	c.Shard.flushed(c.DB)
+	c.Shard.trackFlushed()
 	c.W.OK()
 }
 
@@ -56,6 +57,7 @@ func FlushAll(c *Ctx, argv [][]byte) {
 		}
 		c.Shard.flushed(db)
 	}
+	c.Shard.trackFlushed()
 	c.W.OK()
 }
 

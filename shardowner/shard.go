@@ -3,6 +3,7 @@ package shardowner
 import (
 	"log/slog"
 	"math/bits"
+	"sync/atomic"
 	"time"
 
 	"github.com/corekv/corekv/resp"
@@ -30,7 +31,8 @@ type Shard struct {
 	Slowlog *SlowlogConfig  // shared by the server's shards; nil: no slow log
 	Enc     *EncodingConfig // shared by the server's shards
 
-	watch watches // WATCH registrations (watch.go)
+	watch    watches  // WATCH registrations (watch.go)
+	tracking tracking // CLIENT TRACKING's tracked keys (tracking.go)
 
 	// Waiters is the registry of the blocking commands parked on the
 	// shard (blocking.go), told of the keys writes create; nil while
@@ -40,6 +42,11 @@ type Shard struct {
 	// Hub delivers messages to the subscribers whose connections live on
 	// this shard's core (pubsub.go); nil: nobody subscribes here.
 	Hub Hub
+	// Tracker delivers the invalidations of tracked keys (tracking.go);
+	// nil: nobody tracks. TrackingMaxKeys is tracking-table-max-keys,
+	// shared by the server's shards; nil: no bound.
+	Tracker         Tracker
+	TrackingMaxKeys *atomic.Int64
 	// Publisher publishes the statistics of the shard's core when INFO or
 	// CONFIG RESETSTAT asks (callstats.go); nil: nobody reads them.
 	Publisher StatsPublisher

@@ -63,12 +63,7 @@ type watches struct {
 // found dirty.
 func (s *Shard) Watch(db int, key []byte, client int64) {
 	w := &s.watch
-	if w.dbs == nil {
-		w.dbs = make([]watchDB, len(s.DBs))
-		for i := range w.dbs {
-			w.dbs[i] = watchDB{s: s, db: i}
-		}
-	}
+	s.initWatchDBs()
 	if w.clients == nil {
 		w.clients = make(map[int64]*watchClient)
 	}
@@ -152,7 +147,7 @@ func (s *Shard) dropRegs(client int64, c *watchClient) {
 		delete(d.keys, r.key)
 		if len(d.keys) == 0 {
 			d.keys = nil
-			s.DBs[r.db].SetWatcher(nil)
+			s.DBs[r.db].SetWatcher(s.watcherOf(r.db))
 		}
 	}
 	w.n -= len(c.regs)
@@ -166,8 +161,12 @@ func (s *Shard) dirty(client int64) {
 	s.dropRegs(client, c)
 }
 
-// Touched is the table's report of a change to key (kvtable.Watcher).
+// Touched is the table's report of a change to key (kvtable.Watcher),
+// for WATCH and CLIENT TRACKING.
 func (d *watchDB) Touched(key []byte, present bool) {
+	if d.s.tracks() {
+		d.s.trackTouched(key)
+	}
 	for client, r := range d.keys[string(key)] {
 		if r.stale {
 			// Redis leaves a stale key's watch alone until the key is
@@ -257,10 +256,29 @@ func (s *Shard) touchReplaced(e, r int) {
 // watcherOf is the watcher for database db's table: nil while nothing in it
 // is watched.
 func (s *Shard) watcherOf(db int) kvtable.Watcher {
-	if s.watch.dbs == nil || s.watch.dbs[db].keys == nil {
+	if s.watch.dbs == nil || s.watch.dbs[db].keys == nil && !s.tracks() {
 		return nil
 	}
 	return &s.watch.dbs[db]
+}
+
+// initWatchDBs makes the databases' watchers, once.
+func (s *Shard) initWatchDBs() {
+	if w := &s.watch; w.dbs == nil {
+		w.dbs = make([]watchDB, len(s.DBs))
+		for i := range w.dbs {
+			w.dbs[i] = watchDB{s: s, db: i}
+		}
+	}
+}
+
+// setWatchers gives each database the watcher it needs now: one while
+// keys of it are watched or the shard tracks keys.
+func (s *Shard) setWatchers() {
+	s.initWatchDBs()
+	for db, t := range s.DBs {
+		t.SetWatcher(s.watcherOf(db))
+	}
 }
 
 // clientID reads the client id argument of the internal WATCH commands.

@@ -48,6 +48,7 @@ var settingValues = map[string]struct {
 	"latency-tracking":                  {[]string{"no"}, "no"},
 	"latency-tracking-info-percentiles": {[]string{"50", "99.99"}, "50 99.99"},
 	"slowlog-max-len":                   {[]string{"64"}, "64"},
+	"tracking-table-max-keys":           {[]string{"5000"}, "5000"},
 	"hash-max-listpack-entries":         {[]string{"100"}, "100"},
 	"hash-max-listpack-value":           {[]string{"1kb"}, "1024"},
 	"set-max-intset-entries":            {[]string{"1000"}, "1000"},

@@ -48,6 +48,14 @@ type Conn interface {
 	// changes it.
 	Proto() int
 	SetProto(proto int)
+	// Tracking is the connection's CLIENT TRACKING state; SetTracking
+	// turns it on with t's options (t.On), BCAST prefixes adding to those
+	// it has, or off, and reports whether it answered (it then answers
+	// once every shard has the BCAST prefixes); SetCaching answers CLIENT
+	// CACHING for the next command.
+	Tracking() Tracking
+	SetTracking(t Tracking) (answered bool)
+	SetCaching(c int8)
 }
 
 // Listed is a connection as CLIENT LIST and KILL see it from any core.
@@ -68,6 +76,10 @@ type ClientFields struct {
 	Subs, PSubs, SSubs    int32
 	Blocked, Killed       bool
 	Monitor               bool // in monitor mode (flag O)
+	// Tracking flags t, R and B; Redir is the tracking redirection, -1
+	// when it does not track.
+	Tracking, TrackingBroken, TrackingBCast bool
+	Redir                                   int64
 }
 
 // Reply modes CLIENT REPLY sets.
@@ -102,6 +114,8 @@ type Core interface {
 	Kill(cn Conn, victim Listed)
 	// Unblock is CLIENT UNBLOCK.
 	Unblock(cn Conn, argv [][]byte)
+	// ClientExists reports whether a connection has that ID.
+	ClientExists(id int64) bool
 	// NowMs is the core's clock, in Unix ms.
 	NowMs() int64
 	// Own is the core's own shard, which the core's thread owns.
@@ -134,12 +148,18 @@ type Core interface {
 
 // ServerInfo are the server-wide figures INFO shows beside the cores'.
 type ServerInfo struct {
-	Version                     string
-	Start                       time.Time
-	Port, Shards, Databases     int
-	Hz                          int32
-	Clients, MaxClients         int64
-	Blocked                     int64
+	Version                 string
+	Start                   time.Time
+	Port, Shards, Databases int
+	Hz                      int32
+	Clients, MaxClients     int64
+	Blocked                 int64
+	// TrackingClients are the connections with CLIENT TRACKING on;
+	// TrackingKeys and TrackingItems the keys the shards track for them
+	// and their registrations.
+	TrackingClients, TrackingKeys, TrackingItems int64
+	// TrackingPrefixes are the BCAST prefixes, which every shard holds.
+	TrackingPrefixes            int64
 	ReplID                      string
 	Channels, Patterns, SShards int
 	// CoreCPUs is each core's CPU, -1 for none.

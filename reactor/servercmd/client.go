@@ -10,6 +10,10 @@ import (
 
 var clientHelp = []string{
 	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
 	"GETNAME",
 	"    Return the name of the current connection.",
 	"ID",
@@ -32,6 +36,11 @@ var clientHelp = []string{
 	"    Assign the name <name> to the current connection.",
 	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
 	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
 	"SETINFO <option> <value>",
 	"    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 	"HELP",
@@ -118,6 +127,16 @@ func Client(c Core, cn Conn, argv [][]byte) {
 		clientKill(c, cn, argv)
 	case resp.EqualFold(sub, "unblock") && (n == 3 || n == 4):
 		c.Unblock(cn, argv)
+	case resp.EqualFold(sub, "tracking") && n >= 3:
+		clientTracking(c, cn, argv)
+	case resp.EqualFold(sub, "caching") && n == 3:
+		clientCaching(cn, argv[2])
+	case resp.EqualFold(sub, "getredir") && n == 2:
+		w := cn.Begin()
+		w.Int(trackingRedirect(cn.Tracking()))
+		cn.End()
+	case resp.EqualFold(sub, "trackinginfo") && n == 2:
+		clientTrackingInfo(cn)
 	case resp.EqualFold(sub, "help") && n == 2:
 		cn.Help(clientHelp)
 	default:
@@ -143,6 +162,7 @@ func clientLine(in ClientFields, now int64) string {
 	if in.Blocked {
 		flags += "b"
 	}
+	flags += trackingFlags(in.Tracking, in.TrackingBroken, in.TrackingBCast)
 	if flags == "" {
 		flags = "N"
 	}
@@ -159,7 +179,7 @@ func clientLine(in ClientFields, now int64) string {
 	b.WriteString(" sub=" + strconv.Itoa(int(sub)) + " psub=" + strconv.Itoa(int(psub)) + " ssub=" + strconv.Itoa(int(ssub)))
 	b.WriteString(" multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 events=r")
 	b.WriteString(" cmd=" + cmd)
-	b.WriteString(" user=default redir=-1 resp=" + strconv.Itoa(int(in.Proto)))
+	b.WriteString(" user=default redir=" + strconv.FormatInt(in.Redir, 10) + " resp=" + strconv.Itoa(int(in.Proto)))
 	b.WriteString(" lib-name=" + in.LibName)
 	b.WriteString(" lib-ver=" + in.LibVer)
 	b.WriteString("\n")

@@ -258,6 +258,7 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("connected_clients", s.Clients)
 		kv("maxclients", s.MaxClients)
 		kv("blocked_clients", s.Blocked)
+		kv("tracking_clients", s.TrackingClients)
 	}
 	if section("memory") {
 		rss := readRSS()
@@ -403,6 +404,9 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("pubsub_channels", channels)
 		kv("pubsub_patterns", patterns)
 		kv("pubsubshard_channels", shardChannels)
+		kv("tracking_total_keys", s.TrackingKeys)
+		kv("tracking_total_items", s.TrackingItems)
+		kv("tracking_total_prefixes", s.TrackingPrefixes)
 		kv("unexpected_error_replies", 0)
 		kv("total_error_replies", t.N[CntErrorReplies])
 		var longest uint64

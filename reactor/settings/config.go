@@ -61,6 +61,9 @@ type Config struct {
 	SlowlogSlowerThan int64
 	// SlowlogMaxLen is slowlog-max-len: the most entries each shard keeps.
 	SlowlogMaxLen int64
+	// TrackingMaxKeys is tracking-table-max-keys: the most keys CLIENT
+	// TRACKING remembers (0: no bound).
+	TrackingMaxKeys int64
 	// NoLatencyTracking is latency-tracking no: run times go into no
 	// histogram.
 	NoLatencyTracking bool
@@ -192,6 +195,7 @@ func Defaults() Config {
 		BusyReplyThreshold: 5000,
 		SlowlogSlowerThan:  10000,
 		SlowlogMaxLen:      128,
+		TrackingMaxKeys:    1000000,
 		LatencyPercentiles: []float64{50, 99, 99.9},
 		Encoding: [encodingCount]int64{HashMaxEntries: 512, HashMaxValue: 64, SetMaxIntset: 512,
 			ZSetMaxEntries: 128, ZSetMaxValue: 64, HLLSparseMaxBytes: 3000, ListMaxListpack: -2,

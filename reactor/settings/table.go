@@ -100,6 +100,8 @@ type Live struct {
 	AOF *aof.Policy
 	// Memory is maxmemory and the eviction's settings; nil: none.
 	Memory *shardowner.MemoryConfig
+	// TrackingMaxKeys is tracking-table-max-keys; nil: not applied.
+	TrackingMaxKeys *atomic.Int64
 }
 
 // applyMemory copies the memory settings into what the shards read.
@@ -319,6 +321,13 @@ var Table = []Setting{
 		Set:   boolSetting(func(c *Config, b bool) { c.NoLatencyTracking = !b }),
 		Apply: func(l *Live, c *Config) { l.Slowlog.NoLatency.Store(c.NoLatencyTracking) }},
 	{Name: "latency-tracking-info-percentiles", Multi: true, Mutable: true, Get: getPercentiles, Set: setPercentiles},
+	{Name: "tracking-table-max-keys", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.TrackingMaxKeys, 10) },
+		Set: intSetting(0, math.MaxInt64, func(c *Config, n int64) { c.TrackingMaxKeys = n }),
+		Apply: func(l *Live, c *Config) {
+			if l.TrackingMaxKeys != nil {
+				l.TrackingMaxKeys.Store(c.TrackingMaxKeys)
+			}
+		}},
 	{Name: "slowlog-max-len", Mutable: true, Get: func(c *Config) string { return strconv.FormatInt(c.SlowlogMaxLen, 10) },
 		Set:   intSetting(0, math.MaxInt64, func(c *Config, n int64) { c.SlowlogMaxLen = n }),
 		Apply: func(l *Live, c *Config) { l.Slowlog.MaxLen.Store(c.SlowlogMaxLen) }},
