@@ -84,6 +84,7 @@ type Conn struct {
 	trk        servercmd.Tracking
 	trackReq   bool
 	trackAfter []byte
+	replyAt    int  // where in w.B the reply begun by begin starts
 	directing  bool // w.B is c.out (no slot)
 	joined     bool // w.B is the reply of the last slot, which this reply joins
 	running    bool // between begin and end: w.B holds the reply being written
@@ -132,6 +133,7 @@ type Conn struct {
 	drained  bool
 	parsing  bool // its requests are being run (Core.parse)
 	stalled  bool // parsing paused by back-pressure; bytes wait in in
+	paused   bool // stalled by CLIENT PAUSE (pause.go)
 	writable bool // the last write did not hit EAGAIN
 	dirty    bool // in the core's flush list
 	waiting  bool // in the core's list of connections waiting for peers
@@ -193,6 +195,7 @@ func (c *Conn) begin() *resp.Writer {
 		// Every pending slot is written (Take): none holds a reply back.
 		c.directing = true
 		c.w.B = c.out
+		c.replyAt = len(c.w.B)
 		return &c.w
 	}
 	c.directing = false
@@ -200,10 +203,12 @@ func (c *Conn) begin() *resp.Writer {
 		c.joined = true
 		c.slot = last
 		c.w.B = last.Reply
+		c.replyAt = len(c.w.B)
 		return &c.w
 	}
 	c.slot = c.core.NewSlot()
 	c.w.B = c.slot.Reply[:0]
+	c.replyAt = 0
 	return &c.w
 }
 

@@ -39,14 +39,19 @@ type Core struct {
 	flushSeen []uint64
 	flushDone uint64
 	trackArgv [][]byte
-	trackOut  []bool  // per peer: its batch being filled holds an invalidation
-	dirty     []*Conn // connections with output or slots to look at this turn
-	reading   []*Conn // connections with bytes to read or parse
-	waiting   []*Conn // connections with replies expected from peers
-	events    []unix.EpollEvent
-	outBatch  []*router.Batch   // batch being filled for each peer
-	overflow  [][]*router.Batch // batches a full ring could not take, per peer
-	resume    []*router.Batch   // a peer's batch stopped by the reply budget, per peer
+	trackOut  []bool // per peer: its batch being filled holds an invalidation
+	// paused are the connections CLIENT PAUSE holds, expiryHeld whether
+	// the tables keep expired keys for it (pause.go).
+	paused     []*Conn
+	expiryHeld bool
+	memGen     uint64  // the memory settings' Gen syncMemory last took
+	dirty      []*Conn // connections with output or slots to look at this turn
+	reading    []*Conn // connections with bytes to read or parse
+	waiting    []*Conn // connections with replies expected from peers
+	events     []unix.EpollEvent
+	outBatch   []*router.Batch   // batch being filled for each peer
+	overflow   [][]*router.Batch // batches a full ring could not take, per peer
+	resume     []*router.Batch   // a peer's batch stopped by the reply budget, per peer
 	// outReplies carry, per peer, the replies of its commands that waited
 	// in this shard's lock queue.
 	outReplies   []*router.Batch
@@ -460,6 +465,8 @@ func (c *Core) turn(maxWait int) {
 		c.blockTimeouts(now)
 	}
 	c.serveBlocked()
+	c.resumePaused()
+	c.holdExpiry()
 	c.shard.BroadcastTracked()
 	c.publish()
 	if len(c.sleepers) > 0 {
@@ -547,6 +554,7 @@ func (c *Core) timeout(now time.Time) int {
 		d = max(min(d, p-now.UnixMilli()), 0)
 	}
 	d = int64(c.blockWait(int(d), now.UnixMilli()))
+	d = c.pauseWait(d, now.UnixMilli())
 	if len(c.sleepers) > 0 {
 		return c.sleepersTimeout(int(d), now.UnixNano())
 	}
@@ -877,6 +885,16 @@ outer:
 				cn.stalled = true
 				break outer
 			}
+			if c.srv.memCfg.Gen.Load() != c.memGen {
+				c.syncMemory() // a CONFIG SET just before, in this pipeline
+			}
+			if len(a.argv) > 0 && c.srv.pauseMode.Load() != pauseNone && c.pauses(cn, a.cmd, a.argv) {
+				// Left in the buffer until the pause ends.
+				cn.req.Reset()
+				cn.stalled = true
+				c.holdForPause(cn)
+				break outer
+			}
 			if len(a.argv) > 0 {
 				if a.hash != 0 {
 					c.hashedKey, c.keyHash = a.argv[a.cmd.FirstKey], a.hash
@@ -1120,7 +1138,7 @@ func (c *Core) flushAll() {
 		switch {
 		case cn.closing && len(cn.slots) == 0 && cn.outPending() == 0:
 			c.close(cn)
-		case cn.stalled && !cn.backlogged():
+		case cn.stalled && !cn.paused && !cn.backlogged():
 			c.again(cn)
 		}
 		// More to write, or replies collect left for the next turn. Held

@@ -547,6 +547,9 @@ func (c *Core) drainInbound() bool {
 // batch that stops early sends back only the replies so far and waits in
 // resume for the next turn. It returns the reply bytes produced.
 func (c *Core) execute(peer int, b *router.Batch, budget int) int {
+	if c.srv.memCfg.Gen.Load() != c.memGen {
+		c.syncMemory() // a CONFIG SET on another core before these commands
+	}
 	n := b.Execute(c.shard, &c.locks, budget)
 	c.runReady()
 	c.serveBlocked()

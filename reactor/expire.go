@@ -54,7 +54,7 @@ func (c *Core) expire(startNs, nowNs int64) bool {
 		e.credit = min(e.credit+(nowNs-e.last)*e.share/100, maxCredit)
 	}
 	e.last = nowNs
-	if !c.srv.activeExpire.Load() || !c.expireDue() {
+	if !c.srv.activeExpire.Load() || !c.expireDue() || c.srv.pausing() != pauseNone {
 		e.backlog = false
 		return false
 	}

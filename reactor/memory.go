@@ -30,6 +30,7 @@ type memPublished struct {
 // limit set the core publishes its memory, evicts while over and decides
 // whether writes are refused.
 func (c *Core) syncMemory() {
+	c.memGen = c.srv.memCfg.Gen.Load()
 	// A load, as Redis's, evicts nothing: the limit applies once it is done.
 	c.shard.SyncMemory(c.srv.memCfg, c.loadingGate)
 	if !c.shard.MemLimited() {

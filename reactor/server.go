@@ -71,6 +71,9 @@ type Server struct {
 	tracking     atomic.Int64
 	trackers     sync.Map
 	trackMaxKeys atomic.Int64 // tracking-table-max-keys
+	// pauseMode and pauseEnd are CLIENT PAUSE's (pause.go).
+	pauseMode    atomic.Int32
+	pauseEnd     atomic.Int64
 	monitors     atomic.Int32 // monitoring connections on every core
 	maxClients   atomic.Int64
 	pass         atomic.Pointer[string]

@@ -234,7 +234,7 @@ func (c *Core) Deliver(client, writer int64, redirected bool, keys [][]byte) {
 func (c *Core) invalidate(client, writer int64, redirected bool, keys [][]byte, flush bool) {
 	if redirected {
 		if cn := c.connByID(client); cn != nil {
-			c.pushInvalidation(cn, keys, flush, true)
+			c.pushInvalidation(cn, keys, flush, true, false)
 		}
 		return
 	}
@@ -247,7 +247,7 @@ func (c *Core) invalidate(client, writer int64, redirected bool, keys [][]byte, 
 		return
 	}
 	if t.Redirect == 0 {
-		c.pushInvalidation(cn, keys, flush, false)
+		c.pushInvalidation(cn, keys, flush, false, writer == 0)
 		return
 	}
 	core, ok := c.srv.coreOf(t.Redirect)
@@ -261,11 +261,11 @@ func (c *Core) invalidate(client, writer int64, redirected bool, keys [][]byte, 
 			w.Push(2)
 			w.Bulk(wordRedirBroken)
 			w.Int(t.Redirect)
-			c.pushTo(cn, w.B)
+			c.pushTo(cn, w.B, false)
 		}
 	case core == c.id:
 		if to := c.connByID(t.Redirect); to != nil {
-			c.pushInvalidation(to, keys, flush, true)
+			c.pushInvalidation(to, keys, flush, true, false)
 		}
 	case flush:
 		c.sendFlushTo(core, t.Redirect)
@@ -278,7 +278,7 @@ func (c *Core) invalidate(client, writer int64, redirected bool, keys [][]byte, 
 // RESP2 client that receives another's invalidations and subscribes, a
 // message on __redis__:invalidate. The keys are an array, for a flush a
 // null.
-func (c *Core) pushInvalidation(cn *Conn, keys [][]byte, flush, redirected bool) {
+func (c *Core) pushInvalidation(cn *Conn, keys [][]byte, flush, redirected bool, early bool) {
 	w := resp.Writer{Proto: cn.proto}
 	switch {
 	case cn.proto == 3:
@@ -299,18 +299,25 @@ func (c *Core) pushInvalidation(cn *Conn, keys [][]byte, flush, redirected bool)
 			w.Bulk(k)
 		}
 	}
-	c.pushTo(cn, w.B)
+	c.pushTo(cn, w.B, early)
 }
 
 // pushTo writes msg, a whole push, to cn after the replies already written
 // or pending: into its output buffer when none is pending, else after the
 // last slot. While cn's own command writes its reply, msg follows that
-// reply (trackAfter).
-func (c *Core) pushTo(cn *Conn, msg []byte) {
+// reply (trackAfter), but early, for a change no command made (an
+// eviction before the command), goes before it while it has written
+// nothing yet.
+func (c *Core) pushTo(cn *Conn, msg []byte, early bool) {
 	if cn.closed {
 		return
 	}
 	if cn.running {
+		if early && len(cn.w.B) == cn.replyAt {
+			cn.w.B = append(cn.w.B, msg...)
+			cn.replyAt = len(cn.w.B)
+			return
+		}
 		cn.trackAfter = append(cn.trackAfter, msg...)
 		return
 	}
@@ -333,7 +340,7 @@ func (c *Core) pushTo(cn *Conn, msg []byte) {
 func (c *Core) pushAfterReply(cn *Conn) {
 	msg := cn.trackAfter
 	cn.trackAfter = nil
-	c.pushTo(cn, msg)
+	c.pushTo(cn, msg, false)
 }
 
 // Flushed sends every core the notice that this shard was flushed
@@ -385,7 +392,7 @@ func (c *Core) FlushNotice(shard int) {
 // connection of this core that receives another's invalidations.
 func (c *Core) FlushRedirected(client int64) {
 	if cn := c.connByID(client); cn != nil {
-		c.pushInvalidation(cn, nil, true, true)
+		c.pushInvalidation(cn, nil, true, true, false)
 	}
 }
 

@@ -133,12 +133,15 @@ func runCmd(ctx *shardowner.Ctx, cmd *Command, argv [][]byte, o Origin) (failed 
 	if cmd.RunAs != nil {
 		return cmd.RunAs(ctx, argv, o)
 	}
-	if ctx.Shard.MemLimited() && cmd.Flags&FlagWrite != 0 && !ctx.Shard.MakeRoom() &&
-		cmd.Flags&FlagDenyOOM != 0 && !o.Part && !o.Held && !ctx.Scripted {
-		// Redis evicts before every command; only writes add keys. The
-		// home core refuses what it knows to be out of memory; this is
-		// what became so within its turn. A part of a command over several
-		// shards runs: its other parts may have.
+	whole := !o.Part && !o.Held && !ctx.Scripted
+	if ctx.Shard.MemLimited() && (cmd.Flags&FlagWrite != 0 || whole && !cmd.Internal) && !ctx.Shard.MakeRoom() &&
+		cmd.Flags&FlagDenyOOM != 0 && whole {
+		// Redis evicts before every command a client sends (so that a
+		// read's invalidations of evicted keys come before its reply),
+		// and before every write. The home core refuses what it knows
+		// to be out of memory; this is what became so within its turn.
+		// A part of a command over several shards runs: its other parts
+		// may have.
 		ctx.W.Err(shardowner.ErrOOM)
 		return true
 	}

@@ -350,6 +350,7 @@ func (h *scriptHost) Call(cc script.CallContext, argv [][]byte, dst []byte) []by
 		}
 		sc.NoScript = flags&FlagNoScript != 0 && !(cmd.Home == HomeDebug && ScriptDebugAllowed.Load())
 		sc.Write = flags&FlagWrite != 0
+		sc.MayReplicate = cmd == cmdPFCount || cmd == cmdPublish || cmd == cmdSPublish
 		sc.DenyOOM = flags&FlagDenyOOM != 0
 		sc.Stale = flags&FlagStale != 0
 	}

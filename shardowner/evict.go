@@ -71,6 +71,9 @@ type MemoryConfig struct {
 	Tenacity     atomic.Int32 // maxmemory-eviction-tenacity, 0-100
 	LFULogFactor atomic.Int32 // lfu-log-factor
 	LFUDecayTime atomic.Int32 // lfu-decay-time, minutes
+	// Gen counts the changes (CONFIG SET): a core that sees it move takes
+	// them up before its next command, not at its next loop turn only.
+	Gen atomic.Uint64
 }
 
 // NewMemoryConfig returns Redis's defaults.
@@ -242,6 +245,11 @@ func (s *Shard) MakeRoom() bool {
 // evictOne evicts the key the policy picks, reporting false when there is
 // none.
 func (s *Shard) evictOne() bool {
+	// An eviction is no command's change: its invalidations name no
+	// writer, and come before the reply of the command it runs for.
+	writer := s.tracking.writer
+	s.tracking.writer = 0
+	defer func() { s.tracking.writer = writer }()
 	m := &s.mem
 	volatile := m.policy.Volatile()
 	score := m.policy.score()

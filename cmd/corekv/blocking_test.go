@@ -193,6 +193,18 @@ func blockScenarios() []blockScenario {
 			bq(1, "HELLO 3"), bb(1, 1, "XREAD BLOCK 0 STREAMS sx1 sx3 $ $"), bs(0, "XADD sx3 20-2 k 9"), br(1),
 			bb(1, 1, "XREAD BLOCK 50 STREAMS sx1 sx3 $ $"), bw(1, 300*time.Millisecond),
 		}},
+		{"CLIENT PAUSE holds what it covers on every core", []blockStep{
+			bs(0, "CLIENT PAUSE 100000 WRITE"), bs(1, "GET pk"), bs(1, "PING"),
+			bb(1, 1, "SET pk 1"), bb(2, 2, "INCR pk2"), bb(3, 3, "PUBLISH pch m"),
+			bs(0, "GET pk"), bs(0, "CLIENT UNPAUSE"), br(1), br(2), br(3), bs(0, "MGET pk pk2"),
+			bs(1, "MULTI"), bs(1, "SET pk 2"), bs(0, "CLIENT PAUSE 100000 WRITE"), bb(1, 1, "EXEC"),
+			bs(2, "SET pk"), bs(2, "EVAL_RO return 0"), bb(2, 2, "EVAL return 0"),
+			bs(0, "CLIENT UNPAUSE"), br(1), br(2), bs(0, "GET pk"),
+			bs(0, "CLIENT PAUSE -1"), bs(0, "CLIENT PAUSE x"), bs(0, "CLIENT PAUSE 10 MAYBE"),
+			// ALL holds reads too, the control connection's INFO with them,
+			// until it ends.
+			bs(0, "CLIENT PAUSE 300 ALL"), {conn: 1, args: []string{"GET", "pk"}, async: true}, bw(1, 600*time.Millisecond),
+		}},
 		{"keyspace events of a served pop", []blockStep{
 			bq(0, "CONFIG SET notify-keyspace-events KEA"), bs(2, "PSUBSCRIBE __keyspace@0__:e*"),
 			bb(1, 1, "BLPOP e1 0"), bs(0, "RPUSH e1 a"), br(1), br(2), br(2), br(2),

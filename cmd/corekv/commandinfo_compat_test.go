@@ -12,7 +12,6 @@ var commandInfoNewer = map[string]bool{"client|setinfo": true, "client|no-touch"
 // commandInfoAbsent are the subcommands redis-server 7.0 has that corekv
 // does not serve, so its containers do not list them.
 var commandInfoAbsent = map[string]bool{
-	"client|pause": true, "client|unpause": true,
 	"memory|doctor": true, "memory|malloc-stats": true, "memory|purge": true, "memory|stats": true,
 	"latency|doctor": true, "latency|graph": true, "latency|history": true, "latency|latest": true,
 	"latency|reset": true, "script|debug": true,

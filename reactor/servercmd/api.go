@@ -116,6 +116,10 @@ type Core interface {
 	Unblock(cn Conn, argv [][]byte)
 	// ClientExists reports whether a connection has that ID.
 	ClientExists(id int64) bool
+	// Pause holds back, until endMs, every client's commands, or with
+	// writes only those that may write (CLIENT PAUSE); Unpause ends it.
+	Pause(writes bool, endMs int64)
+	Unpause()
 	// NowMs is the core's clock, in Unix ms.
 	NowMs() int64
 	// Own is the core's own shard, which the core's thread owns.

@@ -30,6 +30,10 @@ var clientHelp = []string{
 	"    Protect the current client connection from eviction.",
 	"NO-TOUCH (ON|OFF)",
 	"    Will not touch LRU/LFU stats when this mode is on.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
 	"REPLY (ON|OFF|SKIP)",
 	"    Control the replies sent to the current connection.",
 	"SETNAME <name>",
@@ -127,6 +131,11 @@ func Client(c Core, cn Conn, argv [][]byte) {
 		clientKill(c, cn, argv)
 	case resp.EqualFold(sub, "unblock") && (n == 3 || n == 4):
 		c.Unblock(cn, argv)
+	case resp.EqualFold(sub, "pause") && (n == 3 || n == 4):
+		clientPause(c, cn, argv)
+	case resp.EqualFold(sub, "unpause") && n == 2:
+		c.Unpause()
+		cn.OK()
 	case resp.EqualFold(sub, "tracking") && n >= 3:
 		clientTracking(c, cn, argv)
 	case resp.EqualFold(sub, "caching") && n == 3:
@@ -333,5 +342,30 @@ func clientKill(c Core, cn Conn, argv [][]byte) {
 	cn.End()
 	for _, other := range victims {
 		c.Kill(cn, other)
+	}
+}
+
+// clientPause is CLIENT PAUSE timeout [WRITE|ALL].
+func clientPause(c Core, cn Conn, argv [][]byte) {
+	writes := false
+	if len(argv) == 4 {
+		switch {
+		case resp.EqualFold(argv[3], "write"):
+			writes = true
+		case resp.EqualFold(argv[3], "all"):
+		default:
+			cn.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return
+		}
+	}
+	ms, ok := resp.ParseInt(argv[2])
+	switch {
+	case !ok:
+		cn.Error("ERR timeout is not an integer or out of range")
+	case ms < 0:
+		cn.Error("ERR timeout is negative")
+	default:
+		c.Pause(writes, c.NowMs()+ms)
+		cn.OK()
 	}
 }

@@ -314,6 +314,9 @@ func infoText(s *ServerInfo, want map[string]bool, figs []Figures) string {
 		kv("mem_not_counted_for_evict", 0)
 		kv("mem_clients_normal", m.Clients)
 		kv("mem_allocator", "go")
+		// A value is freed at once (no lazy free thread): none pends.
+		kv("lazyfree_pending_objects", 0)
+		kv("lazyfreed_objects", 0)
 		kv("gc_cycles", ms.NumGC)
 	}
 	if section("persistence") {

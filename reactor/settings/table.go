@@ -120,6 +120,7 @@ func applyMemory(l *Live, c *Config) {
 	m.Tenacity.Store(int32(c.EvictionTenacity))
 	m.LFULogFactor.Store(int32(c.LFULogFactor))
 	m.LFUDecayTime.Store(int32(c.LFUDecayTime))
+	m.Gen.Add(1)
 }
 
 // ApplyAll makes every setting of c take effect, as at start.

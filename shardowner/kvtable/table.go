@@ -76,6 +76,9 @@ type Table struct {
 	ar        arena
 	exp       wheel
 	expired   uint64 // keys deleted because they expired
+	// KeepExpired: a read finds an expired key missing but leaves it in
+	// place (CLIENT PAUSE holds deletions back with writes).
+	KeepExpired bool
 
 	// objs holds the big aggregates of entries with the obj encoding;
 	// objFree lists its unused positions.
@@ -384,7 +387,9 @@ func (t *Table) Load(key []byte, v *Value) bool {
 	}
 	it := t.ar.item(uint32(w))
 	if t.isExpired(it) {
-		t.expireSlot(w, false)
+		if !t.KeepExpired {
+			t.expireSlot(w, false)
+		}
 		*v = Value{}
 		return false
 	}
