@@ -31,6 +31,7 @@ type memPublished struct {
 // whether writes are refused.
 func (c *Core) syncMemory() {
 	c.memGen = c.srv.memCfg.Gen.Load()
+	c.holdExpiry() // a CLIENT PAUSE holds eviction back
 	// A load, as Redis's, evicts nothing: the limit applies once it is done.
 	c.shard.SyncMemory(c.srv.memCfg, c.loadingGate)
 	if !c.shard.MemLimited() {

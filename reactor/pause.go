@@ -10,7 +10,9 @@ import (
 // pause covers (all of them, or under WRITE those that may write:
 // router.MayReplicate), leaving them unread in the connection's buffer as
 // back-pressure does; a held connection counts as blocked. Active expiry
-// waits too, so that no key is deleted while writes are held. The
+// and eviction wait too, and reads leave the expired keys they find, so
+// that no key is deleted while writes are held (each core from its next
+// loop turn, the pausing one at once). The
 // requests run in order once the pause ends (its time, or CLIENT
 // UNPAUSE), on every core. A request with the wrong number of arguments,
 // or from a client that must authenticate, is answered at once.
@@ -98,13 +100,15 @@ func (c *Core) resumePaused() {
 }
 
 // holdExpiry has this core's tables keep the expired keys reads find
-// while a pause lasts, as Redis does (reads see them missing).
+// while a pause lasts, and its shard evict nothing, as Redis does (reads
+// see expired keys missing).
 func (c *Core) holdExpiry() {
 	held := c.srv.pauseMode.Load() != pauseNone && c.srv.pausing() != pauseNone
 	if held == c.expiryHeld {
 		return
 	}
 	c.expiryHeld = held
+	c.shard.HoldEviction = held
 	for _, t := range c.shard.DBs {
 		t.KeepExpired = held
 	}
@@ -126,7 +130,11 @@ func (c *Core) Pause(writes bool, endMs int64) {
 		mode = pauseWrite
 	}
 	c.srv.pause(mode, endMs)
+	c.holdExpiry()
 }
 
 // Unpause is CLIENT UNPAUSE (servercmd.Core).
-func (c *Core) Unpause() { c.srv.unpause() }
+func (c *Core) Unpause() {
+	c.srv.unpause()
+	c.holdExpiry()
+}

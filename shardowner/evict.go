@@ -222,7 +222,7 @@ const ErrOOM resp.Error = "OOM command not allowed when used memory > 'maxmemory
 // evict, on this shard or, as the loop last saw, any other: a command that
 // may grow memory is then refused, as Redis refuses it.
 func (s *Shard) MakeRoom() bool {
-	if s.MemOver() <= 0 {
+	if s.MemOver() <= 0 || s.HoldEviction {
 		return true
 	}
 	if s.mem.policy == NoEviction {

@@ -47,6 +47,9 @@ type Shard struct {
 	// shared by the server's shards; nil: no bound.
 	Tracker         Tracker
 	TrackingMaxKeys *atomic.Int64
+	// HoldEviction: CLIENT PAUSE holds evictions back, as Redis does;
+	// MakeRoom then evicts nothing.
+	HoldEviction bool
 	// Publisher publishes the statistics of the shard's core when INFO or
 	// CONFIG RESETSTAT asks (callstats.go); nil: nobody reads them.
 	Publisher StatsPublisher

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -530,5 +531,53 @@ func TestStopWithBlockedClients(t *testing.T) {
 	}
 	if !strings.Contains(s.log.String(), "corekv stopped") {
 		t.Errorf("no clean stop:\n%s", s.log.String())
+	}
+}
+
+// TestClientPauseHoldsEviction: while CLIENT PAUSE WRITE lasts, a server
+// over maxmemory evicts nothing, reads still answer; once unpaused it
+// evicts. redis-server and corekv alike.
+func TestClientPauseHoldsEviction(t *testing.T) {
+	redisAddr := compatStartRedis(t, needTool(t, "redis-server"))
+	srv := compatStartCorekv(t, corekvBinary(t), 2)
+	for _, addr := range []string{redisAddr, srv.addr} {
+		t.Logf("server %s (redis: %v)", addr, addr == redisAddr)
+		c, err := compatDial(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		do := func(args ...string) string {
+			rep, err := c.do(compatA(args...))
+			if err != nil {
+				t.Fatalf("%s %v: %v", addr, args, err)
+			}
+			return string(rep.raw)
+		}
+		do("FLUSHALL")
+		for i := range 20 {
+			do("SET", "pe:"+strconv.Itoa(i), strings.Repeat("x", 100))
+		}
+		do("CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+		do("CLIENT", "PAUSE", "100000", "WRITE")
+		do("CONFIG", "SET", "maxmemory", "1")
+		for i := range 20 {
+			if got := do("GET", "pe:"+strconv.Itoa(i)); got == "$-1\r\n" {
+				t.Errorf("%s: pe:%d evicted while paused", addr, i)
+			}
+		}
+		if got := do("DBSIZE"); got != ":20\r\n" {
+			t.Errorf("%s: DBSIZE while paused %q, want 20", addr, got)
+		}
+		do("CLIENT", "UNPAUSE")
+		deadline := time.Now().Add(3 * time.Second)
+		for do("DBSIZE") != ":0\r\n" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: keys not evicted once unpaused", addr)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		do("CONFIG", "SET", "maxmemory", "0")
+		do("CONFIG", "SET", "maxmemory-policy", "noeviction")
+		c.close()
 	}
 }
