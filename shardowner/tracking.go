@@ -311,9 +311,6 @@ func (s *Shard) trackFlushed() {
 	}
 }
 
-// tracks reports whether the shard tracks keys or BCAST prefixes.
-func (s *Shard) tracks() bool { return s.tracking.keys != nil || len(s.tracking.prefixes) > 0 }
-
 // Tracks reports whether the shard tracks keys or BCAST prefixes, whose
 // changes then name their writer (SetTrackingWriter).
-func (s *Shard) Tracks() bool { return s.tracks() }
+func (s *Shard) Tracks() bool { return s.tracking.keys != nil || len(s.tracking.prefixes) > 0 }

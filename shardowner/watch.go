@@ -164,7 +164,7 @@ func (s *Shard) dirty(client int64) {
 // Touched is the table's report of a change to key (kvtable.Watcher),
 // for WATCH and CLIENT TRACKING.
 func (d *watchDB) Touched(key []byte, present bool) {
-	if d.s.tracks() {
+	if d.s.Tracks() {
 		d.s.trackTouched(key)
 	}
 	for client, r := range d.keys[string(key)] {
@@ -256,7 +256,7 @@ func (s *Shard) touchReplaced(e, r int) {
 // watcherOf is the watcher for database db's table: nil while nothing in it
 // is watched.
 func (s *Shard) watcherOf(db int) kvtable.Watcher {
-	if s.watch.dbs == nil || s.watch.dbs[db].keys == nil && !s.tracks() {
+	if s.watch.dbs == nil || s.watch.dbs[db].keys == nil && !s.Tracks() {
 		return nil
 	}
 	return &s.watch.dbs[db]

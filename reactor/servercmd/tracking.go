@@ -144,18 +144,14 @@ func clientCaching(cn Conn, arg []byte) {
 	switch {
 	case !t.On:
 		cn.Error(errCachingOff)
+	case resp.EqualFold(arg, "yes") && !t.OptIn:
+		cn.Error(errCachingYes)
 	case resp.EqualFold(arg, "yes"):
-		if !t.OptIn {
-			cn.Error(errCachingYes)
-			return
-		}
 		cn.SetCaching(CachingYes)
 		cn.OK()
+	case resp.EqualFold(arg, "no") && !t.OptOut:
+		cn.Error(errCachingNo)
 	case resp.EqualFold(arg, "no"):
-		if !t.OptOut {
-			cn.Error(errCachingNo)
-			return
-		}
 		cn.SetCaching(CachingNo)
 		cn.OK()
 	default:
